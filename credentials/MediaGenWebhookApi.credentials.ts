@@ -1,0 +1,35 @@
+import type { ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
+
+export class MediaGenWebhookApi implements ICredentialType {
+	name = 'mediaGenWebhookApi';
+
+	displayName = 'Media Generation Webhook Signing Secret';
+
+	icon: Icon = { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' };
+
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen#trigger';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Signing Secret',
+			name: 'secret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			placeholder: 'whsec_…',
+			description:
+				'The signing secret of the webhook endpoint, copied from your account settings: whsec_ followed by base64 text. Deliveries whose signature does not match are refused.',
+		},
+		{
+			displayName: 'Previous Signing Secret',
+			name: 'previousSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			placeholder: 'whsec_…',
+			description:
+				'Optional. While you rotate the secret, put the old one here so deliveries signed with either secret are accepted. Clear it once the rotation is done.',
+		},
+	];
+}

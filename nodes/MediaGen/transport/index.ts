@@ -1,0 +1,247 @@
+// The one place that speaks HTTP to the Media Generation API: identity, error mapping,
+// automatic waits (Retry-After, rate-limit headers) and safe retries.
+import { createHash } from 'crypto';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	INode,
+	IWebhookFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+import {
+	describeAnonymousIdProblem,
+	describeApiKeyProblem,
+	describeBaseUrlProblem,
+	normaliseBaseUrl,
+} from '../../../credentials/shapes';
+import { describeApiError, redactSecrets } from './errors';
+import { noteRateLimitHeaders, waitForRateBudget, type RateBucket } from './rateGate';
+
+export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
+
+export type CredentialKind = 'apiKey' | 'anonymous';
+
+export const CREDENTIAL_TYPES: Record<CredentialKind, string> = {
+	apiKey: 'mediaGenApi',
+	anonymous: 'mediaGenAnonymousApi',
+};
+
+export interface Identity {
+	kind: CredentialKind;
+	credentialType: string;
+	baseUrl: string;
+	/** A hash of the secret, never the secret: keys caches and rate budgets per identity. */
+	fingerprint: string;
+	/** Values that must never reach output, errors or logs. */
+	secrets: string[];
+}
+
+function readCredentialKind(ctx: ApiContext): CredentialKind {
+	try {
+		const value = ctx.getNodeParameter('authentication', 0, 'apiKey') as string;
+		return value === 'anonymous' ? 'anonymous' : 'apiKey';
+	} catch {
+		return 'apiKey';
+	}
+}
+
+/** Reads and shape-checks the credential before any request is sent. */
+export async function getIdentity(ctx: ApiContext): Promise<Identity> {
+	const kind = readCredentialKind(ctx);
+	const credentialType = CREDENTIAL_TYPES[kind];
+	const credentials = await ctx.getCredentials(credentialType);
+	const secret = kind === 'apiKey' ? credentials.apiKey : credentials.anonymousId;
+	const problem =
+		describeBaseUrlProblem(credentials.baseUrl) ??
+		(kind === 'apiKey' ? describeApiKeyProblem(secret) : describeAnonymousIdProblem(secret));
+	if (problem) {
+		throw new NodeOperationError(ctx.getNode(), problem, {
+			description: `Open the ${kind === 'apiKey' ? 'Media Generation API' : 'Media Generation Anonymous'} credential and correct it.`,
+		});
+	}
+	const baseUrl = normaliseBaseUrl(credentials.baseUrl);
+	const secretText = String(secret).trim();
+	return {
+		kind,
+		credentialType,
+		baseUrl,
+		fingerprint: createHash('sha256').update(`${baseUrl}|${kind}|${secretText}`).digest('hex').slice(0, 16),
+		secrets: [secretText],
+	};
+}
+
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	path: string;
+	body?: IDataObject;
+	qs?: IDataObject;
+	/** Per-attempt time limit in ms. */
+	timeoutMs?: number;
+	/** Retries after a dropped connection, a time-out or a 5xx. Only safe for reads, or writes with a requestKey. */
+	retryTransient?: number;
+	/** Upper bound for one wait demanded by Retry-After; past it the node gives up with a clear error. */
+	maxRetryAfterMs?: number;
+	itemIndex?: number;
+}
+
+export interface ApiResponse<T> {
+	body: T;
+	statusCode: number;
+	headers: Record<string, string>;
+}
+
+export class MediaGenApiError extends NodeApiError {
+	code = '';
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
+const MAX_429_WAITS = 5;
+
+function bucketFor(req: ApiRequest): RateBucket {
+	if (req.method === 'POST' && req.path === '/generations') return 'submit';
+	if (req.method === 'POST' && req.path === '/uploads') return 'upload';
+	return 'read';
+}
+
+function cancelSignal(ctx: ApiContext): AbortSignal | undefined {
+	const fn = (ctx as IExecuteFunctions).getExecutionCancelSignal;
+	return typeof fn === 'function' ? fn.call(ctx) : undefined;
+}
+
+function lowerCaseHeaders(headers: unknown): Record<string, string> {
+	const out: Record<string, string> = {};
+	if (headers && typeof headers === 'object') {
+		for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
+			out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+		}
+	}
+	return out;
+}
+
+/** Seconds from a Retry-After header (seconds or an HTTP date); undefined when absent. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+	if (!value) return undefined;
+	const seconds = Number(value);
+	if (Number.isFinite(seconds)) return Math.max(0, seconds);
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+}
+
+function isTransportFailure(error: unknown): boolean {
+	const e = error as { code?: string; cause?: { code?: string }; message?: string; httpCode?: string | null };
+	const code = e?.cause?.code ?? e?.code ?? '';
+	if (['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'ERR_BAD_RESPONSE', 'EAI_AGAIN', 'ESOCKETTIMEDOUT'].includes(code)) return true;
+	return /socket hang up|timeout|ECONNRESET|ECONNREFUSED|aborted|network/i.test(String(e?.message ?? ''));
+}
+
+export function apiError(
+	node: INode,
+	statusCode: number,
+	body: unknown,
+	identity: Identity | undefined,
+	itemIndex?: number,
+	context: IDataObject = {},
+): MediaGenApiError {
+	const described = describeApiError(statusCode, body);
+	const secrets = identity?.secrets ?? [];
+	const safeBody = JSON.parse(redactSecrets(JSON.stringify(body ?? {}), secrets)) as JsonObject;
+	const error = new MediaGenApiError(node, safeBody, {
+		message: redactSecrets(described.message, secrets),
+		description: redactSecrets(described.description, secrets),
+		httpCode: String(statusCode),
+		itemIndex,
+	});
+	error.code = described.code;
+	Object.assign(error.context, { errorCode: described.code, issues: described.issues, ...context });
+	return error;
+}
+
+/**
+ * Sends one API request and returns the parsed answer, or throws a NodeApiError in plain words.
+ * Waits out 429 (Retry-After, bounded), and retries transient failures when the caller says it is safe.
+ */
+export async function apiRequest<T = IDataObject>(
+	ctx: ApiContext,
+	req: ApiRequest,
+	identity?: Identity,
+): Promise<ApiResponse<T>> {
+	const id = identity ?? (await getIdentity(ctx));
+	const signal = cancelSignal(ctx);
+	const bucket = bucketFor(req);
+	let transientLeft = req.retryTransient ?? 0;
+	let waits429 = 0;
+	for (;;) {
+		await waitForRateBudget(id.fingerprint, bucket, signal);
+		const options: IHttpRequestOptions = {
+			method: req.method,
+			baseURL: id.baseUrl,
+			url: req.path,
+			qs: req.qs,
+			body: req.body,
+			json: true,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: req.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+			disableFollowRedirect: true,
+		};
+		let response: { body: unknown; statusCode: number; headers: unknown };
+		try {
+			response = (await ctx.helpers.httpRequestWithAuthentication.call(
+				ctx,
+				id.credentialType,
+				options,
+			)) as typeof response;
+		} catch (error) {
+			if (signal?.aborted) throw error;
+			if (transientLeft > 0 && isTransportFailure(error)) {
+				transientLeft--;
+				await sleep(1000, signal);
+				continue;
+			}
+			const reason = redactSecrets(String((error as Error)?.message ?? error), id.secrets);
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Could not reach the Media Generation API at ${id.baseUrl}: ${reason}`,
+				{
+					description:
+						'Check the Base URL in the credential and that the service is reachable from n8n, then run again. If this was a submission, running again is safe: the same request key is reused, so you are not charged twice.',
+					itemIndex: req.itemIndex,
+				},
+			);
+		}
+		const headers = lowerCaseHeaders(response.headers);
+		noteRateLimitHeaders(id.fingerprint, bucket, headers);
+		const { statusCode } = response;
+		if (statusCode >= 200 && statusCode < 300) {
+			return { body: response.body as T, statusCode, headers };
+		}
+		if (statusCode === 429) {
+			const retryAfter = parseRetryAfter(headers['retry-after']) ?? 5;
+			const code = (response.body as IDataObject)?.error;
+			const maxWait = req.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+			if (code !== 'anon_ip_daily' && retryAfter * 1000 <= maxWait && waits429 < MAX_429_WAITS) {
+				waits429++;
+				await sleep(Math.ceil(retryAfter * 1000), signal);
+				continue;
+			}
+			throw apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex, {
+				retryAfterSeconds: retryAfter,
+			});
+		}
+		if (statusCode >= 500 && transientLeft > 0) {
+			const code = (response.body as IDataObject)?.error;
+			// provider/server_error: the spec says retry once with the same requestKey;
+			// 503s are "retry later", uncharged, so a short pause comes first.
+			transientLeft--;
+			await sleep(statusCode === 503 ? 2000 : 1000, signal);
+			continue;
+		}
+		throw apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex);
+	}
+}

@@ -1,0 +1,91 @@
+// Everything a test or demo may turn: durations, the clock scale, limits, switches and faults.
+
+export interface Durations {
+	/** ms a run stays PENDING before PROCESSING */
+	pendingMs: number;
+	/** ms of PROCESSING per kind */
+	image: number;
+	video: number;
+	music: number;
+}
+
+export interface RateLimits {
+	submitPerIdentity: number;
+	submitPerAddress: number;
+	readPerIdentity: number;
+	readPerAddress: number;
+	uploadPerIdentity: number;
+}
+
+export type FaultKind = '500' | '502' | '503' | 'drop' | 'drop_after' | 'slow';
+
+export interface FaultRule {
+	/** "POST /generations", "GET /generations/:id", "*" … */
+	route: string;
+	/** Chance per request (0–1), drawn from a seeded generator. */
+	rate?: number;
+	kinds?: FaultKind[];
+	/** A scripted sequence, consumed one per matching request; "ok" lets one through. */
+	script?: Array<FaultKind | 'ok'>;
+	seed?: number;
+	/** Delay for "slow" answers. */
+	slowMs?: number;
+}
+
+export interface SandboxConfig {
+	host: string;
+	port: number;
+	modelsFile?: string;
+	appsFile?: string;
+	durations: Durations;
+	/** Multiplies every spec time span (1 minute windows, 5 minute slots, 30 minute stuck runs, webhook retry schedule). */
+	timeScale: number;
+	rateLimits: RateLimits;
+	moderation: 'up' | 'down';
+	paused: boolean;
+	trialClosed: boolean;
+	/** Pad every output file to at least this many bytes (0: small files). */
+	outputBytes: number;
+	/** Sandbox relaxation: allow http://127.0.0.1 and localhost webhook targets. */
+	allowLoopbackWebhooks: boolean;
+	/** How long a webhook receiver has to answer (spec: 10 s). */
+	deliveryTimeoutMs: number;
+	faults: FaultRule[];
+	/** Free daily runs on the house engines for signed-in free accounts (spec: not shown). */
+	freeDailyRuns: number;
+	/** Print one line per request to stdout. */
+	verbose: boolean;
+}
+
+export const FAST_DURATIONS: Durations = { pendingMs: 50, image: 150, video: 300, music: 200 };
+export const REALISTIC_DURATIONS: Durations = { pendingMs: 2000, image: 20_000, video: 150_000, music: 50_000 };
+
+export const SPEC_RATE_LIMITS: RateLimits = {
+	submitPerIdentity: 20,
+	submitPerAddress: 60,
+	readPerIdentity: 240,
+	readPerAddress: 600,
+	uploadPerIdentity: 30,
+};
+
+export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxConfig {
+	return {
+		host: '127.0.0.1',
+		port: 0,
+		durations: { ...FAST_DURATIONS },
+		timeScale: 1,
+		rateLimits: { ...SPEC_RATE_LIMITS },
+		moderation: 'up',
+		paused: false,
+		trialClosed: false,
+		outputBytes: 0,
+		allowLoopbackWebhooks: true,
+		deliveryTimeoutMs: 10_000,
+		faults: [],
+		freeDailyRuns: 3,
+		verbose: false,
+		...overrides,
+	};
+}
+
+export const MINUTE = 60_000;

@@ -1,0 +1,46 @@
+// Seeded fault injection per route: a rate with kinds, or a scripted sequence.
+import type { FaultKind, FaultRule } from './config';
+
+/** mulberry32: small, fast, seedable. */
+export function seeded(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+interface ActiveRule extends FaultRule {
+	random: () => number;
+	position: number;
+}
+
+export class FaultInjector {
+	private rules: ActiveRule[] = [];
+
+	set(rules: FaultRule[]): void {
+		this.rules = rules.map((r, i) => ({ ...r, random: seeded(r.seed ?? 1234 + i), position: 0 }));
+	}
+
+	/** The fault to apply to this request, if any. `route` is like "POST /generations/:id". */
+	pick(route: string): { kind: FaultKind; slowMs: number } | undefined {
+		for (const rule of this.rules) {
+			if (rule.route !== '*' && rule.route !== route) continue;
+			if (rule.script) {
+				if (rule.position >= rule.script.length) continue;
+				const step = rule.script[rule.position++];
+				if (step === 'ok') return undefined;
+				return { kind: step, slowMs: rule.slowMs ?? 2000 };
+			}
+			if (rule.rate && rule.random() < rule.rate) {
+				const kinds = rule.kinds?.length ? rule.kinds : (['500', '502', '503', 'drop', 'slow'] as FaultKind[]);
+				const kind = kinds[Math.floor(rule.random() * kinds.length)];
+				return { kind, slowMs: rule.slowMs ?? 2000 };
+			}
+		}
+		return undefined;
+	}
+}
