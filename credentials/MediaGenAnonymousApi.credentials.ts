@@ -12,11 +12,11 @@ import { describeAnonymousIdProblem, describeBaseUrlProblem } from './shapes';
 export class MediaGenAnonymousApi implements ICredentialType {
 	name = 'mediaGenAnonymousApi';
 
-	displayName = 'Media Generation Anonymous (Free Tier)';
+	displayName = 'Media Generation Anonymous (Free Tier) API';
 
 	icon: Icon = { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen#credentials';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen';
 
 	properties: INodeProperties[] = [
 		{

@@ -16,7 +16,7 @@ export class MediaGenApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen#credentials';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen';
 
 	properties: INodeProperties[] = [
 		{

@@ -3,11 +3,11 @@ import type { ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
 export class MediaGenWebhookApi implements ICredentialType {
 	name = 'mediaGenWebhookApi';
 
-	displayName = 'Media Generation Webhook Signing Secret';
+	displayName = 'Media Generation Webhook Signing Secret API';
 
 	icon: Icon = { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen#trigger';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen';
 
 	properties: INodeProperties[] = [
 		{

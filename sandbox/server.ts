@@ -223,9 +223,9 @@ export async function startSandbox(overrides: Partial<SandboxConfig> = {}): Prom
 			const text = tail + chunk.toString('latin1');
 			if (text.includes(MODERATION_MARKER)) marker = true;
 			tail = text.slice(-MODERATION_MARKER.length);
-			if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+			if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
 		}
-		await new Promise((r) => out.end(r));
+		await new Promise<void>((r) => out.end(() => r()));
 		if (size !== upload.bytes) {
 			rmSync(filePath, { force: true });
 			throw new ApiFailure(400, 'invalid', `The body has ${size > upload.bytes ? 'more' : 'fewer'} bytes than the ${upload.bytes} declared`, [`bytes: declared ${upload.bytes}`]);

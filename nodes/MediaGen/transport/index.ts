@@ -198,7 +198,7 @@ export async function apiRequest<T = IDataObject>(
 				options,
 			)) as typeof response;
 		} catch (error) {
-			if (signal?.aborted) throw error;
+			if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while a request was under way', { itemIndex: req.itemIndex });
 			if (transientLeft > 0 && isTransportFailure(error)) {
 				transientLeft--;
 				await sleep(1000, signal);
@@ -235,7 +235,6 @@ export async function apiRequest<T = IDataObject>(
 			});
 		}
 		if (statusCode >= 500 && transientLeft > 0) {
-			const code = (response.body as IDataObject)?.error;
 			// provider/server_error: the spec says retry once with the same requestKey;
 			// 503s are "retry later", uncharged, so a short pause comes first.
 			transientLeft--;

@@ -1,0 +1,49 @@
+// Model → Get Many: the model catalogue, one item per model, filterable by kind and free tier.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { getIdentity } from '../../transport';
+import { getModels } from '../../helpers/catalogue';
+
+const show = { resource: ['model'], operation: ['getMany'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Filters',
+		name: 'modelFilters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Kind',
+				name: 'kind',
+				type: 'options',
+				options: [
+					{ name: 'Image', value: 'image' },
+					{ name: 'Video', value: 'video' },
+					{ name: 'Music', value: 'music' },
+				],
+				default: 'image',
+				description: 'Only models that make this kind of file',
+			},
+			{
+				displayName: 'Free Tier Only',
+				name: 'freeTier',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to return only models marked as free tier',
+			},
+		],
+	},
+];
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const identity = await getIdentity(this);
+	const models = await getModels(this, identity);
+	const filters = this.getNodeParameter('modelFilters', 0, {}) as IDataObject;
+	return models
+		.filter((m) => !filters.kind || m.kind === filters.kind)
+		.filter((m) => !filters.freeTier || m.free_tier)
+		.map((m) => ({ json: m as unknown as IDataObject, pairedItem: { item: 0 } }));
+}

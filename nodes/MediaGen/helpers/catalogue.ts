@@ -1,0 +1,72 @@
+// GET /models and GET /apps, cached in memory per base URL: models for 5 minutes, apps for an
+// hour (the spec allows an hour). Dropdowns open instantly and a batch reads each once.
+import { NodeOperationError } from 'n8n-workflow';
+
+import { apiRequest, type ApiContext, type Identity, getIdentity } from '../transport';
+import type { CatalogueApp, CatalogueModel, MediaKind } from './catalogueTypes';
+
+const MODEL_TTL_MS = 5 * 60_000;
+const APP_TTL_MS = 60 * 60_000;
+
+interface Entry<T> {
+	at: number;
+	value: Promise<T>;
+}
+
+const modelCache = new Map<string, Entry<CatalogueModel[]>>();
+const appCache = new Map<string, Entry<CatalogueApp[]>>();
+
+async function cached<T>(cache: Map<string, Entry<T>>, key: string, ttl: number, load: () => Promise<T>): Promise<T> {
+	const hit = cache.get(key);
+	if (hit && Date.now() - hit.at < ttl) return await hit.value;
+	const value = load();
+	cache.set(key, { at: Date.now(), value });
+	value.catch(() => cache.delete(key)); // a failed read is not remembered
+	return await value;
+}
+
+export async function getModels(ctx: ApiContext, identity?: Identity): Promise<CatalogueModel[]> {
+	const id = identity ?? (await getIdentity(ctx));
+	return await cached(modelCache, id.baseUrl, MODEL_TTL_MS, async () => {
+		const res = await apiRequest<{ models: CatalogueModel[] }>(ctx, { method: 'GET', path: '/models', retryTransient: 2 }, id);
+		return Array.isArray(res.body?.models) ? res.body.models : [];
+	});
+}
+
+export async function getApps(ctx: ApiContext, identity?: Identity): Promise<CatalogueApp[]> {
+	const id = identity ?? (await getIdentity(ctx));
+	return await cached(appCache, id.baseUrl, APP_TTL_MS, async () => {
+		const res = await apiRequest<{ apps: CatalogueApp[] }>(ctx, { method: 'GET', path: '/apps', retryTransient: 2 }, id);
+		return Array.isArray(res.body?.apps) ? res.body.apps : [];
+	});
+}
+
+export function clearCatalogueCache(): void {
+	modelCache.clear();
+	appCache.clear();
+}
+
+/** Finds a model by id, saying which ids exist for this kind when it is not there. */
+export function findModel(
+	ctx: ApiContext,
+	models: CatalogueModel[],
+	modelId: string,
+	kind: MediaKind | undefined,
+	itemIndex: number,
+): CatalogueModel {
+	const model = models.find((m) => m.id === modelId);
+	if (!model) {
+		const ids = models.filter((m) => !kind || m.kind === kind).map((m) => m.id);
+		throw new NodeOperationError(ctx.getNode(), `Model: "${modelId}" is not in the model catalogue`, {
+			description: `Pick a model from the list, or use one of these ${kind ?? ''} model IDs: ${ids.join(', ')}.`,
+			itemIndex,
+		});
+	}
+	if (kind && model.kind !== kind) {
+		throw new NodeOperationError(ctx.getNode(), `Model: "${modelId}" makes ${model.kind}, not ${kind}`, {
+			description: `Change Kind to ${model.kind}, or pick a ${kind} model.`,
+			itemIndex,
+		});
+	}
+	return model;
+}

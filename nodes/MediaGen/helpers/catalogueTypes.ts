@@ -1,0 +1,107 @@
+// Shapes of what GET /models, GET /apps and the run endpoints return (spec "Resources and their fields").
+// Unknown fields are ignored, as the spec asks of clients.
+
+export type MediaKind = 'image' | 'video' | 'music';
+
+export interface RunOptions {
+	resolution?: string;
+	aspect?: string;
+	tier?: string;
+	duration?: number;
+	format?: string;
+	audio?: boolean;
+	style?: string;
+	title?: string;
+	vocal?: string;
+}
+
+export interface CatalogueModel {
+	id: string;
+	kind: MediaKind;
+	name: string;
+	vendor: string;
+	description?: string;
+	free_tier: boolean;
+	inputs: string[];
+	options: {
+		aspect?: string[] | null;
+		tier?: string[] | null;
+		resolution: string[];
+		duration?: number[] | null;
+		format?: string[] | null;
+		audio?: boolean[] | null;
+	};
+	reference_images_max: number;
+	defaults: RunOptions;
+	credits_at_defaults: number;
+	prompt_max_chars: number;
+	negative_prompt?: boolean;
+	end_frame?: boolean;
+	music?: {
+		modes: Record<string, string>;
+		prompt_max_chars_by_mode: Record<string, number>;
+		style_max_chars: number;
+		title_max_chars: number;
+		vocal: string[];
+		songs_per_run: number;
+	};
+}
+
+export interface AppInput {
+	id: string;
+	label: string;
+	hint?: string;
+	accept: string;
+	min: number;
+	max: number;
+}
+
+export interface AppLook {
+	id: string;
+	name: string;
+	prompt: string;
+	model: string;
+	options: RunOptions & Record<string, unknown>;
+	example?: { url: string; kind: string; video?: string | null };
+	url?: string;
+}
+
+export interface CatalogueApp {
+	slug: string;
+	kind: MediaKind;
+	name: string;
+	description?: string;
+	category: string | null;
+	tags: string[];
+	season?: string | null;
+	model: string;
+	models: string[];
+	url?: string;
+	inputs: AppInput[];
+	looks: AppLook[];
+}
+
+export interface RunOutput {
+	url: string;
+	mime: string;
+	cover?: string;
+	title?: string;
+	lyrics?: string;
+	seconds?: number;
+}
+
+export interface RunRecord {
+	id: string;
+	kind: MediaKind;
+	model: string;
+	prompt: string;
+	options: RunOptions;
+	cost: number;
+	status: string;
+	error: string | null;
+	createdAt: number;
+	outputs: RunOutput[];
+	refunded?: number;
+}
+
+export const FINAL_STATUSES = ['SUCCEEDED', 'FAILED', 'CANCELED'];

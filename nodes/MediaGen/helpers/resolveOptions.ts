@@ -1,0 +1,133 @@
+// Turns what the user picked into the request's `options`, checked against the model's catalogue
+// entry. Pure: no n8n, no HTTP. Unset options stay out so the model's defaults apply; `resolution`
+// is always sent (the API requires it), falling back to the model default.
+import type { CatalogueModel, RunOptions } from './catalogueTypes';
+
+export const OPTION_LABELS: Record<string, string> = {
+	resolution: 'Resolution',
+	aspect: 'Aspect Ratio',
+	tier: 'Tier',
+	duration: 'Duration (Seconds)',
+	format: 'File Format',
+	audio: 'Sound',
+	style: 'Style',
+	title: 'Song Title',
+	vocal: 'Voice',
+};
+
+const LIST_OPTIONS = ['resolution', 'aspect', 'tier', 'duration', 'format', 'audio'] as const;
+const MUSIC_FIELDS_BY_MODE: Record<string, Array<'style' | 'title' | 'vocal'>> = {
+	Describe: ['style'],
+	Lyrics: ['style', 'title', 'vocal'],
+	Instrumental: ['title'],
+};
+
+export function musicFieldsFor(mode: string): Array<'style' | 'title' | 'vocal'> {
+	return MUSIC_FIELDS_BY_MODE[mode] ?? ['style', 'title', 'vocal'];
+}
+
+function isBlank(v: unknown): boolean {
+	return v === undefined || v === null || v === '';
+}
+
+function coerce(name: string, value: unknown): unknown {
+	if (name === 'duration') return typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (name === 'audio') {
+		if (value === 'true') return true;
+		if (value === 'false') return false;
+	}
+	return value;
+}
+
+export function describeValue(v: unknown): string {
+	return typeof v === 'string' ? `"${v}"` : String(v);
+}
+
+export interface ResolvedOptions {
+	options: RunOptions;
+	problems: string[];
+}
+
+/**
+ * @param picked values the user set (blank ones are ignored)
+ * @param musicMode the music mode (sent as `tier`) for music models
+ */
+export function resolveOptions(model: CatalogueModel, picked: Record<string, unknown>, musicMode?: string): ResolvedOptions {
+	const problems: string[] = [];
+	const options: RunOptions = {};
+	const allowed = model.options ?? ({} as CatalogueModel['options']);
+	for (const [rawName, rawValue] of Object.entries(picked ?? {})) {
+		if (isBlank(rawValue)) continue;
+		const name = rawName;
+		const label = OPTION_LABELS[name] ?? name;
+		const value = coerce(name, rawValue);
+		if ((LIST_OPTIONS as readonly string[]).includes(name)) {
+			const list = (allowed as Record<string, unknown[] | null | undefined>)[name];
+			if (list === null || list === undefined) {
+				problems.push(`${label} (${name}) is not accepted by ${model.name}; remove it. This model accepts: ${acceptedNames(model).join(', ')}.`);
+				continue;
+			}
+			if (!list.includes(value as never)) {
+				problems.push(`${label} (${name}) ${describeValue(value)} is not allowed for ${model.name}. Allowed values: ${list.map(describeValue).join(', ')} (default ${describeValue((model.defaults as Record<string, unknown>)[name])}).`);
+				continue;
+			}
+			(options as Record<string, unknown>)[name] = value;
+			continue;
+		}
+		if (name === 'style' || name === 'title' || name === 'vocal') {
+			if (model.kind !== 'music' || !model.music) {
+				problems.push(`${label} (${name}) is used only by music models; remove it for ${model.name}.`);
+				continue;
+			}
+			const mode = musicMode ?? options.tier ?? model.defaults.tier ?? 'Describe';
+			if (!musicFieldsFor(mode).includes(name)) {
+				problems.push(`${label} (${name}) is not used in ${mode} mode. ${mode} mode uses: ${musicFieldsFor(mode).map((f) => OPTION_LABELS[f]).join(', ') || 'none'}.`);
+				continue;
+			}
+			const text = String(value);
+			if (name === 'style' && text.length > model.music.style_max_chars) {
+				problems.push(`Style is ${text.length} characters long; the limit is ${model.music.style_max_chars}.`);
+				continue;
+			}
+			if (name === 'title' && text.length > model.music.title_max_chars) {
+				problems.push(`Song Title is ${text.length} characters long; the limit is ${model.music.title_max_chars}.`);
+				continue;
+			}
+			if (name === 'vocal' && !model.music.vocal.includes(text)) {
+				problems.push(`Voice ${describeValue(text)} is not allowed. Allowed values: ${model.music.vocal.join(', ')} (m = male, f = female).`);
+				continue;
+			}
+			(options as Record<string, unknown>)[name] = text;
+			continue;
+		}
+		problems.push(`${name} is not an option of this API. Options are: ${Object.keys(OPTION_LABELS).join(', ')}.`);
+	}
+	if (model.kind === 'music') {
+		const modes = allowed.tier ?? Object.keys(model.music?.modes ?? {});
+		const mode = musicMode ?? options.tier;
+		if (mode !== undefined && mode !== '') {
+			if (!modes.includes(mode)) problems.push(`Music Mode ${describeValue(mode)} is not offered by ${model.name}. Allowed values: ${modes.join(', ')}.`);
+			else options.tier = mode;
+		}
+	}
+	if (options.resolution === undefined) options.resolution = model.defaults.resolution ?? allowed.resolution?.[0];
+	return { options, problems };
+}
+
+export function acceptedNames(model: CatalogueModel): string[] {
+	const names = LIST_OPTIONS.filter((n) => {
+		const list = (model.options as Record<string, unknown>)[n];
+		return list !== null && list !== undefined;
+	}).map((n) => n as string);
+	if (model.kind === 'music') names.push('style', 'title', 'vocal');
+	return names;
+}
+
+/** The prompt limit that applies: the model's, or for music the chosen mode's. */
+export function promptLimit(model: CatalogueModel, mode?: string): number {
+	if (model.kind === 'music' && model.music) {
+		const m = mode ?? model.defaults.tier ?? 'Describe';
+		return model.music.prompt_max_chars_by_mode[m] ?? model.prompt_max_chars;
+	}
+	return model.prompt_max_chars;
+}

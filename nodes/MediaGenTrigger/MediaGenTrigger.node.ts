@@ -1,0 +1,210 @@
+import type {
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	IDataObject,
+	IHookFunctions,
+	INodeCredentialTestResult,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { describeWebhookSecretProblem } from '../../credentials/shapes';
+import { downloadOutputs } from '../MediaGen/helpers/binary';
+import type { RunRecord } from '../MediaGen/helpers/catalogueTypes';
+import { alreadySeen, type SeenIds } from './dedupe';
+import { verifyWebhook } from './signature';
+
+// A second line of de-duplication for retries that arrive while the first delivery's
+// execution has not yet saved the workflow's static data.
+const recentInProcess = new Map<string, SeenIds>();
+
+function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
+	const v = headers[name];
+	return Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
+}
+
+function isRunRecord(body: unknown): body is RunRecord {
+	const b = body as RunRecord;
+	return !!b && typeof b === 'object' && typeof b.id === 'string' && typeof b.status === 'string' && typeof b.kind === 'string';
+}
+
+export class MediaGenTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Media Generation Trigger',
+		name: 'mediaGenTrigger',
+		icon: { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{"On " + ($parameter["outcomes"] || []).join(", ")}}',
+		description: 'Starts the workflow when a Media Generation run finishes (succeeded or failed), from signed webhook deliveries',
+		defaults: { name: 'Media Generation Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'mediaGenWebhookApi', required: true, testedBy: 'checkSigningSecret' }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+				rawBody: true,
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'Copy this node\'s Production URL (above, under Webhook URLs) into your account settings as a webhook endpoint, or into the Webhook URL field of a Generate step. Then copy that endpoint\'s signing secret (whsec_…) into the credential. Activate the workflow to receive deliveries.',
+				name: 'setupNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Outcomes',
+				name: 'outcomes',
+				type: 'multiOptions',
+				options: [
+					{ name: 'Succeeded', value: 'succeeded' },
+					{ name: 'Failed', value: 'failed' },
+				],
+				default: ['succeeded', 'failed'],
+				description: 'Which finished runs start the workflow. Deliveries left out are still acknowledged.',
+			},
+			{
+				displayName: 'Kinds',
+				name: 'kinds',
+				type: 'multiOptions',
+				options: [
+					{ name: 'Image', value: 'image' },
+					{ name: 'Video', value: 'video' },
+					{ name: 'Music', value: 'music' },
+				],
+				default: [],
+				description: 'Only runs of these kinds. Leave empty for all.',
+			},
+			{
+				displayName: 'Model IDs',
+				name: 'models',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. model-a, model-b',
+				description: 'Only runs of these models, separated by commas. Leave empty for all.',
+			},
+			{
+				displayName: 'Download Outputs',
+				name: 'downloadOutputs',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to download the files of succeeded runs into the item as binary data (data, data_1, … and cover for songs)',
+			},
+			{
+				displayName: 'Test Events',
+				name: 'testEvents',
+				type: 'options',
+				options: [
+					{ name: 'Pass On (Marked as Test)', value: 'pass', description: 'Start the workflow with testEvent: true' },
+					{ name: 'Ignore', value: 'drop', description: 'Acknowledge them without starting the workflow' },
+				],
+				default: 'pass',
+				description: 'What to do with a signed delivery that is not a run record, such as the account settings\' "send test event"',
+			},
+		],
+	};
+
+	// The API has no endpoint-registration calls: endpoints are added by hand in the account
+	// settings (or per run with Webhook URL), so there is nothing to create or delete remotely.
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+		},
+	};
+
+	methods = {
+		credentialTest: {
+			async checkSigningSecret(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+				const data = credential.data ?? {};
+				const problem =
+					describeWebhookSecretProblem(data.secret, 'Signing Secret') ??
+					(data.previousSecret ? describeWebhookSecretProblem(data.previousSecret, 'Previous Signing Secret') : undefined);
+				return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The signing secret has the expected shape' };
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const req = this.getRequestObject();
+		const res = this.getResponseObject();
+		const reject = (status: number, message: string): IWebhookResponseData => {
+			res.status(status).json({ error: status === 400 ? 'bad_request' : 'unauthorized', message });
+			return { noWebhookResponse: true };
+		};
+		const credentials = await this.getCredentials('mediaGenWebhookApi');
+		const headers = req.headers as Record<string, unknown>;
+		const raw = (req as unknown as { rawBody?: Buffer }).rawBody;
+		if (!raw) return reject(400, 'The delivery has no body');
+		const verdict = verifyWebhook(
+			{ id: headerOf(headers, 'webhook-id'), timestamp: headerOf(headers, 'webhook-timestamp'), signature: headerOf(headers, 'webhook-signature') },
+			raw,
+			{ current: String(credentials.secret ?? ''), previous: String(credentials.previousSecret ?? '') || undefined },
+		);
+		// The reason never includes the secret or the expected signature.
+		if (!verdict.ok) return reject(verdict.status, verdict.reason);
+
+		const now = Date.now();
+		const staticData = this.getWorkflowStaticData('node') as { seenWebhookIds?: SeenIds };
+		staticData.seenWebhookIds ??= {};
+		const node = this.getNode();
+		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+		const memory = recentInProcess.get(memoryKey) ?? {};
+		recentInProcess.set(memoryKey, memory);
+		const seenInMemory = alreadySeen(memory, verdict.id, now);
+		const seenStored = alreadySeen(staticData.seenWebhookIds, verdict.id, now);
+		if (seenInMemory || seenStored) return { webhookResponse: { received: true, duplicate: true } };
+
+		let body: unknown;
+		try {
+			body = JSON.parse(raw.toString('utf8'));
+		} catch {
+			body = undefined;
+		}
+		if (!isRunRecord(body)) {
+			if (this.getNodeParameter('testEvents', 'pass') === 'drop') return { webhookResponse: { received: true, ignored: 'test event' } };
+			const json: IDataObject = { testEvent: true, webhookId: verdict.id, body: (body ?? raw.toString('utf8')) as IDataObject };
+			return { workflowData: [[{ json }]] };
+		}
+		const outcome = body.status === 'SUCCEEDED' ? 'succeeded' : body.status === 'FAILED' ? 'failed' : body.status.toLowerCase();
+		const outcomes = this.getNodeParameter('outcomes', []) as string[];
+		const kinds = this.getNodeParameter('kinds', []) as string[];
+		const models = String(this.getNodeParameter('models', '') ?? '')
+			.split(',')
+			.map((s) => s.trim())
+			.filter(Boolean);
+		if ((outcomes.length && !outcomes.includes(outcome)) || (kinds.length && !kinds.includes(body.kind)) || (models.length && !models.includes(body.model))) {
+			return { webhookResponse: { received: true, filtered: true } };
+		}
+		const json: IDataObject = { ...(body as unknown as IDataObject), webhookId: verdict.id, outcome };
+		if (outcome === 'failed') json.refunded = body.refunded ?? body.cost;
+		const item: INodeExecutionData = { json };
+		if (outcome === 'succeeded' && (this.getNodeParameter('downloadOutputs', false) as boolean) && body.outputs?.length) {
+			try {
+				const files = await downloadOutputs(this, body, 'data');
+				item.binary = files.binary;
+				json.files = files.files as unknown as IDataObject[];
+			} catch (error) {
+				json.downloadError = `The files could not be downloaded: ${(error as Error).message}. They stay available at the URLs in "outputs".`;
+			}
+		}
+		return { workflowData: [[item]] };
+	}
+}

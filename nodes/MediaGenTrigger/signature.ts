@@ -1,0 +1,76 @@
+// Standard Webhooks verification, as the spec's Events section states it. A pure function:
+// no n8n imports, no I/O. The signed content is "<webhook-id>.<webhook-timestamp>.<raw body>",
+// keyed with the base64-decoded part of the secret after "whsec_"; any one "v1,<base64>" entry
+// of the space-separated header may match; timestamps more than 5 minutes away are refused.
+import { createHmac, timingSafeEqual } from 'crypto';
+
+export const TOLERANCE_SECONDS = 300;
+
+export interface WebhookHeaders {
+	id?: string | null;
+	timestamp?: string | null;
+	signature?: string | null;
+}
+
+export type VerifyResult =
+	| { ok: true; id: string; timestamp: number; matchedSecret: 'current' | 'previous' }
+	| { ok: false; status: 400 | 401; reason: string };
+
+/** The HMAC key of a secret: base64 after an optional "whsec_" prefix (as the standardwebhooks library does). */
+export function secretKey(secret: string): Buffer {
+	const trimmed = secret.trim();
+	return Buffer.from(trimmed.startsWith('whsec_') ? trimmed.slice(6) : trimmed, 'base64');
+}
+
+function parseSignatures(header: string): Buffer[] | undefined {
+	const entries = header.trim().split(/\s+/).filter(Boolean);
+	if (!entries.length) return undefined;
+	const v1: Buffer[] = [];
+	let wellFormed = 0;
+	for (const entry of entries) {
+		const comma = entry.indexOf(',');
+		if (comma <= 0 || comma === entry.length - 1) continue;
+		wellFormed++;
+		if (entry.slice(0, comma) !== 'v1') continue; // other versions are ignored
+		const value = entry.slice(comma + 1);
+		if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value)) continue;
+		v1.push(Buffer.from(value, 'base64'));
+	}
+	return wellFormed ? v1 : undefined;
+}
+
+export function verifyWebhook(
+	headers: WebhookHeaders,
+	rawBody: Buffer | string,
+	secrets: { current: string; previous?: string },
+	nowMs: number = Date.now(),
+): VerifyResult {
+	const id = headers.id?.trim();
+	const ts = headers.timestamp?.trim();
+	const sig = headers.signature?.trim();
+	if (!id || !ts || !sig) {
+		const missing = [!id && 'webhook-id', !ts && 'webhook-timestamp', !sig && 'webhook-signature'].filter(Boolean).join(', ');
+		return { ok: false, status: 400, reason: `Missing header: ${missing}` };
+	}
+	if (!/^\d{1,12}$/.test(ts)) return { ok: false, status: 400, reason: 'Malformed webhook-timestamp: expected Unix seconds' };
+	const signatures = parseSignatures(sig);
+	if (!signatures) return { ok: false, status: 400, reason: 'Malformed webhook-signature: expected "v1,<base64>" entries' };
+	const timestamp = Number(ts);
+	if (Math.abs(nowMs / 1000 - timestamp) > TOLERANCE_SECONDS) {
+		return { ok: false, status: 401, reason: 'Timestamp is more than 5 minutes away from now' };
+	}
+	if (!signatures.length) return { ok: false, status: 401, reason: 'No v1 signature in webhook-signature' };
+	const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+	const candidates: Array<['current' | 'previous', string]> = [['current', secrets.current]];
+	if (secrets.previous) candidates.push(['previous', secrets.previous]);
+	for (const [which, secret] of candidates) {
+		if (!secret) continue;
+		const expected = createHmac('sha256', secretKey(secret)).update(`${id}.${ts}.`).update(body).digest();
+		for (const given of signatures) {
+			if (given.length === expected.length && timingSafeEqual(given, expected)) {
+				return { ok: true, id, timestamp, matchedSecret: which };
+			}
+		}
+	}
+	return { ok: false, status: 401, reason: 'Signature does not match' };
+}

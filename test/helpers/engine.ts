@@ -1,0 +1,227 @@
+// Runs workflows through n8n-core's real WorkflowExecute with our nodes and credentials loaded:
+// a minimal INodeTypes, a credentials helper that calls our credentials' authenticate(), and
+// additional data with lifecycle hooks. Binary data uses n8n's own BinaryDataService, in memory
+// ("default") or on disk ("filesystem") mode.
+import 'reflect-metadata';
+import { Container } from '@n8n/di';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	type ICredentialDataDecryptedObject,
+	type ICredentialType,
+	type IDataObject,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IRunExecutionData,
+	type IVersionedNodeType,
+	type IWorkflowExecuteAdditionalData,
+	type WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import { MediaGenAnonymousApi } from '../../credentials/MediaGenAnonymousApi.credentials';
+import { MediaGenApi } from '../../credentials/MediaGenApi.credentials';
+import { MediaGenWebhookApi } from '../../credentials/MediaGenWebhookApi.credentials';
+import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
+import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.node';
+
+export const NODE_TYPE = 'n8n-nodes-mediagen.mediaGen';
+export const TRIGGER_TYPE = 'n8n-nodes-mediagen.mediaGenTrigger';
+
+const nodeClasses: Record<string, INodeType> = {
+	[NODE_TYPE]: new MediaGen(),
+	[TRIGGER_TYPE]: new MediaGenTrigger(),
+};
+
+export const credentialTypes: Record<string, ICredentialType> = {
+	mediaGenApi: new MediaGenApi(),
+	mediaGenAnonymousApi: new MediaGenAnonymousApi(),
+	mediaGenWebhookApi: new MediaGenWebhookApi(),
+};
+
+export class TestNodeTypes implements INodeTypes {
+	getByName(name: string): INodeType | IVersionedNodeType {
+		return this.getByNameAndVersion(name);
+	}
+
+	getByNameAndVersion(name: string): INodeType {
+		const type = nodeClasses[name];
+		if (!type) throw new Error(`Unknown node type ${name}`);
+		return type;
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+export class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestParams: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		const type = credentialTypes[typeName];
+		if (typeof type?.authenticate === 'function') return await type.authenticate(credentials, requestParams);
+		return requestParams;
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	getCredentialsProperties(type: string) {
+		return credentialTypes[type]?.properties ?? [];
+	}
+
+	async getDecrypted(_a: unknown, _n: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+		const d = this.data[type];
+		if (!d) throw new Error(`No test credentials of type ${type}`);
+		return { ...d };
+	}
+
+	async getCredentials(): Promise<never> {
+		throw new Error('not used in tests');
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	getOAuth2Options() {
+		return undefined;
+	}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+}
+
+let binaryMode: string | undefined;
+
+/** Sets up n8n's binary data service once per mode ("default" keeps data in memory, "filesystem" on disk). */
+export async function useBinaryMode(mode: 'default' | 'filesystem' = 'default'): Promise<string> {
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'mediagen-binary-'));
+	if (binaryMode === mode) return dir;
+	const config = { mode, availableModes: ['default', 'filesystem'], localStoragePath: dir, signingSecret: 'test', dbMaxFileSize: 512 };
+	const noop = () => undefined;
+	const logger = { info: noop, debug: noop, warn: noop, error: noop, scoped: () => logger };
+	const service = new BinaryDataService(config as never, { error: noop, warn: noop, info: noop } as never, logger as never);
+	await service.init();
+	Container.set(BinaryDataService, service);
+	binaryMode = mode;
+	return dir;
+}
+
+export interface RunOptions {
+	/** Parameters of the MediaGen node. */
+	parameters: IDataObject;
+	/** Input items handed to the node. */
+	items?: INodeExecutionData[];
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	nodeOverrides?: Partial<INode>;
+	executionId?: string;
+	mode?: WorkflowExecuteMode;
+	/** Called with the running execution, e.g. to cancel it. */
+	onStart?: (execution: { cancel(): void }) => void;
+}
+
+export interface RunResult {
+	run: IRun;
+	items: INodeExecutionData[];
+	error?: { message: string; description?: string | null; context?: IDataObject };
+}
+
+let executionCounter = 0;
+
+/** Runs a one-node workflow (our MediaGen node fed with `items`) through WorkflowExecute. */
+export async function runNode(options: RunOptions): Promise<RunResult> {
+	await useBinaryMode(binaryMode === 'filesystem' ? 'filesystem' : 'default');
+	const node: INode = {
+		id: 'node-mediagen-1',
+		name: 'Media Generation',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: options.parameters as INode['parameters'],
+		credentials: {
+			mediaGenApi: { id: '1', name: 'Media Generation API' },
+			mediaGenAnonymousApi: { id: '2', name: 'Media Generation Anonymous' },
+		},
+		...options.nodeOverrides,
+	};
+	const nodeTypes = new TestNodeTypes();
+	// Fill defaults the way the editor would store them.
+	const resolved = NodeHelpers.getNodeParameters(nodeTypes.getByNameAndVersion(NODE_TYPE).description.properties, node.parameters, true, false, node, nodeTypes.getByNameAndVersion(NODE_TYPE).description);
+	node.parameters = { ...(resolved ?? {}), ...node.parameters } as INode['parameters'];
+	const workflow = new Workflow({ id: 'wf-test', nodes: [node], connections: {}, active: false, nodeTypes, settings: {} });
+	const executionId = options.executionId ?? `exec-${++executionCounter}-${Date.now()}`;
+	const hooks = new ExecutionLifecycleHooks(options.mode ?? 'manual', executionId, { id: 'wf-test', name: 'test', nodes: [node], connections: {}, active: false, settings: {}, createdAt: new Date(), updatedAt: new Date(), isArchived: false } as never);
+	let finish: (run: IRun) => void = () => undefined;
+	const done = { promise: new Promise<IRun>((resolve) => (finish = resolve)) };
+	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
+	const additionalData = {
+		hooks,
+		executionId,
+		credentialsHelper: new TestCredentialsHelper(options.credentials ?? {}),
+		currentNodeParameters: undefined,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		webhookBaseUrl: 'http://127.0.0.1/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+		variables: {},
+		userId: 'user-1',
+		executeWorkflow: async () => {
+			throw new Error('not supported');
+		},
+		getRunExecutionData: async () => undefined,
+		setExecutionStatus: () => undefined,
+		sendDataToUI: () => undefined,
+		logAiEvent: () => undefined,
+		startRunnerTask: async () => {
+			throw new Error('not supported');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+	const runExecutionData: IRunExecutionData = {
+		startData: {},
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			waitingExecution: {},
+			waitingExecutionSource: null,
+			nodeExecutionStack: [{ node, data: { main: [options.items ?? [{ json: {} }]] }, source: null }],
+		},
+	} as unknown as IRunExecutionData;
+	const execute = new WorkflowExecute(additionalData, options.mode ?? 'manual', runExecutionData);
+	const running = execute.processRunExecutionData(workflow);
+	options.onStart?.({ cancel: () => running.cancel() });
+	let run: IRun;
+	try {
+		run = await running;
+	} catch {
+		run = await done.promise;
+	}
+	const taskData = run.data.resultData.runData[node.name]?.[0];
+	const items = taskData?.data?.main?.[0] ?? [];
+	const err = (taskData?.error ?? run.data.resultData.error) as RunResult['error'] | undefined;
+	return { run, items, error: err ? { message: err.message, description: err.description, context: err.context } : undefined };
+}

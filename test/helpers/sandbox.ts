@@ -1,0 +1,40 @@
+// Starts the sandbox for a test file and gives ready credentials for the engine harness.
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import type { SandboxConfig } from '../../sandbox/config';
+import type { Account } from '../../sandbox/types';
+import { clearCatalogueCache } from '../../nodes/MediaGen/helpers/catalogue';
+import { resetRateBudgets } from '../../nodes/MediaGen/transport/rateGate';
+
+export interface TestBackend {
+	sandbox: Sandbox;
+	account: Account;
+	apiCredentials: { mediaGenApi: { baseUrl: string; apiKey: string } };
+	anonCredentials(anonId?: string): { mediaGenAnonymousApi: { baseUrl: string; anonymousId: string } };
+	/** API requests the sandbox saw, optionally filtered by "METHOD /path-prefix". */
+	requests(filter?: string): Array<{ method: string; path: string; status: number; body?: unknown }>;
+	charges(ownerId?: string): number;
+}
+
+export async function startBackend(config: Partial<SandboxConfig> = {}, account: Partial<Account> = {}): Promise<TestBackend> {
+	clearCatalogueCache();
+	resetRateBudgets();
+	const sandbox = await startSandbox(config);
+	const acct = sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency: 3, ...account });
+	return {
+		sandbox,
+		account: acct,
+		apiCredentials: { mediaGenApi: { baseUrl: sandbox.baseUrl, apiKey: acct.keys[0] } },
+		anonCredentials: (anonId = `anon-test-${Math.random().toString(36).slice(2, 10)}`) => ({ mediaGenAnonymousApi: { baseUrl: sandbox.baseUrl, anonymousId: anonId } }),
+		requests: (filter) =>
+			sandbox.engine.log
+				.filter((e) => {
+					if (!filter) return true;
+					const [method, prefix] = filter.split(' ');
+					return e.method === method && e.path.startsWith(prefix);
+				})
+				.map((e) => ({ method: e.method, path: e.path, status: e.status, body: e.body })),
+		/** Net credits spent by an owner (charges minus refunds). */
+		charges: (ownerId = acct.id) =>
+			-sandbox.engine.ledger.filter((l) => l.ownerId === ownerId && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0),
+	};
+}
