@@ -20,7 +20,7 @@ import {
 	normaliseBaseUrl,
 } from '../../../credentials/shapes';
 import { describeApiError, redactSecrets } from './errors';
-import { noteRateLimitHeaders, waitForRateBudget, type RateBucket } from './rateGate';
+import { acquireRateBudget, type RateBucket } from './rateGate';
 
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 
@@ -177,7 +177,7 @@ export async function apiRequest<T = IDataObject>(
 	let transientLeft = req.retryTransient ?? 0;
 	let waits429 = 0;
 	for (;;) {
-		await waitForRateBudget(id.fingerprint, bucket, signal);
+		const release = await acquireRateBudget(id.fingerprint, bucket, signal);
 		const options: IHttpRequestOptions = {
 			method: req.method,
 			baseURL: id.baseUrl,
@@ -198,6 +198,7 @@ export async function apiRequest<T = IDataObject>(
 				options,
 			)) as typeof response;
 		} catch (error) {
+			release();
 			if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while a request was under way', { itemIndex: req.itemIndex });
 			if (transientLeft > 0 && isTransportFailure(error)) {
 				transientLeft--;
@@ -216,7 +217,7 @@ export async function apiRequest<T = IDataObject>(
 			);
 		}
 		const headers = lowerCaseHeaders(response.headers);
-		noteRateLimitHeaders(id.fingerprint, bucket, headers);
+		release(headers);
 		const { statusCode } = response;
 		if (statusCode >= 200 && statusCode < 300) {
 			return { body: response.body as T, statusCode, headers };

@@ -1,13 +1,15 @@
-// Keeps a batch inside the service's rate limits by reading the X-RateLimit-* headers
-// of earlier answers: when a window is spent, the next request waits for its reset
-// instead of provoking a 429. Shared per identity (by fingerprint) within the process.
+// Keeps a batch inside the service's rate limits by reading the X-RateLimit-* headers of earlier
+// answers: when a window is spent, the next request waits for its reset instead of provoking a 429.
+// Shared per identity (by fingerprint) within the process. Requests still in flight are counted
+// against the budget a header reports, because the header could not know about them yet.
 import { sleep } from 'n8n-workflow';
 
 export type RateBucket = 'submit' | 'read' | 'upload';
 
 interface Budget {
-	remaining: number;
-	resetAt: number;
+	remaining?: number;
+	resetAt?: number;
+	inFlight: number;
 }
 
 const budgets = new Map<string, Budget>();
@@ -20,39 +22,46 @@ export function parseReset(value: string | undefined, now = Date.now()): number 
 	return n > 1e9 ? n * 1000 : now + n * 1000;
 }
 
-export function noteRateLimitHeaders(
-	fingerprint: string,
-	bucket: RateBucket,
-	headers: Record<string, string>,
-	now = Date.now(),
-): void {
-	const remaining = Number(headers['x-ratelimit-remaining']);
-	const resetAt = parseReset(headers['x-ratelimit-reset'], now);
-	if (!Number.isFinite(remaining) || resetAt === undefined) return;
-	budgets.set(`${fingerprint}|${bucket}`, { remaining, resetAt });
+function budgetOf(key: string): Budget {
+	let b = budgets.get(key);
+	if (!b) {
+		b = { inFlight: 0 };
+		budgets.set(key, b);
+	}
+	return b;
 }
 
-/** Waits while the known budget of this bucket is spent; counts the request against it. */
-export async function waitForRateBudget(
-	fingerprint: string,
-	bucket: RateBucket,
-	signal?: AbortSignal,
-): Promise<void> {
-	const key = `${fingerprint}|${bucket}`;
+/** Waits while the known budget of this bucket is spent, then counts one request in flight. */
+export async function acquireRateBudget(fingerprint: string, bucket: RateBucket, signal?: AbortSignal): Promise<(headers?: Record<string, string>) => void> {
+	const b = budgetOf(`${fingerprint}|${bucket}`);
 	for (;;) {
-		const budget = budgets.get(key);
-		if (!budget) return;
 		const now = Date.now();
-		if (now >= budget.resetAt) {
-			budgets.delete(key);
-			return;
+		if (b.resetAt !== undefined && now >= b.resetAt) {
+			b.remaining = undefined;
+			b.resetAt = undefined;
 		}
-		if (budget.remaining > 0) {
-			budget.remaining--;
-			return;
-		}
-		await sleep(Math.min(budget.resetAt - now + 25, 65_000), signal);
+		if (b.remaining === undefined || b.remaining > 0) break;
+		await sleep(Math.min((b.resetAt ?? now) - now + 25, 65_000), signal);
 	}
+	if (b.remaining !== undefined) b.remaining--;
+	b.inFlight++;
+	let released = false;
+	return (headers) => {
+		if (released) return;
+		released = true;
+		b.inFlight--;
+		if (headers) noteHeaders(b, headers, Date.now());
+	};
+}
+
+function noteHeaders(b: Budget, headers: Record<string, string>, now: number): void {
+	const reported = Number(headers['x-ratelimit-remaining']);
+	const resetAt = parseReset(headers['x-ratelimit-reset'], now);
+	if (!Number.isFinite(reported) || resetAt === undefined) return;
+	const estimate = Math.max(0, reported - b.inFlight);
+	const sameWindow = b.resetAt !== undefined && b.remaining !== undefined && Math.abs(b.resetAt - resetAt) < 1500 && b.resetAt > now;
+	b.remaining = sameWindow ? Math.min(b.remaining!, estimate) : estimate;
+	b.resetAt = sameWindow ? Math.max(b.resetAt!, resetAt) : resetAt;
 }
 
 export function resetRateBudgets(): void {
