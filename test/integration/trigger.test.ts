@@ -1,0 +1,102 @@
+// The trigger receives real deliveries from the sandbox (registered endpoint and per-run webhookUrl,
+// succeeded and failed runs, retries) and never starts for forged or replayed ones.
+import { createHmac } from 'node:crypto';
+
+import { newWebhookSecret } from '../../sandbox/webhooks';
+import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
+import { startBackend, type TestBackend } from '../helpers/sandbox';
+
+let backend: TestBackend;
+let host: WebhookHost | undefined;
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const H = () => ({ authorization: `Bearer ${backend.account.keys[0]}`, 'content-type': 'application/json' });
+const submit = (body: Record<string, unknown>) =>
+	fetch(`${backend.sandbox.baseUrl}/generations`, { method: 'POST', headers: H(), body: JSON.stringify({ kind: 'image', model: 'studio-image-v1', options: { resolution: '1K' }, ...body }) }).then(async (r) => ((await r.json()) as any).generation);
+
+beforeEach(async () => {
+	backend = await startBackend({ timeScale: 0.0005 }); // a 1-minute retry after 30 ms
+});
+afterEach(async () => {
+	await host?.close();
+	host = undefined;
+	await backend.sandbox.close();
+});
+
+test('a registered endpoint: succeeded and failed runs each start the workflow once, with the run data', async () => {
+	const secret = newWebhookSecret();
+	host = await hostTrigger({}, { secret });
+	backend.sandbox.engine.addEndpoint(backend.account.id, host.url, secret);
+	const ok = await submit({ prompt: 'good' });
+	const bad = await submit({ prompt: 'bad [fail]' });
+	await settle(800);
+	expect(host.started).toHaveLength(2);
+	const byId = Object.fromEntries(host.started.map((items) => [items[0].json.id, items[0].json]));
+	expect(byId[ok.id]).toMatchObject({ status: 'SUCCEEDED', outcome: 'succeeded', webhookId: `msg_${ok.id}_succeeded` });
+	expect(byId[bad.id]).toMatchObject({ status: 'FAILED', outcome: 'failed', refunded: 5 });
+});
+
+test('a per-run webhookUrl, delivered again with the same webhook-id (resend), starts once', async () => {
+	const secret = backend.account.webhookSecret;
+	host = await hostTrigger({}, { secret });
+	// The first answer is lost (sandbox sees a failure) although the trigger accepted it: the retry must not start again.
+	const original = host.url;
+	const run = await submit({ prompt: 'retried', webhookUrl: original });
+	await settle(500);
+	const delivery = backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === run.id)!;
+	backend.sandbox.engine.webhooks.resend(delivery.id);
+	backend.sandbox.engine.webhooks.resend(delivery.id);
+	await settle(400);
+	expect(delivery.attempts.length).toBe(3);
+	expect(host.started).toHaveLength(1);
+	expect(host.responses.every((r) => r.status === 200)).toBe(true);
+});
+
+test('forged, stale and replayed-with-new-timestamp deliveries start nothing and reveal no secret', async () => {
+	const secret = newWebhookSecret();
+	host = await hostTrigger({}, { secret });
+	const body = JSON.stringify({ id: 'gen_forged', kind: 'image', model: 'x', status: 'SUCCEEDED', outputs: [] });
+	const sign = (s: string, id: string, ts: number, b: string) => `v1,${createHmac('sha256', Buffer.from(s.slice(6), 'base64')).update(`${id}.${ts}.${b}`).digest('base64')}`;
+	const now = Math.floor(Date.now() / 1000);
+	const post = (headers: Record<string, string>, b = body) => fetch(host!.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
+	const forged = await post({ 'webhook-id': 'msg_a', 'webhook-timestamp': String(now), 'webhook-signature': sign(newWebhookSecret(), 'msg_a', now, body) });
+	expect(forged.status).toBe(401);
+	const stale = await post({ 'webhook-id': 'msg_b', 'webhook-timestamp': String(now - 600), 'webhook-signature': sign(secret, 'msg_b', now - 600, body) });
+	expect(stale.status).toBe(401);
+	const tampered = await post({ 'webhook-id': 'msg_c', 'webhook-timestamp': String(now), 'webhook-signature': sign(secret, 'msg_c', now, body) }, body.replace('gen_forged', 'gen_forgee'));
+	expect(tampered.status).toBe(401);
+	const missing = await post({ 'webhook-id': 'msg_d' });
+	expect(missing.status).toBe(400);
+	const text = [await forged.text(), await stale.text(), await tampered.text(), await missing.text()].join(' ');
+	expect(text).not.toContain(secret.slice(6));
+	expect(host.started).toHaveLength(0);
+	// A valid one, then the very same bytes replayed: started once.
+	const valid = { 'webhook-id': 'msg_e', 'webhook-timestamp': String(now), 'webhook-signature': sign(secret, 'msg_e', now, body) };
+	expect((await post(valid)).status).toBe(200);
+	expect((await post(valid)).status).toBe(200);
+	expect(host.started).toHaveLength(1);
+});
+
+test('filters drop deliveries but still answer 200; test events are passed on marked or ignored', async () => {
+	const secret = newWebhookSecret();
+	host = await hostTrigger({ outcomes: ['failed'], kinds: ['image'] }, { secret });
+	backend.sandbox.engine.addEndpoint(backend.account.id, host.url, secret);
+	await submit({ prompt: 'fine' });
+	await submit({ prompt: 'broken [fail]' });
+	await settle(700);
+	expect(host.started).toHaveLength(1);
+	expect(host.started[0][0].json.outcome).toBe('failed');
+	expect(host.responses.filter((r) => r.status === 200)).toHaveLength(2);
+	backend.sandbox.engine.sendTestEvent(backend.account.id);
+	await settle(300);
+	expect(host.started).toHaveLength(2);
+	expect(host.started[1][0].json.testEvent).toBe(true);
+});
+
+test('rotation: deliveries signed with the previous secret are accepted', async () => {
+	const oldSecret = newWebhookSecret();
+	host = await hostTrigger({}, { secret: newWebhookSecret(), previousSecret: oldSecret });
+	backend.sandbox.engine.addEndpoint(backend.account.id, host.url, oldSecret);
+	await submit({ prompt: 'rotating' });
+	await settle(600);
+	expect(host.started).toHaveLength(1);
+});
