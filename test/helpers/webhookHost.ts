@@ -15,7 +15,9 @@ export interface WebhookHost {
 	close(): Promise<void>;
 }
 
-export async function hostTrigger(parameters: IDataObject, credentials: { secret: string; previousSecret?: string }): Promise<WebhookHost> {
+/** `loseAnswers`: after handling, answer the first N deliveries with 500, as if the answer was lost, so the sender retries. */
+export async function hostTrigger(parameters: IDataObject, credentials: { secret: string; previousSecret?: string }, loseAnswers = 0): Promise<WebhookHost> {
+	let toLose = loseAnswers;
 	await useBinaryMode('default');
 	const node: INode = {
 		id: 'trigger-1',
@@ -75,8 +77,9 @@ export async function hostTrigger(parameters: IDataObject, credentials: { secret
 					if (result.workflowData) started.push(result.workflowData[0]);
 					// responseMode "onReceived": n8n answers 200 at once
 					const text = JSON.stringify(result.webhookResponse ?? { message: 'Workflow was started' });
-					res.writeHead(200, { 'content-type': 'application/json' }).end(text);
-					responses.push({ status: 200, body: text });
+					const code = toLose-- > 0 ? 500 : 200;
+					res.writeHead(code, { 'content-type': 'application/json' }).end(text);
+					responses.push({ status: code, body: text });
 				} catch (error) {
 					res.writeHead(500).end(String((error as Error).message));
 					responses.push({ status: 500, body: String((error as Error).message) });

@@ -144,3 +144,42 @@ describe('anonymous free tier', () => {
 		expect(JSON.stringify(items)).not.toContain(key);
 	});
 });
+
+describe('the catalogue decides what is offered', () => {
+	let backend: TestBackend;
+	const file = require('node:path').join(require('node:os').tmpdir(), `models-${process.pid}.json`);
+	beforeAll(async () => {
+		const models = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, '../../sandbox/data/models.json'), 'utf8'));
+		const copy = { ...models.models.find((m: { id: string }) => m.id === 'studio-image-v1'), id: 'brand-new-painter-9', name: 'Brand New Painter', free_tier: false, credits_at_defaults: 7 };
+		copy.options = { ...copy.options, resolution: ['3K'], aspect: ['5:4'] };
+		copy.defaults = { resolution: '3K', aspect: '5:4', format: 'PNG' };
+		require('node:fs').writeFileSync(file, JSON.stringify({ models: [copy] }));
+		backend = await startBackend({ modelsFile: file });
+	});
+	afterAll(async () => backend.sandbox.close());
+
+	test('a model and options that exist only in another catalogue file work with no code change', async () => {
+		const { searchModels, optionFieldsFor } = await import('../../nodes/MediaGen/methods');
+		const { getModels } = await import('../../nodes/MediaGen/helpers/catalogue');
+		const ctx = {
+			getNodeParameter: (name: string) => (name === 'authentication' ? 'apiKey' : name === 'kind' ? 'image' : ''),
+			getCredentials: async () => backend.apiCredentials.mediaGenApi,
+			getNode: () => ({ name: 'n' }),
+			helpers: { httpRequestWithAuthentication: async (_t: string, o: IDataObject) => {
+				const res = await fetch(`${o.baseURL}${o.url}`);
+				return { body: await res.json(), statusCode: res.status, headers: Object.fromEntries(res.headers) };
+			} },
+		};
+		const list = await searchModels.call(ctx as never);
+		expect(list.results.map((r) => r.value)).toEqual(['brand-new-painter-9']);
+		expect(list.results[0].name).toBe('Brand New Painter (Studio) · 7 credits');
+		const [model] = await getModels(ctx as never);
+		expect(optionFieldsFor(model).find((f) => f.id === 'aspect')?.options).toEqual([{ name: '5:4 (default)', value: '5:4' }]);
+		const r = await runNode({
+			parameters: { resource: 'generation', operation: 'generate', kind: 'image', model: { __rl: true, mode: 'id', value: 'brand-new-painter-9' }, prompt: 'new', modelOptions: { mappingMode: 'defineBelow', value: { aspect: '5:4' } }, waiting: { pollIntervalSeconds: 1 } },
+			credentials: backend.apiCredentials,
+		});
+		expect(r.error).toBeUndefined();
+		expect(r.items[0].json).toMatchObject({ model: 'brand-new-painter-9', cost: 7, options: { resolution: '3K', aspect: '5:4' } });
+	});
+});

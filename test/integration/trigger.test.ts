@@ -35,9 +35,9 @@ test('a registered endpoint: succeeded and failed runs each start the workflow o
 	expect(byId[bad.id]).toMatchObject({ status: 'FAILED', outcome: 'failed', refunded: 5 });
 });
 
-test('a per-run webhookUrl, delivered again with the same webhook-id (resend), starts once', async () => {
+test('a per-run webhookUrl: the sandbox retries a delivery whose answer was lost, and resends it; the workflow starts once', async () => {
 	const secret = backend.account.webhookSecret;
-	host = await hostTrigger({}, { secret });
+	host = await hostTrigger({}, { secret }, 1);
 	// The first answer is lost (sandbox sees a failure) although the trigger accepted it: the retry must not start again.
 	const original = host.url;
 	const run = await submit({ prompt: 'retried', webhookUrl: original });
@@ -46,9 +46,11 @@ test('a per-run webhookUrl, delivered again with the same webhook-id (resend), s
 	backend.sandbox.engine.webhooks.resend(delivery.id);
 	backend.sandbox.engine.webhooks.resend(delivery.id);
 	await settle(400);
-	expect(delivery.attempts.length).toBe(3);
+	expect(delivery.attempts.length).toBe(4); // first (answer lost), scheduled retry, two resends
+	expect(delivery.attempts[0].status).toBe(500);
+	expect(delivery.delivered).toBe(true);
 	expect(host.started).toHaveLength(1);
-	expect(host.responses.every((r) => r.status === 200)).toBe(true);
+	expect(host.responses.slice(1).every((r) => r.status === 200)).toBe(true);
 });
 
 test('forged, stale and replayed-with-new-timestamp deliveries start nothing and reveal no secret', async () => {

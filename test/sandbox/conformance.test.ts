@@ -357,3 +357,67 @@ describe('webhooks', () => {
 		await rx.close();
 	});
 });
+
+describe('remaining rows of the spec tables', () => {
+	test('CORS preflight answers with CORS headers', async () => {
+		const res = await fetch(`${sb.baseUrl}/generations`, { method: 'OPTIONS' });
+		expect(res.status).toBe(204);
+		expect(res.headers.get('access-control-allow-headers')).toContain('x-anon-id');
+	});
+
+	test('a malformed anonymous id gives unknown_anon_id', async () => {
+		expect((await api('GET', '/me', undefined, { 'x-anon-id': 'no' })).json.error).toBe('unknown_anon_id');
+	});
+
+	test('submissions: 60 a minute per address across identities', async () => {
+		sb.config.rateLimits.submitPerAddress = 3;
+		const others = [sb.engine.createAccount(), sb.engine.createAccount()];
+		const statuses: number[] = [];
+		for (const a of [...others, ...others]) {
+			statuses.push((await api('POST', '/generations', img({ prompt: `p${statuses.length}` }), { authorization: `Bearer ${a.keys[0]}`, 'content-type': 'application/json' })).status);
+		}
+		expect(statuses).toEqual([202, 202, 202, 429]);
+	});
+
+	test('upload slots: 30 a minute per identity', async () => {
+		sb.config.rateLimits.uploadPerIdentity = 2;
+		const s = [];
+		for (let i = 0; i < 3; i++) s.push((await api('POST', '/uploads', { mime: 'image/png', bytes: 10 })).status);
+		expect(s).toEqual([200, 200, 429]);
+	});
+
+	test('an upload outage gives 503 storage_unavailable', async () => {
+		sb.faults.set([{ route: 'POST /uploads', script: ['503'] }]);
+		expect((await api('POST', '/uploads', { mime: 'image/png', bytes: 10 })).json).toMatchObject({ error: 'storage_unavailable' });
+	});
+
+	test('cancelling is not supported: there is no cancel route', async () => {
+		const r = await api('POST', '/generations', img());
+		expect((await api('POST', `/generations/${r.json.generation.id}/cancel`)).status).toBe(404);
+	});
+
+	test('at most 5 webhook endpoints per account', () => {
+		for (let i = 0; i < 5; i++) sb.engine.addEndpoint(accountId, `https://hooks.example.com/${i}`);
+		expect(() => sb.engine.addEndpoint(accountId, 'https://hooks.example.com/6')).toThrow(/at most 5/);
+	});
+
+	test('an endpoint failing for 3 days (scaled) is switched off and its owner notified; test events and the delivery log', async () => {
+		sb.config.timeScale = 0.00001; // 3 days → 2.6 s; retries every few ms
+		const ep = sb.engine.addEndpoint(accountId, 'http://127.0.0.1:9/unreachable');
+		await api('POST', '/generations', img({ prompt: 'first' }));
+		await settle(2800); // its retries end after ~1.2 s (32.6 h scaled), still failing
+		expect(ep.enabled).toBe(true);
+		await api('POST', '/generations', img({ prompt: 'second' }));
+		await settle(400);
+		expect(ep.enabled).toBe(false);
+		expect(ep.disabledNotice).toMatch(/notified by e-mail/);
+		const ok = sb.engine.addEndpoint(accountId, 'http://127.0.0.1:9/also-unreachable');
+		sb.engine.sendTestEvent(accountId);
+		await settle(50);
+		const recent = sb.engine.webhooks.recent(accountId);
+		expect(recent.length).toBeLessThanOrEqual(50);
+		expect(recent[0].msgId).toMatch(/^msg_test_/);
+		expect(JSON.parse(recent[0].body).type).toBe('test');
+		expect(recent.some((d) => d.endpointId === ok.id)).toBe(true);
+	});
+});
