@@ -1,6 +1,6 @@
 // Keeps a batch inside the service's rate limits by reading the X-RateLimit-* headers of earlier
 // answers: when a window is spent, the next request waits for its reset instead of provoking a 429.
-// Shared per identity (by fingerprint) within the process. Requests still in flight are counted
+// Shared per identity (by fingerprint) in memory. Requests still in flight are counted
 // against the budget a header reports, because the header could not know about them yet.
 import { sleep } from 'n8n-workflow';
 
