@@ -38,16 +38,21 @@ export function runSettingsFields(show: Record<string, string[]>): INodeProperti
 			displayOptions: { show: { ...show, waitForCompletion: [true] } },
 			description: 'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',
 		},
-		{
-			displayName: 'Waiting',
-			name: 'waiting',
-			type: 'collection',
-			placeholder: 'Add Waiting Setting',
-			default: {},
-			displayOptions: { show },
-			options: waitingOptions,
-		},
+		waitingCollection(show),
 	];
+}
+
+/** The "Waiting" collection (poll interval, time limit, file property, request time limit). */
+export function waitingCollection(show: Record<string, string[]>, names?: string[]): INodeProperties {
+	return {
+		displayName: names ? 'Options' : 'Waiting',
+		name: 'waiting',
+		type: 'collection',
+		placeholder: names ? 'Add Option' : 'Add Waiting Setting',
+		default: {},
+		displayOptions: { show },
+		options: names ? waitingOptions.filter((o) => names.includes(o.name)) : waitingOptions,
+	};
 }
 
 export const waitingOptions: INodeProperties[] = [

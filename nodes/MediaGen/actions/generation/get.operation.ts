@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getIdentity } from '../../transport';
 import { executeBatch } from '../../helpers/executeBatch';
-import { finishedRunToItem, readRunSettings, waitingOptions } from '../../helpers/submitRun';
+import { finishedRunToItem, readRunSettings, waitingCollection } from '../../helpers/submitRun';
 import { getRun } from '../../helpers/waitForRun';
 
 const show = { resource: ['generation'], operation: ['get'] };
@@ -30,15 +30,7 @@ export const description: INodeProperties[] = [
 		displayOptions: { show },
 		description: 'Whether to download the files of a finished run into the item as binary data',
 	},
-	{
-		displayName: 'Options',
-		name: 'waiting',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: { show },
-		options: waitingOptions.filter((o) => ['binaryProperty', 'requestTimeoutSeconds'].includes(o.name)),
-	},
+	waitingCollection(show, ['binaryProperty', 'requestTimeoutSeconds']),
 ];
 
 export function readRunId(ctx: IExecuteFunctions, itemIndex: number): string {

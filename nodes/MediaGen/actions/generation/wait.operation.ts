@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { getIdentity } from '../../transport';
 import { executeBatch } from '../../helpers/executeBatch';
-import { finishedRunToItem, readRunSettings, waitingOptions } from '../../helpers/submitRun';
+import { finishedRunToItem, readRunSettings, waitingCollection } from '../../helpers/submitRun';
 import { getRun, waitForRun } from '../../helpers/waitForRun';
 import { readRunId, runIdField } from './get.operation';
 
@@ -19,15 +19,7 @@ export const description: INodeProperties[] = [
 		displayOptions: { show },
 		description: 'Whether to download the finished files into the item as binary data',
 	},
-	{
-		displayName: 'Waiting',
-		name: 'waiting',
-		type: 'collection',
-		placeholder: 'Add Waiting Setting',
-		default: {},
-		displayOptions: { show },
-		options: waitingOptions,
-	},
+	waitingCollection(show),
 ];
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
