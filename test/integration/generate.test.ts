@@ -183,3 +183,17 @@ test('with waiting off the run record comes back at once', async () => {
 	expect(r.items[0].json.status).toBe('PENDING');
 	expect(r.items[0].binary).toBeUndefined();
 });
+
+test('without "Continue On Fail" a failing item stops the batch from submitting more', async () => {
+	const posts = backend.requests('POST /v1/generations').length;
+	const r = await generate({ kind: 'image', model: 'studio-image-v1', prompt: '={{ $json.prompt }}' }, [
+		{ json: { prompt: '' } },
+		{ json: { prompt: 'one' } },
+		{ json: { prompt: 'two' } },
+		{ json: { prompt: 'three' } },
+		{ json: { prompt: 'four' } },
+	]);
+	expect(r.error?.message).toMatch(/Prompt is empty/);
+	// Items 1 and 2 were already under way beside item 0 (concurrency 3); 3 and 4 never start.
+	expect(backend.requests('POST /v1/generations').length - posts).toBe(2);
+});

@@ -29,18 +29,24 @@ export function errorItem(error: unknown, itemIndex: number): INodeExecutionData
 	return { json, pairedItem: { item: itemIndex } };
 }
 
+/**
+ * @param concurrency how many items at once; by default as many runs as the identity may have in flight
+ */
 export async function executeBatch(
 	ctx: IExecuteFunctions,
 	identity: Identity,
 	job: (itemIndex: number) => Promise<INodeExecutionData>,
+	concurrency?: number,
 ): Promise<INodeExecutionData[]> {
 	const count = ctx.getInputData().length;
-	const concurrency = await concurrencyOf(ctx, identity, count);
-	const results = await runPool(count, concurrency, job);
+	const width = concurrency ?? (await concurrencyOf(ctx, identity, count));
+	const continueOnFail = ctx.continueOnFail();
+	const results = await runPool(count, width, job, !continueOnFail);
 	const out: INodeExecutionData[] = [];
 	for (const [i, r] of results.entries()) {
+		if (!r) continue; // not started: an earlier item failed and the node stops
 		if (r.ok) out.push(r.value);
-		else if (ctx.continueOnFail()) out.push(errorItem(r.error, i));
+		else if (continueOnFail) out.push(errorItem(r.error, i));
 		else throw r.error;
 	}
 	return out;

@@ -8,6 +8,9 @@ import { executeBatch } from '../../helpers/executeBatch';
 
 const show = { resource: ['file'], operation: ['upload'] };
 
+// Uploads are not runs, so the run concurrency does not apply; a few at once keeps memory and the 30-a-minute slot limit in check.
+const UPLOADS_AT_ONCE = 3;
+
 export const description: INodeProperties[] = [
 	{
 		displayName: 'Input Binary Property',
@@ -28,5 +31,5 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 		const file = await prepareBinaryFile(this, i, property, 'Input Binary Property', ['image', 'video', 'audio']);
 		const uploaded = await uploadFile(this, identity, file, i, 'Input Binary Property');
 		return { json: { url: uploaded.url, mime: uploaded.mime, bytes: uploaded.bytes }, pairedItem: { item: i } };
-	});
+	}, UPLOADS_AT_ONCE);
 }
