@@ -2,13 +2,16 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as accountGet from './actions/account/get.operation';
+import * as appGetMany from './actions/app/getMany.operation';
+import * as appRunLook from './actions/app/runLook.operation';
 import * as fileUpload from './actions/file/upload.operation';
 import * as generationGenerate from './actions/generation/generate.operation';
 import * as generationGet from './actions/generation/get.operation';
+import * as generationGetMany from './actions/generation/getMany.operation';
 import * as generationWait from './actions/generation/wait.operation';
 import * as modelGetMany from './actions/model/getMany.operation';
 import { router } from './actions/router';
-import { getModelOptionFields, getMusicModes, searchModels } from './methods';
+import { getAppSlots, getLooks, getModelOptionFields, getMusicModes, searchApps, searchModels } from './methods';
 
 export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {
@@ -45,6 +48,7 @@ export class MediaGen implements INodeType {
 				noDataExpression: true,
 				options: [
 					{ name: 'Account', value: 'account' },
+					{ name: 'App', value: 'app' },
 					{ name: 'File', value: 'file' },
 					{ name: 'Generation', value: 'generation' },
 					{ name: 'Model', value: 'model' },
@@ -60,9 +64,22 @@ export class MediaGen implements INodeType {
 				options: [
 					{ name: 'Generate', value: 'generate', action: 'Generate an image video or song', description: 'Start a run, wait for it and return the files' },
 					{ name: 'Get', value: 'get', action: 'Get a run', description: 'Read one run by ID, with its files' },
+					{ name: 'Get Many', value: 'getMany', action: 'Get many runs', description: 'List your runs, newest first' },
 					{ name: 'Wait', value: 'wait', action: 'Wait for a run to finish', description: 'Wait for a run started earlier and return its files' },
 				],
 				default: 'generate',
+			},
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'options',
+				noDataExpression: true,
+				displayOptions: { show: { resource: ['app'] } },
+				options: [
+					{ name: 'Get Many', value: 'getMany', action: 'Get many apps', description: 'List the ready-made apps and their looks' },
+					{ name: 'Run Look', value: 'runLook', action: 'Run an app look', description: 'Run a preset look of an app on your photos' },
+				],
+				default: 'runLook',
 			},
 			{
 				displayName: 'Operation',
@@ -93,6 +110,9 @@ export class MediaGen implements INodeType {
 			},
 			...generationGenerate.description,
 			...generationGet.description,
+			...generationGetMany.description,
+			...appGetMany.description,
+			...appRunLook.description,
 			...generationWait.description,
 			...fileUpload.description,
 			...accountGet.description,
@@ -101,8 +121,8 @@ export class MediaGen implements INodeType {
 	};
 
 	methods = {
-		listSearch: { searchModels },
-		loadOptions: { getMusicModes },
+		listSearch: { searchModels, searchApps },
+		loadOptions: { getMusicModes, getLooks, getAppSlots },
 		resourceMapping: { getModelOptionFields },
 	};
 

@@ -7,7 +7,7 @@ import { Container } from '@n8n/di';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { BinaryDataService, ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -127,6 +127,23 @@ export async function useBinaryMode(mode: 'default' | 'filesystem' = 'default'):
 	Container.set(BinaryDataService, service);
 	binaryMode = mode;
 	return dir;
+}
+
+/** n8n-core's real LoadOptionsContext for our node, as the editor builds it while a dropdown opens. */
+export function loadOptionsContext(parameters: IDataObject, credentials: Record<string, ICredentialDataDecryptedObject>): LoadOptionsContext {
+	const nodeTypes = new TestNodeTypes();
+	const node: INode = {
+		id: 'node-mediagen-1',
+		name: 'Media Generation',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: parameters as INode['parameters'],
+		credentials: { mediaGenApi: { id: '1', name: 'api' }, mediaGenAnonymousApi: { id: '2', name: 'anon' } },
+	};
+	const workflow = new Workflow({ id: 'wf-load', nodes: [node], connections: {}, active: false, nodeTypes });
+	const additionalData = { credentialsHelper: new TestCredentialsHelper(credentials), currentNodeParameters: parameters, restApiUrl: 'http://127.0.0.1/rest', variables: {} } as unknown as IWorkflowExecuteAdditionalData;
+	return new LoadOptionsContext(workflow, node, additionalData, 'parameters.model');
 }
 
 export interface RunOptions {

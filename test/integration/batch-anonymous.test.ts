@@ -1,7 +1,7 @@
 // Batches within the account's concurrency and rate limits; the anonymous free tier.
 import type { IDataObject } from 'n8n-workflow';
 
-import { runNode } from '../helpers/engine';
+import { loadOptionsContext, runNode } from '../helpers/engine';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
 describe('batch of 12 items on an account with concurrency 3', () => {
@@ -161,15 +161,7 @@ describe('the catalogue decides what is offered', () => {
 	test('a model and options that exist only in another catalogue file work with no code change', async () => {
 		const { searchModels, optionFieldsFor } = await import('../../nodes/MediaGen/methods');
 		const { getModels } = await import('../../nodes/MediaGen/helpers/catalogue');
-		const ctx = {
-			getNodeParameter: (name: string) => (name === 'authentication' ? 'apiKey' : name === 'kind' ? 'image' : ''),
-			getCredentials: async () => backend.apiCredentials.mediaGenApi,
-			getNode: () => ({ name: 'n' }),
-			helpers: { httpRequestWithAuthentication: async (_t: string, o: IDataObject) => {
-				const res = await fetch(`${o.baseURL}${o.url}`);
-				return { body: await res.json(), statusCode: res.status, headers: {} };
-			} },
-		};
+		const ctx = loadOptionsContext({ authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'image' }, backend.apiCredentials);
 		const list = await searchModels.call(ctx as never);
 		expect(list.results.map((r) => r.value)).toEqual(['brand-new-painter-9']);
 		expect(list.results[0].name).toBe('Brand New Painter (Studio) · 7 credits');

@@ -3,16 +3,20 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import * as accountGet from './account/get.operation';
+import * as appGetMany from './app/getMany.operation';
+import * as appRunLook from './app/runLook.operation';
 import * as fileUpload from './file/upload.operation';
 import * as generationGenerate from './generation/generate.operation';
 import * as generationGet from './generation/get.operation';
+import * as generationGetMany from './generation/getMany.operation';
 import * as generationWait from './generation/wait.operation';
 import * as modelGetMany from './model/getMany.operation';
 
 type Operation = { execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> };
 
 const operations: Record<string, Record<string, Operation>> = {
-	generation: { generate: generationGenerate, get: generationGet, wait: generationWait },
+	generation: { generate: generationGenerate, get: generationGet, getMany: generationGetMany, wait: generationWait },
+	app: { getMany: appGetMany, runLook: appRunLook },
 	file: { upload: fileUpload },
 	account: { get: accountGet },
 	model: { getMany: modelGetMany },

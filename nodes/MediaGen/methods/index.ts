@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { getIdentity } from '../transport';
-import { getModels } from '../helpers/catalogue';
+import { getApps, getModels } from '../helpers/catalogue';
 import type { CatalogueModel } from '../helpers/catalogueTypes';
 import { musicFieldsFor, OPTION_LABELS } from '../helpers/resolveOptions';
 
@@ -51,6 +51,44 @@ export async function searchModels(this: ILoadOptionsFunctions, filter?: string)
 	return {
 		results: models.map((m) => ({ name: modelLabel(m, anonymous), value: m.id, description: m.description })),
 	};
+}
+
+export async function searchApps(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	let kind = '';
+	try {
+		kind = String(this.getNodeParameter('appKind', '') ?? '');
+	} catch {
+		kind = '';
+	}
+	const needle = (filter ?? '').toLowerCase();
+	const apps = (await getApps(this))
+		.filter((a) => !kind || a.kind === kind)
+		.filter((a) => !needle || `${a.slug} ${a.name} ${a.category ?? ''} ${(a.tags ?? []).join(' ')}`.toLowerCase().includes(needle));
+	return { results: apps.map((a) => ({ name: `${a.name} (${a.kind}, ${a.looks.length} look${a.looks.length === 1 ? '' : 's'})`, value: a.slug, description: a.description, url: a.url })) };
+}
+
+async function currentApp(ctx: ILoadOptionsFunctions) {
+	let slug = '';
+	try {
+		slug = String(ctx.getNodeParameter('app', '', { extractValue: true }) ?? '');
+	} catch {
+		slug = '';
+	}
+	return slug ? (await getApps(ctx)).find((a) => a.slug === slug) : undefined;
+}
+
+export async function getLooks(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const app = await currentApp(this);
+	return (app?.looks ?? []).map((l) => ({ name: l.name, value: l.id, description: l.prompt }));
+}
+
+export async function getAppSlots(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const app = await currentApp(this);
+	return (app?.inputs ?? []).map((s) => ({
+		name: s.label,
+		value: s.id,
+		description: `${s.hint ?? ''} ${s.min === s.max ? `Exactly ${s.min}` : `${s.min} to ${s.max}`} photo(s), ${s.accept}.`.trim(),
+	}));
 }
 
 export async function getMusicModes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {

@@ -1,0 +1,58 @@
+// App → Get Many: the app catalogue, one item per app with its looks, filterable by kind, category and tag.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { getIdentity } from '../../transport';
+import { getApps } from '../../helpers/catalogue';
+
+const show = { resource: ['app'], operation: ['getMany'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Filters',
+		name: 'appFilters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Category',
+				name: 'category',
+				type: 'string',
+				default: '',
+				description: 'Only apps in this category, for example portraits',
+			},
+			{
+				displayName: 'Kind',
+				name: 'kind',
+				type: 'options',
+				options: [
+					{ name: 'Image', value: 'image' },
+					{ name: 'Video', value: 'video' },
+					{ name: 'Music', value: 'music' },
+				],
+				default: 'image',
+				description: 'Only apps that make this kind of file',
+			},
+			{
+				displayName: 'Tag',
+				name: 'tag',
+				type: 'string',
+				default: '',
+				description: 'Only apps carrying this tag, for example gift',
+			},
+		],
+	},
+];
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const identity = await getIdentity(this);
+	const filters = this.getNodeParameter('appFilters', 0, {}) as IDataObject;
+	const category = String(filters.category ?? '').trim().toLowerCase();
+	const tag = String(filters.tag ?? '').trim().toLowerCase();
+	return (await getApps(this, identity))
+		.filter((a) => !filters.kind || a.kind === filters.kind)
+		.filter((a) => !category || (a.category ?? '').toLowerCase() === category)
+		.filter((a) => !tag || (a.tags ?? []).some((t) => t.toLowerCase() === tag))
+		.map((a) => ({ json: a as unknown as IDataObject, pairedItem: { item: 0 } }));
+}

@@ -1,0 +1,248 @@
+// App → Run Look: a ready-made look of an app (its prompt, model and options, completed with the
+// model's defaults) run on the user's photos, sent in imageUrls in the order of the app's slots.
+// Waiting, outputs, idempotency and batching are Generate's (helpers/submitRun, executeBatch).
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { getIdentity, type Identity } from '../../transport';
+import { prepareBinaryFile, uploadFile, type PreparedFile } from '../../helpers/binary';
+import { findModel, getApps, getModels } from '../../helpers/catalogue';
+import type { AppInput, CatalogueApp } from '../../helpers/catalogueTypes';
+import { checkRequest } from '../../helpers/checkRequest';
+import { executeBatch } from '../../helpers/executeBatch';
+import { defaultRequestKey, readRunSettings, runSettingsFields, runToItem } from '../../helpers/submitRun';
+import { splitList } from '../generation/generate.operation';
+
+const show = { resource: ['app'], operation: ['runLook'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'App Kind',
+		name: 'appKind',
+		type: 'options',
+		options: [
+			{ name: 'Any', value: '' },
+			{ name: 'Image', value: 'image' },
+			{ name: 'Video', value: 'video' },
+			{ name: 'Music', value: 'music' },
+		],
+		default: '',
+		displayOptions: { show },
+		description: 'Narrows the app list to apps that make this kind of file',
+	},
+	{
+		displayName: 'App',
+		name: 'app',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		displayOptions: { show },
+		description: 'The ready-made app whose look to run',
+		modes: [
+			{ displayName: 'From List', name: 'list', type: 'list', typeOptions: { searchListMethod: 'searchApps', searchable: true } },
+			{ displayName: 'By Slug', name: 'id', type: 'string', placeholder: 'e.g. pet-portrait' },
+		],
+	},
+	{
+		displayName: 'Look Name or ID',
+		name: 'look',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getLooks', loadOptionsDependsOn: ['app.value'] },
+		default: '',
+		required: true,
+		displayOptions: { show },
+		description:
+			'The preset look: a prepared prompt, model and options. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	},
+	{
+		displayName: 'Photos',
+		name: 'photos',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Photos for a Slot',
+		default: {},
+		displayOptions: { show },
+		description: 'Fill each of the app\'s photo slots from binary properties of the input item or from URLs. Each slot says how many photos it takes.',
+		options: [
+			{
+				displayName: 'Slot',
+				name: 'slot',
+				values: [
+					{
+						displayName: 'Slot Name or ID',
+						name: 'slotId',
+						type: 'options',
+						typeOptions: { loadOptionsMethod: 'getAppSlots', loadOptionsDependsOn: ['app.value'] },
+						default: '',
+						description:
+							'Which of the app\'s photo slots these fill. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					},
+					{
+						displayName: 'Binary Properties',
+						name: 'binaryProperties',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. data',
+						description: 'Names of binary properties on the input item holding the photos, separated by commas',
+					},
+					{
+						displayName: 'URLs',
+						name: 'urls',
+						type: 'string',
+						default: '',
+						description: 'Public https addresses of photos, separated by commas or new lines',
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'lookFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Request Key',
+				name: 'requestKey',
+				type: 'string',
+				default: '',
+				description: 'Up to 120 characters. The same key returns the first run instead of charging again. Leave empty: one is made per execution and item.',
+			},
+			{
+				displayName: 'Webhook URL',
+				name: 'webhookUrl',
+				type: 'string',
+				default: '',
+				description: 'An https address (up to 500 characters) that receives the finished run, for example a Media Generation Trigger\'s production URL',
+			},
+		],
+	},
+	...runSettingsFields(show),
+];
+
+/** Whether a media type fits a slot's accept pattern ("image/*", "image/png,image/jpeg"). */
+export function acceptsType(accept: string, mime: string): boolean {
+	return accept
+		.split(',')
+		.map((p) => p.trim().toLowerCase())
+		.filter(Boolean)
+		.some((p) => p === '*/*' || p === mime || (p.endsWith('/*') && mime.startsWith(p.slice(0, -1))));
+}
+
+function familiesFor(accept: string): Array<'image' | 'video' | 'audio'> {
+	const f = (['image', 'video', 'audio'] as const).filter((family) => accept.includes(`${family}/`) || accept.includes('*/*'));
+	return f.length ? [...f] : ['image'];
+}
+
+export function findApp(ctx: IExecuteFunctions, apps: CatalogueApp[], slug: string, itemIndex: number): CatalogueApp {
+	const app = apps.find((a) => a.slug === slug);
+	if (!app) {
+		throw new NodeOperationError(ctx.getNode(), `App: "${slug}" is not in the app catalogue`, {
+			description: `Pick an app from the list. Available: ${apps.map((a) => a.slug).join(', ')}.`,
+			itemIndex,
+		});
+	}
+	return app;
+}
+
+interface SlotFill {
+	slot: AppInput;
+	files: PreparedFile[];
+	urls: string[];
+}
+
+async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: number): Promise<SlotFill[]> {
+	const entries = ((ctx.getNodeParameter('photos', itemIndex, {}) as IDataObject).slot ?? []) as IDataObject[];
+	const known = new Set(app.inputs.map((s) => s.id));
+	for (const e of entries) {
+		if (!known.has(String(e.slotId))) {
+			throw new NodeOperationError(ctx.getNode(), `Photos: "${String(e.slotId)}" is not a slot of ${app.name}`, {
+				description: `Slots of ${app.name}: ${app.inputs.map((s) => `${s.label} (${s.id})`).join(', ') || 'none'}.`,
+				itemIndex,
+			});
+		}
+	}
+	const fills: SlotFill[] = [];
+	for (const slot of app.inputs) {
+		const mine = entries.filter((e) => e.slotId === slot.id);
+		const props = mine.flatMap((e) => splitList(e.binaryProperties));
+		const urls = mine.flatMap((e) => splitList(e.urls));
+		const count = props.length + urls.length;
+		if (count < slot.min || count > slot.max) {
+			const wanted = slot.min === slot.max ? `exactly ${slot.min}` : `${slot.min} to ${slot.max}`;
+			throw new NodeOperationError(ctx.getNode(), `Photos: the slot "${slot.label}" takes ${wanted} photo${slot.max === 1 ? '' : 's'}; ${count} given`, {
+				description: `${slot.hint ?? ''} Accepted: ${slot.accept}. Nothing was sent or charged.`.trim(),
+				itemIndex,
+			});
+		}
+		const files: PreparedFile[] = [];
+		for (const p of props) {
+			const file = await prepareBinaryFile(ctx, itemIndex, p, `Photos (${slot.label})`, familiesFor(slot.accept));
+			if (!acceptsType(slot.accept, file.mime)) {
+				throw new NodeOperationError(ctx.getNode(), `Photos (${slot.label}): the file in "${p}" is ${file.mime}; this slot accepts ${slot.accept}`, {
+					description: 'Convert the file or pick another one. Nothing was sent or charged.',
+					itemIndex,
+				});
+			}
+			files.push(file);
+		}
+		for (const url of urls) {
+			if (!/^https?:\/\/\S+$/i.test(url)) throw new NodeOperationError(ctx.getNode(), `Photos (${slot.label}): "${url}" is not a URL`, { itemIndex });
+		}
+		fills.push({ slot, files, urls });
+	}
+	return fills;
+}
+
+async function runLookOne(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<INodeExecutionData> {
+	const slug = String(ctx.getNodeParameter('app', itemIndex, '', { extractValue: true }) ?? '').trim();
+	const lookId = String(ctx.getNodeParameter('look', itemIndex, '') ?? '').trim();
+	const app = findApp(ctx, await getApps(ctx, identity), slug, itemIndex);
+	const look = app.looks.find((l) => l.id === lookId);
+	if (!look) {
+		throw new NodeOperationError(ctx.getNode(), `Look: "${lookId}" is not a look of ${app.name}`, {
+			description: `Looks of ${app.name}: ${app.looks.map((l) => `${l.name} (${l.id})`).join(', ')}.`,
+			itemIndex,
+		});
+	}
+	const model = findModel(ctx, await getModels(ctx, identity), look.model, undefined, itemIndex);
+	const extra = ctx.getNodeParameter('lookFields', itemIndex, {}) as IDataObject;
+	const requestKey = String(extra.requestKey ?? '').trim() || undefined;
+	const webhookUrl = String(extra.webhookUrl ?? '').trim() || undefined;
+	const fills = await fillSlots(ctx, app, itemIndex);
+	const options = { ...model.defaults, ...look.options };
+	const problems = checkRequest(model, {
+		prompt: look.prompt,
+		musicMode: typeof options.tier === 'string' ? options.tier : undefined,
+		imageCount: fills.reduce((n, f) => n + f.files.length + f.urls.length, 0),
+		hasEndFrame: false,
+		hasAudio: false,
+		webhookUrl,
+		requestKey,
+		identity: identity.kind,
+	});
+	if (problems.length) {
+		throw new NodeOperationError(ctx.getNode(), problems.join(' '), { description: 'Nothing was sent and nothing was charged.', itemIndex });
+	}
+	const imageUrls: string[] = [];
+	for (const fill of fills) {
+		for (const file of fill.files) imageUrls.push((await uploadFile(ctx, identity, file, itemIndex, `Photos (${fill.slot.label})`)).url);
+		imageUrls.push(...fill.urls);
+	}
+	const body: IDataObject = { kind: model.kind, model: model.id, prompt: look.prompt, options: options as IDataObject };
+	if (imageUrls.length) body.imageUrls = imageUrls;
+	if (webhookUrl) body.webhookUrl = webhookUrl;
+	body.requestKey = requestKey ?? defaultRequestKey(ctx, itemIndex);
+	const item = await runToItem(ctx, identity, body, readRunSettings(ctx, itemIndex), itemIndex);
+	item.json.app = app.slug;
+	item.json.look = look.id;
+	return item;
+}
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const identity = await getIdentity(this);
+	return await executeBatch(this, identity, (i) => runLookOne(this, identity, i));
+}

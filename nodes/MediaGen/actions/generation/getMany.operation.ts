@@ -1,0 +1,106 @@
+// Generation → Get Many: runs newest first, following `next_before` for "Return All" or until the
+// limit; kind, model and status filters are applied to what the API returns.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { apiRequest, getIdentity } from '../../transport';
+import type { RunRecord } from '../../helpers/catalogueTypes';
+
+const show = { resource: ['generation'], operation: ['getMany'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		displayOptions: { show },
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		displayOptions: { show: { ...show, returnAll: [false] } },
+		description: 'Max number of results to return',
+	},
+	{
+		displayName: 'Filters',
+		name: 'runFilters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Kind',
+				name: 'kind',
+				type: 'options',
+				options: [
+					{ name: 'Image', value: 'image' },
+					{ name: 'Video', value: 'video' },
+					{ name: 'Music', value: 'music' },
+				],
+				default: 'image',
+				description: 'Only runs of this kind',
+			},
+			{
+				displayName: 'Model ID',
+				name: 'model',
+				type: 'string',
+				default: '',
+				description: 'Only runs of this model',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: ['QUEUED', 'PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'CANCELED'].map((s) => ({ name: s.charAt(0) + s.slice(1).toLowerCase(), value: s })),
+				default: 'SUCCEEDED',
+				description: 'Only runs in this state',
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'listOptions',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Page Size',
+				name: 'pageSize',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 100 },
+				default: 100,
+				description: 'How many runs to ask for per request (1 to 100). Larger pages mean fewer requests.',
+			},
+		],
+	},
+];
+
+export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const identity = await getIdentity(this);
+	const returnAll = this.getNodeParameter('returnAll', 0, false) as boolean;
+	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', 0, 50)));
+	const filters = this.getNodeParameter('runFilters', 0, {}) as IDataObject;
+	const pageSize = Math.min(100, Math.max(1, Number((this.getNodeParameter('listOptions', 0, {}) as IDataObject).pageSize ?? 100)));
+	const matches = (r: RunRecord) =>
+		(!filters.kind || r.kind === filters.kind) && (!filters.model || r.model === String(filters.model).trim()) && (!filters.status || r.status === filters.status);
+	const out: INodeExecutionData[] = [];
+	let before: number | null | undefined;
+	do {
+		const qs: IDataObject = { limit: pageSize };
+		if (before) qs.before = before;
+		const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(this, { method: 'GET', path: '/generations', qs, retryTransient: 2 }, identity);
+		for (const run of page.body.generations ?? []) {
+			if (out.length >= limit) break;
+			if (matches(run)) out.push({ json: run as unknown as IDataObject, pairedItem: { item: 0 } });
+		}
+		before = page.body.next_before;
+	} while (before && out.length < limit);
+	return out;
+}
