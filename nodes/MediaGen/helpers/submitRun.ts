@@ -102,11 +102,23 @@ export function readRunSettings(ctx: IExecuteFunctions, itemIndex: number): RunS
 	};
 }
 
-/** Default request key: same execution, node, run and item → same key, so retries are never charged twice. */
+function instancePart(ctx: IExecuteFunctions): string {
+	try {
+		return (ctx.getInstanceId() ?? '').slice(0, 12);
+	} catch {
+		return '';
+	}
+}
+
+/**
+ * Default request key: same n8n instance, execution, node, run and item → same key, so retries are
+ * never charged twice. The instance part keeps two n8n instances (whose execution ids both start
+ * at 1) from getting each other's runs back.
+ */
 export function defaultRequestKey(ctx: IExecuteFunctions, itemIndex: number): string {
 	const runIndex = (ctx as unknown as { runIndex?: number }).runIndex ?? 0;
 	const node = ctx.getNode();
-	return `n8n-${ctx.getExecutionId() ?? 'manual'}-${node.id ?? node.name}-${runIndex}-${itemIndex}`.slice(0, 120);
+	return `n8n-${instancePart(ctx)}-${ctx.getExecutionId() ?? 'manual'}-${node.id ?? node.name}-${runIndex}-${itemIndex}`.slice(0, 120);
 }
 
 /** POST /generations; 409 busy waits and retries with the same key until the time limit. */

@@ -1,0 +1,196 @@
+// Real n8n 2.x on this machine, for the demo, the dev editor and the end-to-end tests:
+// installs it once into a cache outside the repo (scripts/install-n8n.sh), runs its CLI and
+// server on Node 24 with our built package loaded from dist/ as custom extensions.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const REPO = path.resolve(__dirname, '..');
+/** Custom-extension nodes are registered under this package name by n8n. */
+export const CUSTOM_PREFIX = 'CUSTOM.';
+export const OWNER = { email: 'owner@mediagen.local', firstName: 'Demo', lastName: 'Owner', password: 'Mediagen-demo-1' };
+
+export function ensureN8n(): string {
+	const out = execFileSync('bash', [path.join(REPO, 'scripts/install-n8n.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+	return out.trim().split('\n').pop()!;
+}
+
+export async function freePort(): Promise<number> {
+	return await new Promise((resolve, reject) => {
+		const srv = net.createServer();
+		srv.listen(0, '127.0.0.1', () => {
+			const { port } = srv.address() as net.AddressInfo;
+			srv.close(() => resolve(port));
+		});
+		srv.on('error', reject);
+	});
+}
+
+export interface N8nInstance {
+	cache: string;
+	userFolder: string;
+	outputDir: string;
+	port: number;
+	env: NodeJS.ProcessEnv;
+	server?: ChildProcess;
+	log: string[];
+}
+
+export async function prepareN8n(options: { userFolder?: string; port?: number } = {}): Promise<N8nInstance> {
+	const cache = ensureN8n();
+	const userFolder = options.userFolder ?? mkdtempSync(path.join(os.tmpdir(), 'mediagen-n8n-'));
+	const outputDir = path.join(userFolder, 'files');
+	mkdirSync(outputDir, { recursive: true });
+	const port = options.port ?? (await freePort());
+	const node24 = path.join(cache, 'node24/node_modules/node/bin');
+	const env: NodeJS.ProcessEnv = {
+		...process.env,
+		PATH: `${node24}:${process.env.PATH}`,
+		N8N_USER_FOLDER: userFolder,
+		N8N_CUSTOM_EXTENSIONS: path.join(REPO, 'dist'),
+		N8N_PORT: String(port),
+		N8N_HOST: '127.0.0.1',
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_ENCRYPTION_KEY: 'mediagen-local-demo-key',
+		N8N_RUNNERS_ENABLED: 'false',
+		N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
+		N8N_RESTRICT_FILE_ACCESS_TO: outputDir,
+		N8N_LOG_LEVEL: 'info', // `n8n execute` prints the run data of a failed execution at info level
+		DB_SQLITE_POOL_SIZE: '2',
+	};
+	return { cache, userFolder, outputDir, port, env, log: [] };
+}
+
+/** Runs n8n's CLI asynchronously: a synchronous call would block an in-process sandbox the workflow talks to. */
+export async function n8nCli(n8n: N8nInstance, args: string[], timeoutMs = 300_000): Promise<string> {
+	return await new Promise((resolve, reject) => {
+		const child = spawn('node', [path.join(n8n.cache, 'node_modules/n8n/bin/n8n'), ...args], { env: n8n.env, cwd: n8n.userFolder, stdio: ['ignore', 'pipe', 'pipe'] });
+		let stdout = '';
+		let stderr = '';
+		child.stdout!.on('data', (b: Buffer) => (stdout += b.toString()));
+		child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+		const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+		child.on('exit', (code) => {
+			clearTimeout(timer);
+			if (code === 0) resolve(stdout);
+			else reject(Object.assign(new Error(`n8n ${args[0]} exited with ${code}:\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`), { stdout, stderr }));
+		});
+	});
+}
+
+/** Rewrites an example for this instance: our node types as custom extensions, sandbox and output addresses. */
+export function localiseWorkflow(workflow: Record<string, unknown>, sandboxRoot: string, outputDir: string, id: string): Record<string, unknown> {
+	const text = JSON.stringify(workflow)
+		.split('"n8n-nodes-mediagen.').join(`"${CUSTOM_PREFIX}`)
+		.split('http://127.0.0.1:4010').join(sandboxRoot)
+		.split('/tmp/n8n-mediagen-demo').join(outputDir);
+	return { ...(JSON.parse(text) as Record<string, unknown>), id };
+}
+
+export async function importCredentials(n8n: N8nInstance, credentials: Array<{ id: string; name: string; type: string; data: Record<string, string> }>): Promise<void> {
+	const file = path.join(n8n.userFolder, 'credentials.json');
+	writeFileSync(file, JSON.stringify(credentials));
+	await n8nCli(n8n, ['import:credentials', `--input=${file}`]);
+}
+
+export async function importWorkflow(n8n: N8nInstance, workflow: Record<string, unknown>): Promise<void> {
+	const file = path.join(n8n.userFolder, `wf-${String(workflow.id)}.json`);
+	writeFileSync(file, JSON.stringify(workflow));
+	await n8nCli(n8n, ['import:workflow', `--input=${file}`]);
+}
+
+/** `n8n execute --id … --rawOutput`: the run data of a headless execution. */
+export interface RunData {
+	resultData: {
+		runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }>> }; error?: { message: string } }>>;
+		error?: { message: string };
+	};
+}
+
+/** `n8n execute --id … --rawOutput`: the run data of a headless execution, successful or not. */
+export async function executeWorkflow(n8n: N8nInstance, id: string): Promise<RunData> {
+	let out: string;
+	try {
+		out = await n8nCli(n8n, ['execute', `--id=${id}`, '--rawOutput']);
+	} catch (error) {
+		out = String((error as { stdout?: string }).stdout ?? '');
+	}
+	// The run data is the first JSON document printed at the start of a line; log lines may follow it.
+	const start = out.search(/^\{\s*$/m);
+	if (start >= 0) {
+		for (let end = out.indexOf('\n}', start); end >= 0; end = out.indexOf('\n}', end + 2)) {
+			try {
+				return (JSON.parse(out.slice(start, end + 2)) as { data: RunData }).data;
+			} catch {
+				// not the closing brace of the document yet
+			}
+		}
+	}
+	throw new Error(`No run data in the output of n8n execute ${id}:\n${out.slice(-3000)}`);
+}
+
+export async function startServer(n8n: N8nInstance, timeoutMs = 180_000): Promise<void> {
+	const server = spawn('node', [path.join(n8n.cache, 'node_modules/n8n/bin/n8n'), 'start'], { env: n8n.env, cwd: n8n.userFolder, stdio: ['ignore', 'pipe', 'pipe'] });
+	n8n.server = server;
+	const collect = (b: Buffer) => {
+		n8n.log.push(b.toString());
+		if (n8n.log.length > 2000) n8n.log.splice(0, 1000);
+	};
+	server.stdout!.on('data', collect);
+	server.stderr!.on('data', collect);
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		if (server.exitCode !== null) throw new Error(`n8n exited early:\n${n8n.log.join('').slice(-3000)}`);
+		if (n8n.log.join('').includes('Editor is now accessible')) return;
+		await new Promise((r) => setTimeout(r, 500));
+	}
+	throw new Error(`n8n did not start within ${timeoutMs / 1000} s:\n${n8n.log.join('').slice(-3000)}`);
+}
+
+export async function stopServer(n8n: N8nInstance): Promise<void> {
+	const server = n8n.server;
+	if (!server || server.exitCode !== null) return;
+	server.kill('SIGTERM');
+	await new Promise<void>((resolve) => {
+		const t = setTimeout(() => {
+			server.kill('SIGKILL');
+			resolve();
+		}, 15_000);
+		server.on('exit', () => {
+			clearTimeout(t);
+			resolve();
+		});
+	});
+}
+
+/** Creates the owner account (first run) and returns a session cookie for the REST API. */
+export async function ownerSession(n8n: N8nInstance): Promise<string> {
+	const base = `http://127.0.0.1:${n8n.port}`;
+	const setup = await fetch(`${base}/rest/owner/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
+	let cookie = setup.headers.get('set-cookie') ?? '';
+	if (!cookie.includes('n8n-auth')) {
+		const login = await fetch(`${base}/rest/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }) });
+		cookie = login.headers.get('set-cookie') ?? '';
+		if (!login.ok) throw new Error(`Could not log in to n8n: HTTP ${login.status} ${await login.text()}`);
+	}
+	return cookie.split(';')[0];
+}
+
+export async function rest<T>(n8n: N8nInstance, cookie: string, p: string, init: RequestInit = {}): Promise<T> {
+	const res = await fetch(`http://127.0.0.1:${n8n.port}${p}`, { ...init, headers: { cookie, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+	const text = await res.text();
+	if (!res.ok) throw new Error(`n8n ${p}: HTTP ${res.status} ${text.slice(0, 500)}`);
+	return JSON.parse(text) as T;
+}
+
+export function readExample(name: string): Record<string, unknown> {
+	return JSON.parse(readFileSync(path.join(REPO, 'examples', name), 'utf8')) as Record<string, unknown>;
+}
