@@ -45,8 +45,11 @@ export async function prepareN8n(options: { userFolder?: string; port?: number }
 	mkdirSync(outputDir, { recursive: true });
 	const port = options.port ?? (await freePort());
 	const node24 = path.join(cache, 'node24/node_modules/node/bin');
+	// Not the test runner's environment: under NODE_ENV=test n8n silences its CLI output.
+	const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_ENV' && !k.startsWith('JEST_')));
 	const env: NodeJS.ProcessEnv = {
-		...process.env,
+		...inherited,
+		NODE_ENV: 'production',
 		PATH: `${node24}:${process.env.PATH}`,
 		N8N_USER_FOLDER: userFolder,
 		N8N_CUSTOM_EXTENSIONS: path.join(REPO, 'dist'),
@@ -65,14 +68,18 @@ export async function prepareN8n(options: { userFolder?: string; port?: number }
 		N8N_RESTRICT_FILE_ACCESS_TO: outputDir,
 		N8N_LOG_LEVEL: 'info', // `n8n execute` prints the run data of a failed execution at info level
 		DB_SQLITE_POOL_SIZE: '2',
+		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 	};
 	return { cache, userFolder, outputDir, port, env, log: [] };
 }
 
 /** Runs n8n's CLI asynchronously: a synchronous call would block an in-process sandbox the workflow talks to. */
 export async function n8nCli(n8n: N8nInstance, args: string[], timeoutMs = 300_000): Promise<string> {
+	const brokerPort = await freePort();
 	return await new Promise((resolve, reject) => {
-		const child = spawn('node', [path.join(n8n.cache, 'node_modules/n8n/bin/n8n'), ...args], { env: n8n.env, cwd: n8n.userFolder, stdio: ['ignore', 'pipe', 'pipe'] });
+		// Each n8n process starts a task broker; give every CLI run its own port beside the server's.
+		const env = { ...n8n.env, N8N_RUNNERS_BROKER_PORT: String(brokerPort) };
+		const child = spawn('node', [path.join(n8n.cache, 'node_modules/n8n/bin/n8n'), ...args], { env, cwd: n8n.userFolder, stdio: ['ignore', 'pipe', 'pipe'] });
 		let stdout = '';
 		let stderr = '';
 		child.stdout!.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -121,7 +128,8 @@ export async function executeWorkflow(n8n: N8nInstance, id: string): Promise<Run
 	try {
 		out = await n8nCli(n8n, ['execute', `--id=${id}`, '--rawOutput']);
 	} catch (error) {
-		out = String((error as { stdout?: string }).stdout ?? '');
+		const e = error as { stdout?: string; message?: string };
+		out = e.stdout || String(e.message);
 	}
 	// The run data is the first JSON document printed at the start of a line; log lines may follow it.
 	const start = out.search(/^\{\s*$/m);

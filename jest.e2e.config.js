@@ -1,0 +1,9 @@
+/** End-to-end tests against real n8n 2.x (installed on demand by scripts/install-n8n.sh). */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test/e2e'],
+	testMatch: ['**/*.e2e.ts'],
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
+	testTimeout: 15 * 60_000,
+	forceExit: true,
+};

@@ -1,0 +1,182 @@
+// Real n8n 2.40.7 (Node 24) with the built package loaded: the example workflows run headlessly,
+// the trigger workflow receives signed deliveries from the sandbox on n8n's production webhook
+// URL, forged and replayed deliveries start nothing, and n8n lists our node and credential types.
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { newWebhookSecret } from '../../sandbox/webhooks';
+import {
+	CUSTOM_PREFIX,
+	executeWorkflow,
+	importCredentials,
+	importWorkflow,
+	localiseWorkflow,
+	n8nCli,
+	ownerSession,
+	prepareN8n,
+	readExample,
+	rest,
+	startServer,
+	stopServer,
+	type N8nInstance,
+	type RunData,
+} from '../../scripts/realN8n';
+
+const EXAMPLES = ['01-generate-image.json', '02-batch-of-prompts.json', '03-image-to-video.json', '04-song-lyrics.json', '05-app-look.json', '06-trigger-finished-runs.json'];
+const idOf = (n: number) => `mgExample000000${n}`;
+
+let sb: Sandbox;
+let n8n: N8nInstance;
+let apiKey: string;
+let accountId: string;
+const endpointSecret = newWebhookSecret();
+const runs: Record<string, RunData> = {};
+let cookie = '';
+let hookUrl = '';
+
+function items(run: RunData, node: string) {
+	const task = run.resultData.runData[node]?.[0];
+	if (!task?.data) throw new Error(`No output from "${node}": ${JSON.stringify(task?.error ?? run.resultData.error ?? Object.keys(run.resultData.runData))}`);
+	return task.data.main[0];
+}
+
+async function executionsOf(workflowId: string): Promise<Array<{ id: string; status: string }>> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const res = await rest<{ data: { results: Array<{ id: string; status: string }> } }>(n8n, cookie, `/rest/executions?filter=${filter}&limit=50`);
+	return res.data.results;
+}
+
+async function waitForExecutions(workflowId: string, count: number, ms = 60_000): Promise<Array<{ id: string; status: string }>> {
+	const deadline = Date.now() + ms;
+	let list = await executionsOf(workflowId);
+	while (list.length < count && Date.now() < deadline) {
+		await new Promise((r) => setTimeout(r, 1000));
+		list = await executionsOf(workflowId);
+	}
+	return list;
+}
+
+beforeAll(async () => {
+	sb = await startSandbox({ durations: { pendingMs: 200, image: 1500, video: 2500, music: 2000 } });
+	const account = sb.engine.createAccount({ credits: 5000, concurrency: 3 });
+	apiKey = account.keys[0];
+	accountId = account.id;
+	n8n = await prepareN8n();
+	await importCredentials(n8n, [
+		{ id: 'mediagenSandboxKey', name: 'Media Generation sandbox', type: 'mediaGenApi', data: { baseUrl: sb.baseUrl, apiKey } },
+		{ id: 'mediagenSandboxWebhook', name: 'Media Generation sandbox webhook', type: 'mediaGenWebhookApi', data: { secret: endpointSecret, previousSecret: '' } },
+	]);
+	for (const [i, name] of EXAMPLES.entries()) await importWorkflow(n8n, localiseWorkflow(readExample(name), sb.rootUrl, n8n.outputDir, idOf(i + 1)));
+	for (let i = 1; i <= 5; i++) runs[idOf(i)] = await executeWorkflow(n8n, idOf(i));
+	await n8nCli(n8n, ['publish:workflow', `--id=${idOf(6)}`]);
+	await startServer(n8n);
+	cookie = await ownerSession(n8n);
+	const trigger = (readExample('06-trigger-finished-runs.json').nodes as Array<{ webhookId?: string }>)[0];
+	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${trigger.webhookId}/webhook`;
+	sb.engine.addEndpoint(accountId, hookUrl, endpointSecret);
+});
+
+afterAll(async () => {
+	if (n8n) await stopServer(n8n);
+	if (sb) await sb.close();
+});
+
+describe('(d) n8n loads the package', () => {
+	test('our node types and credential types are listed', async () => {
+		const nodes = await rest<Array<{ name: string }>>(n8n, cookie, '/types/nodes.json');
+		const names = nodes.map((n) => n.name);
+		expect(names).toEqual(expect.arrayContaining([`${CUSTOM_PREFIX}mediaGen`, `${CUSTOM_PREFIX}mediaGenTrigger`]));
+		const creds = await rest<Array<{ name: string }>>(n8n, cookie, '/types/credentials.json');
+		expect(creds.map((c) => c.name)).toEqual(expect.arrayContaining(['mediaGenApi', 'mediaGenAnonymousApi', 'mediaGenWebhookApi']));
+	});
+});
+
+describe('(a) example workflows run headlessly', () => {
+	test('generate an image and pass the file on: the file is written to disk', () => {
+		const [saved] = items(runs[idOf(1)], 'Save File');
+		expect(saved.json.status).toBe('SUCCEEDED');
+		expect(saved.binary?.data).toMatchObject({ mimeType: 'image/png', fileExtension: 'png' });
+		const bytes = readFileSync(String(saved.json.fileName));
+		expect(bytes.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex'))).toBe(true);
+	});
+
+	test('a batch of prompts into images', () => {
+		const out = items(runs[idOf(2)], 'Generate Images');
+		expect(out.map((i) => i.json.prompt)).toEqual(['a red fox in snow', 'a paper boat on a lake', 'a neon city at night', 'a bowl of ramen, top view']);
+		for (const i of out) expect(i.binary?.data.mimeType).toBe('image/png');
+	});
+
+	test('image-to-video from an uploaded photo', () => {
+		const [uploaded] = items(runs[idOf(3)], 'Upload Photo');
+		expect(uploaded.json).toMatchObject({ mime: 'image/png', url: expect.stringContaining('/files/uploads/') });
+		const [video] = items(runs[idOf(3)], 'Generate Video');
+		expect(video.json.status).toBe('SUCCEEDED');
+		expect(video.binary?.data.mimeType).toBe('video/mp4');
+		const sent = sb.engine.log.filter((e) => e.method === 'POST' && e.path === '/v1/generations').map((e) => e.body as { kind?: string; imageUrls?: string[] });
+		expect(sent.find((b) => b.kind === 'video')?.imageUrls).toEqual([uploaded.json.url]);
+	});
+
+	test('a song in Lyrics mode: two takes with covers', () => {
+		const [song] = items(runs[idOf(4)], 'Generate Song');
+		expect(song.json.options).toMatchObject({ tier: 'Lyrics', title: 'Harbour Morning', vocal: 'f' });
+		expect(song.binary?.data.mimeType).toBe('audio/mpeg');
+		expect(song.binary?.data_1.mimeType).toBe('audio/mpeg');
+		expect(song.binary?.cover.mimeType).toBe('image/png');
+	});
+
+	test('an app look', () => {
+		const [look] = items(runs[idOf(5)], 'Royal Pet Portrait');
+		expect(look.json).toMatchObject({ status: 'SUCCEEDED', app: 'pet-portrait', look: 'royal', model: 'studio-image-v1' });
+		expect(look.binary?.data.mimeType).toBe('image/png');
+	});
+
+	test('the executions are stored by n8n', async () => {
+		for (let i = 1; i <= 5; i++) {
+			const list = await executionsOf(idOf(i));
+			expect(list.length).toBeGreaterThanOrEqual(1);
+			expect(list[0].status).toBe('success');
+		}
+	});
+});
+
+describe('(b, c) the trigger workflow on n8n\'s production webhook URL', () => {
+	const submit = (prompt: string) =>
+		fetch(`${sb.baseUrl}/generations`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ kind: 'image', model: 'studio-image-v1', prompt, options: { resolution: '1K' } }),
+		}).then(async (r) => ((await r.json()) as { generation: { id: string } }).generation);
+
+	test('exactly one execution per finished run, with the run data, even when a delivery is resent', async () => {
+		const ok = await submit('trigger me');
+		const bad = await submit('trigger me too [fail]');
+		const list = await waitForExecutions(idOf(6), 2);
+		expect(list).toHaveLength(2);
+		const delivery = sb.engine.webhooks.deliveries.find((d) => d.runId === ok.id)!;
+		expect(delivery.delivered).toBe(true);
+		sb.engine.webhooks.resend(delivery.id);
+		await new Promise((r) => setTimeout(r, 3000));
+		expect(await executionsOf(idOf(6))).toHaveLength(2);
+		const details = await Promise.all(list.map((e) => rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${e.id}`)));
+		const text = details.map((d) => JSON.stringify(d)).join(' ');
+		expect(text).toContain(ok.id);
+		expect(text).toContain(bad.id);
+		expect(text).toContain(`msg_${bad.id}_failed`);
+	});
+
+	test('forged and replayed deliveries record no execution', async () => {
+		const before = (await executionsOf(idOf(6))).length;
+		const accepted = sb.engine.webhooks.deliveries.find((d) => d.delivered && d.runId)!;
+		const now = Math.floor(Date.now() / 1000);
+		const sign = (secret: string, id: string, body: string) => `v1,${createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`${id}.${now}.${body}`).digest('base64')}`;
+		const post = (id: string, signature: string, body: string) =>
+			fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(now), 'webhook-signature': signature }, body });
+		const forged = await post('msg_forged_succeeded', sign(newWebhookSecret(), 'msg_forged_succeeded', accepted.body), accepted.body);
+		expect(forged.status).toBe(401);
+		const replayed = await post(accepted.msgId, sign(endpointSecret, accepted.msgId, accepted.body), accepted.body);
+		expect(replayed.status).toBe(200);
+		await new Promise((r) => setTimeout(r, 3000));
+		expect(await executionsOf(idOf(6))).toHaveLength(before);
+	});
+});
