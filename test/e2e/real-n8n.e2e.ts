@@ -4,36 +4,19 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-import { startSandbox, type Sandbox } from '../../sandbox/server';
+import type { Sandbox } from '../../sandbox/server';
 import { newWebhookSecret } from '../../sandbox/webhooks';
-import {
-	CUSTOM_PREFIX,
-	executeWorkflow,
-	importCredentials,
-	importWorkflow,
-	localiseWorkflow,
-	n8nCli,
-	ownerSession,
-	prepareN8n,
-	readExample,
-	rest,
-	startServer,
-	stopServer,
-	type N8nInstance,
-	type RunData,
-} from '../../scripts/realN8n';
-
-const EXAMPLES = ['01-generate-image.json', '02-batch-of-prompts.json', '03-image-to-video.json', '04-song-lyrics.json', '05-app-look.json', '06-trigger-finished-runs.json'];
-const idOf = (n: number) => `mgExample000000${n}`;
+import { CUSTOM_PREFIX, executeWorkflow, n8nCli, ownerSession, rest, startServer, stopServer, type N8nInstance, type RunData } from '../../scripts/realN8n';
+import { bootStack, exampleId } from '../../scripts/stack';
 
 let sb: Sandbox;
 let n8n: N8nInstance;
 let apiKey: string;
-let accountId: string;
-const endpointSecret = newWebhookSecret();
+let endpointSecret: string;
 const runs: Record<string, RunData> = {};
 let cookie = '';
 let hookUrl = '';
+const idOf = exampleId;
 
 function items(run: RunData, node: string) {
 	const task = run.resultData.runData[node]?.[0];
@@ -58,23 +41,12 @@ async function waitForExecutions(workflowId: string, count: number, ms = 60_000)
 }
 
 beforeAll(async () => {
-	sb = await startSandbox({ durations: { pendingMs: 200, image: 1500, video: 2500, music: 2000 } });
-	const account = sb.engine.createAccount({ credits: 5000, concurrency: 3 });
-	apiKey = account.keys[0];
-	accountId = account.id;
-	n8n = await prepareN8n();
-	await importCredentials(n8n, [
-		{ id: 'mediagenSandboxKey', name: 'Media Generation sandbox', type: 'mediaGenApi', data: { baseUrl: sb.baseUrl, apiKey } },
-		{ id: 'mediagenSandboxWebhook', name: 'Media Generation sandbox webhook', type: 'mediaGenWebhookApi', data: { secret: endpointSecret, previousSecret: '' } },
-	]);
-	for (const [i, name] of EXAMPLES.entries()) await importWorkflow(n8n, localiseWorkflow(readExample(name), sb.rootUrl, n8n.outputDir, idOf(i + 1)));
+	const stack = await bootStack();
+	({ sandbox: sb, n8n, apiKey, webhookSecret: endpointSecret, hookUrl } = stack);
 	for (let i = 1; i <= 5; i++) runs[idOf(i)] = await executeWorkflow(n8n, idOf(i));
 	await n8nCli(n8n, ['publish:workflow', `--id=${idOf(6)}`]);
 	await startServer(n8n);
 	cookie = await ownerSession(n8n);
-	const trigger = (readExample('06-trigger-finished-runs.json').nodes as Array<{ webhookId?: string }>)[0];
-	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${trigger.webhookId}/webhook`;
-	sb.engine.addEndpoint(accountId, hookUrl, endpointSecret);
 });
 
 afterAll(async () => {
