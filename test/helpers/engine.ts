@@ -229,7 +229,13 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		},
 	} as unknown as IRunExecutionData;
 	const execute = new WorkflowExecute(additionalData, options.mode ?? 'manual', runExecutionData);
-	const running = execute.processRunExecutionData(workflow);
+	let running: ReturnType<typeof execute.processRunExecutionData>;
+	try {
+		running = execute.processRunExecutionData(workflow);
+	} catch (error) {
+		// n8n refuses a workflow with node issues (for example an empty required field) before running it.
+		return { run: undefined as unknown as IRun, items: [], error: { message: (error as Error).message, description: (error as { description?: string }).description } };
+	}
 	options.onStart?.({ cancel: () => running.cancel() });
 	let run: IRun;
 	try {

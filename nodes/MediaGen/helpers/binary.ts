@@ -79,8 +79,8 @@ export async function prepareBinaryFile(
 		.map(([, t]) => t.label)
 		.filter((l, i, a) => a.indexOf(l) === i);
 	if (!type || !families.includes(type.family)) {
-		throw new NodeOperationError(ctx.getNode(), `${field}: the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here`, {
-			description: `Accepted types: ${allowed.join(', ')}.`,
+		throw new NodeOperationError(ctx.getNode(), `${field}: the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. Accepted types: ${allowed.join(', ')}`, {
+			description: 'Convert the file to one of the accepted types, or pick another one. Nothing was sent or charged.',
 			itemIndex,
 		});
 	}

@@ -140,8 +140,8 @@ function familiesFor(accept: string): Array<'image' | 'video' | 'audio'> {
 export function findApp(ctx: IExecuteFunctions, apps: CatalogueApp[], slug: string, itemIndex: number): CatalogueApp {
 	const app = apps.find((a) => a.slug === slug);
 	if (!app) {
-		throw new NodeOperationError(ctx.getNode(), `App: "${slug}" is not in the app catalogue`, {
-			description: `Pick an app from the list. Available: ${apps.map((a) => a.slug).join(', ')}.`,
+		throw new NodeOperationError(ctx.getNode(), `App: "${slug}" is not in the app catalogue. Available apps: ${apps.map((a) => a.slug).join(', ')}`, {
+			description: 'Pick an app from the list, or check the slug.',
 			itemIndex,
 		});
 	}
@@ -159,8 +159,8 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 	const known = new Set(app.inputs.map((s) => s.id));
 	for (const e of entries) {
 		if (!known.has(String(e.slotId))) {
-			throw new NodeOperationError(ctx.getNode(), `Photos: "${String(e.slotId)}" is not a slot of ${app.name}`, {
-				description: `Slots of ${app.name}: ${app.inputs.map((s) => `${s.label} (${s.id})`).join(', ') || 'none'}.`,
+			throw new NodeOperationError(ctx.getNode(), `Photos: "${String(e.slotId)}" is not a slot of ${app.name}. Its slots: ${app.inputs.map((s) => `${s.label} (${s.id})`).join(', ') || 'none'}`, {
+				description: 'Pick the slot from the list under Photos.',
 				itemIndex,
 			});
 		}
@@ -203,8 +203,8 @@ async function runLookOne(ctx: IExecuteFunctions, identity: Identity, itemIndex:
 	const app = findApp(ctx, await getApps(ctx, identity), slug, itemIndex);
 	const look = app.looks.find((l) => l.id === lookId);
 	if (!look) {
-		throw new NodeOperationError(ctx.getNode(), `Look: "${lookId}" is not a look of ${app.name}`, {
-			description: `Looks of ${app.name}: ${app.looks.map((l) => `${l.name} (${l.id})`).join(', ')}.`,
+		throw new NodeOperationError(ctx.getNode(), `Look: "${lookId}" is not a look of ${app.name}. Its looks: ${app.looks.map((l) => `${l.name} (${l.id})`).join(', ')}`, {
+			description: 'Pick the look from the list.',
 			itemIndex,
 		});
 	}
