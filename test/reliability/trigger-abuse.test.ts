@@ -17,7 +17,7 @@ const sign = (secret: string, id: string, ts: string, body: string) =>
 	`v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${ts}.${body}`).digest('base64')}`;
 const runBody = (n: number) => JSON.stringify({ id: `gen_${n}`, kind: 'image', model: 'studio-image-v1', status: n % 3 ? 'SUCCEEDED' : 'FAILED', cost: 5, outputs: [], error: null, createdAt: 1, prompt: 'p', options: {} });
 
-async function send(headers: Record<string, string>, body: string | Buffer): Promise<number> {
+async function send(headers: Record<string, string>, body: string): Promise<number> {
 	const res = await fetch(host.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 	await res.text();
 	return res.status;
