@@ -1,0 +1,25 @@
+// 5. Catalogue cache: filling the model dropdown (n8n-core's LoadOptionsContext) the first and
+// the second time, and how many GET /models requests each needed.
+import { clearCatalogueCache } from '../nodes/MediaGen/helpers/catalogue';
+import { searchModels } from '../nodes/MediaGen/methods';
+import { loadOptionsContext } from '../test/helpers/engine';
+import { startBackend } from '../test/helpers/sandbox';
+
+async function main(): Promise<void> {
+	const backend = await startBackend();
+	clearCatalogueCache();
+	const ctx = loadOptionsContext({ authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'image' }, backend.apiCredentials);
+	const reads = () => backend.requests('GET /v1/models').length;
+	let t = performance.now();
+	await searchModels.call(ctx);
+	const first = performance.now() - t;
+	const firstReads = reads();
+	t = performance.now();
+	await searchModels.call(ctx);
+	const second = performance.now() - t;
+	const secondReads = reads() - firstReads;
+	console.log(`catalogue: model dropdown | first ${first.toFixed(2)} ms (${firstReads} GET /models), second ${second.toFixed(2)} ms (${secondReads} GET /models; target 0)`);
+	await backend.sandbox.close();
+}
+
+void main().then(() => process.exit(0));
