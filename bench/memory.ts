@@ -26,6 +26,23 @@ async function peakDuring<T>(work: () => Promise<T>): Promise<{ value: T; growth
 	return { value, growthMb: (peak - base) / MB };
 }
 
+/** Peak RSS growth of a fresh Node process that pipes `url` into a file (no n8n, no axios). */
+async function rawNodeFirstTransfer(url: string): Promise<number> {
+	const script = `
+		const http = require('http'), fs = require('fs'), os = require('os'), path = require('path');
+		global.gc(); setTimeout(() => { global.gc(); const base = process.memoryUsage().rss; let peak = base;
+		const t = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2);
+		http.get(${JSON.stringify(url)}, (res) => res.pipe(fs.createWriteStream(path.join(os.tmpdir(), 'mediagen-raw-' + process.pid))).on('finish', () => {
+			clearInterval(t); fs.rmSync(path.join(os.tmpdir(), 'mediagen-raw-' + process.pid)); console.log(((Math.max(peak, process.memoryUsage().rss) - base) / 1048576).toFixed(2)); }));
+		}, 200);`;
+	return await new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, ['--expose-gc', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+		let out = '';
+		child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+		child.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`raw transfer failed (${code})`))));
+	});
+}
+
 async function main(): Promise<void> {
 	const port = 4300 + Math.floor(Math.random() * 500);
 	const child = spawn(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '--project', 'tsconfig.test.json', 'sandbox/cli.ts', String(port)], {
@@ -44,21 +61,23 @@ async function main(): Promise<void> {
 		await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 0 }) });
 		await runNode({ parameters: { resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'id', value: 'studio-video-v1' }, prompt: 'warm up', waiting: { pollIntervalSeconds: 1 } }, credentials });
 		await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 50 * MB }) });
-		const download = await peakDuring(() =>
-			runNode({ parameters: { resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'id', value: 'studio-video-v1' }, prompt: 'big file', waiting: { pollIntervalSeconds: 1 } }, credentials }),
-		);
-		const item = download.value.items[0];
-		if (!item?.binary?.data?.id) throw new Error(`download failed: ${download.value.error?.message}`);
+		const generate = (prompt: string) =>
+			runNode({ parameters: { resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'id', value: 'studio-video-v1' }, prompt, waiting: { pollIntervalSeconds: 1 } }, credentials });
+		const first = await peakDuring(() => generate('big file'));
+		const item = first.value.items[0];
+		if (!item?.binary?.data?.id) throw new Error(`download failed: ${first.value.error?.message}`);
 		const size = Number(item.binary.data.bytes ?? 0) / MB;
+		const again = await peakDuring(() => generate('big file again'));
 		const upload = await peakDuring(() => runNode({ parameters: { resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, items: [{ json: {}, binary: item.binary }], credentials }));
 		if (upload.value.error) throw new Error(`upload failed: ${upload.value.error.message}`);
 		// The same download at three times the size: if memory does not grow with the file, it is streamed.
 		await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 150 * MB }) });
-		const triple = await peakDuring(() =>
-			runNode({ parameters: { resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'id', value: 'studio-video-v1' }, prompt: 'bigger file', waiting: { pollIntervalSeconds: 1 } }, credentials }),
-		);
+		const triple = await peakDuring(() => generate('bigger file'));
+		// Baseline: a bare Node process piping the same 50 MB file from http.get into a file, first transfer.
+		const url = String((first.value.items[0].json.outputs as Array<{ url: string }>)[0].url);
+		const raw = await rawNodeFirstTransfer(url);
 		console.log(
-			`memory: ${size.toFixed(1)} MB video, filesystem binary mode | download peak RSS growth ${download.growthMb.toFixed(1)} MB, upload peak RSS growth ${upload.growthMb.toFixed(1)} MB (target < 20 MB each) | 150 MB download: ${triple.growthMb.toFixed(1)} MB`,
+			`memory: ${size.toFixed(1)} MB video, filesystem binary mode | download peak RSS growth: first in process ${first.growthMb.toFixed(1)} MB (bare Node http→file, first: ${raw.toFixed(1)} MB), again ${again.growthMb.toFixed(1)} MB, 150 MB file ${triple.growthMb.toFixed(1)} MB | upload ${upload.growthMb.toFixed(1)} MB (target < 20 MB each)`,
 		);
 	} finally {
 		child.kill('SIGTERM');
