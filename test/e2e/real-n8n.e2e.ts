@@ -64,6 +64,33 @@ describe('(d) n8n loads the package', () => {
 	});
 });
 
+describe('(d) n8n renders our catalogue-driven fields', () => {
+	const request = (endpoint: string, methodName: string, model: string) =>
+		rest<{ data: unknown }>(n8n, cookie, `/rest/dynamic-node-parameters/${endpoint}`, {
+			method: 'POST',
+			body: JSON.stringify({
+				path: endpoint === 'resource-locator-results' ? 'parameters.model' : 'parameters.modelOptions',
+				nodeTypeAndVersion: { name: `${CUSTOM_PREFIX}mediaGen`, version: 1 },
+				currentNodeParameters: { authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'list', value: model } },
+				methodName,
+				credentials: { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } },
+			}),
+		});
+
+	test('the model dropdown lists the catalogue\'s video models with their prices', async () => {
+		const { data } = (await request('resource-locator-results', 'searchModels', '')) as { data: { results: Array<{ name: string; value: string }> } };
+		expect(data.results).toHaveLength(15);
+		expect(data.results.map((r) => r.value)).toContain('lumora-motion-3');
+		expect(data.results.find((r) => r.value === 'studio-video-v1')?.name).toBe('Studio Video (Studio) · 20 credits, free tier');
+	});
+
+	test('the options mapper offers only what the chosen model accepts, with its defaults', async () => {
+		const { data } = (await request('resource-mapper-fields', 'getModelOptionFields', 'lumora-motion-3')) as { data: { fields: Array<{ id: string; displayName: string }> } };
+		expect(data.fields.map((f) => f.id)).toEqual(['resolution', 'aspect', 'duration', 'audio']);
+		expect(data.fields[0].displayName).toBe('Resolution (default: 1080p)');
+	});
+});
+
 describe('(a) example workflows run headlessly', () => {
 	test('generate an image and pass the file on: the file is written to disk', () => {
 		const [saved] = items(runs[idOf(1)], 'Save File');
