@@ -14,6 +14,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { describeWebhookSecretProblem } from '../../credentials/shapes';
 import { downloadOutputs } from '../MediaGen/helpers/binary';
+import { KIND_OPTIONS } from '../MediaGen/helpers/fields';
 import type { RunRecord } from '../MediaGen/helpers/catalogueTypes';
 import { alreadySeen, type SeenIds } from './dedupe';
 import { verifyWebhook } from './signature';
@@ -77,11 +78,7 @@ export class MediaGenTrigger implements INodeType {
 				displayName: 'Kinds',
 				name: 'kinds',
 				type: 'multiOptions',
-				options: [
-					{ name: 'Image', value: 'image' },
-					{ name: 'Video', value: 'video' },
-					{ name: 'Music', value: 'music' },
-				],
+				options: KIND_OPTIONS,
 				default: [],
 				description: 'Only runs of these kinds. Leave empty for all.',
 			},

@@ -1,6 +1,7 @@
 // App → Get Many: the app catalogue, one item per app with its looks, filterable by kind, category and tag.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { kindFilter } from '../../helpers/fields';
 import { getIdentity } from '../../transport';
 import { getApps } from '../../helpers/catalogue';
 
@@ -22,18 +23,7 @@ export const description: INodeProperties[] = [
 				default: '',
 				description: 'Only apps in this category, for example portraits',
 			},
-			{
-				displayName: 'Kind',
-				name: 'kind',
-				type: 'options',
-				options: [
-					{ name: 'Image', value: 'image' },
-					{ name: 'Video', value: 'video' },
-					{ name: 'Music', value: 'music' },
-				],
-				default: 'image',
-				description: 'Only apps that make this kind of file',
-			},
+			kindFilter('Only apps that make this kind of file'),
 			{
 				displayName: 'Tag',
 				name: 'tag',

@@ -10,6 +10,7 @@ import { findModel, getApps, getModels } from '../../helpers/catalogue';
 import type { AppInput, CatalogueApp } from '../../helpers/catalogueTypes';
 import { checkRequest } from '../../helpers/checkRequest';
 import { executeBatch } from '../../helpers/executeBatch';
+import { KIND_OPTIONS } from '../../helpers/fields';
 import { defaultRequestKey, readRunSettings, runSettingsFields, runToItem } from '../../helpers/submitRun';
 import { splitList } from '../generation/generate.operation';
 
@@ -20,12 +21,7 @@ export const description: INodeProperties[] = [
 		displayName: 'App Kind',
 		name: 'appKind',
 		type: 'options',
-		options: [
-			{ name: 'Any', value: '' },
-			{ name: 'Image', value: 'image' },
-			{ name: 'Video', value: 'video' },
-			{ name: 'Music', value: 'music' },
-		],
+		options: [{ name: 'Any', value: '' }, ...KIND_OPTIONS],
 		default: '',
 		displayOptions: { show },
 		description: 'Narrows the app list to apps that make this kind of file',

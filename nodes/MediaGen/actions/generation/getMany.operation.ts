@@ -2,6 +2,7 @@
 // limit; kind, model and status filters are applied to what the API returns.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { kindFilter } from '../../helpers/fields';
 import { apiRequest, getIdentity } from '../../transport';
 import type { RunRecord } from '../../helpers/catalogueTypes';
 
@@ -33,18 +34,7 @@ export const description: INodeProperties[] = [
 		default: {},
 		displayOptions: { show },
 		options: [
-			{
-				displayName: 'Kind',
-				name: 'kind',
-				type: 'options',
-				options: [
-					{ name: 'Image', value: 'image' },
-					{ name: 'Video', value: 'video' },
-					{ name: 'Music', value: 'music' },
-				],
-				default: 'image',
-				description: 'Only runs of this kind',
-			},
+			kindFilter('Only runs of this kind'),
 			{
 				displayName: 'Model ID',
 				name: 'model',

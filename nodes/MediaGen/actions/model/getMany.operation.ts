@@ -1,6 +1,7 @@
 // Model → Get Many: the model catalogue, one item per model, filterable by kind and free tier.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { kindFilter } from '../../helpers/fields';
 import { getIdentity } from '../../transport';
 import { getModels } from '../../helpers/catalogue';
 
@@ -15,18 +16,7 @@ export const description: INodeProperties[] = [
 		default: {},
 		displayOptions: { show },
 		options: [
-			{
-				displayName: 'Kind',
-				name: 'kind',
-				type: 'options',
-				options: [
-					{ name: 'Image', value: 'image' },
-					{ name: 'Video', value: 'video' },
-					{ name: 'Music', value: 'music' },
-				],
-				default: 'image',
-				description: 'Only models that make this kind of file',
-			},
+			kindFilter('Only models that make this kind of file'),
 			{
 				displayName: 'Free Tier Only',
 				name: 'freeTier',
