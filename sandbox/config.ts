@@ -17,7 +17,12 @@ export interface RateLimits {
 	uploadPerIdentity: number;
 }
 
-export type FaultKind = '500' | '502' | '503' | 'drop' | 'drop_after' | 'slow';
+/**
+ * drop: the connection is cut before the request is handled; drop_after: handled, then the answer is lost;
+ * slow: answered after slowMs; 404 / 429: answered so without handling; malformed: handled, then answered
+ * with the same status and an empty JSON object.
+ */
+export type FaultKind = '500' | '502' | '503' | 'drop' | 'drop_after' | 'slow' | '404' | '429' | 'malformed';
 
 export interface FaultRule {
 	/** "POST /generations", "GET /generations/:id", "*" … */
@@ -30,6 +35,8 @@ export interface FaultRule {
 	seed?: number;
 	/** Delay for "slow" answers. */
 	slowMs?: number;
+	/** Retry-After of injected 429 answers, in seconds (default 1). */
+	retryAfterSeconds?: number;
 }
 
 export interface SandboxConfig {

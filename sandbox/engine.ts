@@ -38,6 +38,8 @@ const HOUSE_FREE_MODELS = (m: Model) => m.free_tier;
 export const MODERATION_WORD = /\bforbidden\b/i;
 export const MODERATION_MARKER = 'MODERATE-ME';
 const FAIL_MARKER = '[fail]';
+/** Fails the first run with this exact prompt for an owner, succeeds afterwards (a flaky upstream). */
+const FAIL_FIRST_MARKER = '[fail-first]';
 const STUCK_MARKER = '[stuck]';
 const STUCK_AFTER_MS = 30 * MINUTE;
 
@@ -315,7 +317,14 @@ export class Engine {
 		if (createdAt <= last) createdAt = last + 1; // distinct createdAt keeps the `before` cursor exact
 		this.lastCreatedAt.set(caller.ownerId, createdAt);
 		const d = this.config.durations;
-		const outcome = req.prompt.includes(STUCK_MARKER) ? 'stuck' : req.prompt.includes(FAIL_MARKER) ? 'fail' : 'succeed';
+		const failsFirst =
+			req.prompt.includes(FAIL_FIRST_MARKER) &&
+			![...this.runs.values()].some((r) => r.ownerId === caller.ownerId && r.prompt === req.prompt);
+		const outcome = req.prompt.includes(STUCK_MARKER)
+			? 'stuck'
+			: req.prompt.includes(FAIL_MARKER) || failsFirst
+				? 'fail'
+				: 'succeed';
 		const run: Run = {
 			id: id('gen'),
 			ownerId: caller.ownerId,

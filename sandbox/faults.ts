@@ -26,19 +26,19 @@ export class FaultInjector {
 	}
 
 	/** The fault to apply to this request, if any. `route` is like "POST /generations/:id". */
-	pick(route: string): { kind: FaultKind; slowMs: number } | undefined {
+	pick(route: string): { kind: FaultKind; slowMs: number; retryAfterSeconds: number } | undefined {
 		for (const rule of this.rules) {
 			if (rule.route !== '*' && rule.route !== route) continue;
 			if (rule.script) {
 				if (rule.position >= rule.script.length) continue;
 				const step = rule.script[rule.position++];
 				if (step === 'ok') return undefined;
-				return { kind: step, slowMs: rule.slowMs ?? 2000 };
+				return { kind: step, slowMs: rule.slowMs ?? 2000, retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
 			}
 			if (rule.rate && rule.random() < rule.rate) {
 				const kinds = rule.kinds?.length ? rule.kinds : (['500', '502', '503', 'drop', 'slow'] as FaultKind[]);
 				const kind = kinds[Math.floor(rule.random() * kinds.length)];
-				return { kind, slowMs: rule.slowMs ?? 2000 };
+				return { kind, slowMs: rule.slowMs ?? 2000, retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
 			}
 		}
 		return undefined;

@@ -304,6 +304,22 @@ export async function startSandbox(overrides: Partial<SandboxConfig> = {}): Prom
 							if (method === 'POST' && url.pathname === '/v1/generations') faultAfter = true;
 							else throw new ApiFailure(502, 'provider', 'Upstream failure (injected)');
 						}
+						if (fault.kind === '404') throw new ApiFailure(404, 'not_found', 'No such record (injected)');
+						if (fault.kind === '429') {
+							throw new ApiFailure(429, 'rate_limited', 'Too many requests (injected)', undefined, {
+								'retry-after': String(fault.retryAfterSeconds),
+							});
+						}
+						if (fault.kind === 'malformed') {
+							// Handle the request, then answer with its status and an empty object (a broken proxy).
+							const sink = new http.ServerResponse(req);
+							const status = await handleApi(req, sink, url, address, false, entry).catch((e) =>
+								e instanceof ApiFailure ? e.status : 500,
+							);
+							entry.status = status;
+							sendJson(res, status, {});
+							return;
+						}
 						if (fault.kind === 'drop_after') {
 							// Process the request, then lose the answer: the client must retry with the same requestKey.
 							const sink = new http.ServerResponse(req);

@@ -16,7 +16,8 @@ const optionsSchema = z
 		title: z.string().max(80, 'options.title is longer than 80 characters').optional(),
 		vocal: z.enum(['m', 'f']).optional(),
 	})
-	.strict();
+	// v1 only adds fields: an option key a model lists in its catalogue entry (say "fps") is accepted.
+	.catchall(z.union([z.string(), z.number(), z.boolean()]));
 
 export const generationRequestSchema = z
 	.object({
@@ -67,6 +68,13 @@ export function checkAgainstModel(req: GenerationRequest, model: Model): string[
 	listCheck('duration', o.duration);
 	listCheck('format', o.format);
 	listCheck('audio', o.audio);
+	const known = ['resolution', 'aspect', 'tier', 'duration', 'format', 'audio', 'style', 'title', 'vocal'];
+	const given = req.options as Record<string, unknown>;
+	for (const name of Object.keys(given).filter((k) => !known.includes(k))) {
+		const list = (allowed as Record<string, unknown>)[name];
+		if (!Array.isArray(list)) issues.push(`options.${name} is not an option of model ${model.id}`);
+		else if (!list.includes(given[name])) issues.push(`options.${name} must be one of ${list.join(', ')}`);
+	}
 	let promptMax = model.prompt_max_chars;
 	if (model.kind === 'music' && model.music) {
 		const mode = o.tier ?? model.defaults.tier ?? 'Describe';

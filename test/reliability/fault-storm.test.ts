@@ -73,6 +73,10 @@ test('100 items under a 20% fault rate on every route', async () => {
 	expect(orphan.reduce((s, l) => s + l.delta, 0)).toBe(0);
 	const spent = backend.charges();
 	expect(spent).toBe(runs.filter((r) => r.status === 'SUCCEEDED').reduce((s, r) => s + r.cost, 0));
+	// Nothing paid for and lost: every run that succeeded reached an output item with its file.
+	const delivered = new Set(result.items.filter((i) => i.binary?.data).map((i) => String(i.json.id)));
+	const succeeded = runs.filter((r) => r.status === 'SUCCEEDED').map((r) => r.id);
+	expect(succeeded.filter((id) => !delivered.has(id))).toEqual([]);
 	const errorsByKind = result.items.filter((i) => typeof i.json.error === 'string').map((i) => String(i.json.error).slice(0, 60));
 	// Failed runs ([fail]) are among the error items with their refund.
 	const failedItems = result.items.filter((i) => i.json.status === 'FAILED');

@@ -40,10 +40,10 @@ describe('error mapping', () => {
 		['too_large', 'Shrink'],
 		['anon_ip_daily', 'API key'],
 		['rate_limited', 'Wait'],
-		['provider', 'same request key'],
+		['provider', 'was refunded, so a new run is not a second charge'],
 		['moderation_unavailable', 'later'],
 		['paused', 'later'],
-		['server_error', 'same request key'],
+		['server_error', 'this attempt was not charged'],
 	])('%s tells the user to: %s', (code, action) => {
 		expect(describeApiError(STATUS[code], { error: code, message: 'x' }).description).toContain(action);
 	});

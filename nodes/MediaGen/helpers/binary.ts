@@ -7,43 +7,39 @@ type Readable = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, type Identity } from '../transport';
+import { uploadSlotProblem } from '../transport/answers';
 import type { RunOutput, RunRecord } from './catalogueTypes';
 
 export const MB = 1024 * 1024;
 
-export const UPLOAD_TYPES: Record<string, { family: 'image' | 'video' | 'audio'; label: string }> = {
-	'image/png': { family: 'image', label: 'PNG' },
-	'image/jpeg': { family: 'image', label: 'JPEG' },
-	'image/webp': { family: 'image', label: 'WebP' },
-	'video/mp4': { family: 'video', label: 'MP4' },
-	'video/quicktime': { family: 'video', label: 'MOV' },
-	'audio/mpeg': { family: 'audio', label: 'MP3' },
-	'audio/wav': { family: 'audio', label: 'WAV' },
-	'audio/x-wav': { family: 'audio', label: 'WAV' },
-	'audio/mp4': { family: 'audio', label: 'M4A' },
-	'audio/x-m4a': { family: 'audio', label: 'M4A' },
+/** Every media type the node reads or writes: its family, label, extension and other names for it. */
+export const MEDIA_TYPES: Record<string, { family: 'image' | 'video' | 'audio'; label: string; ext: string; aliases: string[] }> = {
+	'image/png': { family: 'image', label: 'PNG', ext: 'png', aliases: [] },
+	'image/jpeg': { family: 'image', label: 'JPEG', ext: 'jpg', aliases: ['image/jpg', 'image/pjpeg', 'jpeg'] },
+	'image/webp': { family: 'image', label: 'WebP', ext: 'webp', aliases: [] },
+	'video/mp4': { family: 'video', label: 'MP4', ext: 'mp4', aliases: [] },
+	'video/quicktime': { family: 'video', label: 'MOV', ext: 'mov', aliases: [] },
+	'audio/mpeg': { family: 'audio', label: 'MP3', ext: 'mp3', aliases: ['audio/mp3', 'audio/mpeg3'] },
+	'audio/wav': { family: 'audio', label: 'WAV', ext: 'wav', aliases: ['audio/x-wav', 'audio/wave', 'audio/vnd.wave'] },
+	'audio/mp4': { family: 'audio', label: 'M4A', ext: 'm4a', aliases: ['audio/x-m4a', 'audio/m4a'] },
 };
 
 export const SIZE_CAPS = { image: 10 * MB, video: 50 * MB, audio: 50 * MB };
 
-const EXTENSIONS: Record<string, string> = {
-	'image/png': 'png',
-	'image/jpeg': 'jpg',
-	'image/webp': 'webp',
-	'video/mp4': 'mp4',
-	'video/quicktime': 'mov',
-	'audio/mpeg': 'mp3',
-	'audio/wav': 'wav',
-	'audio/mp4': 'm4a',
-};
+/** The canonical media type for a declared type or an alias of it ("image/jpg" → "image/jpeg"). */
+export function canonicalMediaType(declared: string): string | undefined {
+	const value = declared.split(';')[0].trim().toLowerCase();
+	if (MEDIA_TYPES[value]) return value;
+	return Object.keys(MEDIA_TYPES).find((type) => MEDIA_TYPES[type].aliases.includes(value));
+}
 
 /** Media type from the binary data, falling back to the file extension. */
 export function mediaTypeOf(binary: IBinaryData): string {
-	const declared = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
-	if (UPLOAD_TYPES[declared]) return declared === 'image/jpg' ? 'image/jpeg' : declared;
+	const declared = canonicalMediaType(binary.mimeType ?? '');
+	if (declared) return declared;
 	const ext = (binary.fileExtension ?? binary.fileName?.split('.').pop() ?? '').toLowerCase();
-	const byExt: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', mp4: 'video/mp4', mov: 'video/quicktime', mp3: 'audio/mpeg', wav: 'audio/wav', m4a: 'audio/mp4' };
-	return byExt[ext] ?? declared;
+	const byExt = Object.keys(MEDIA_TYPES).find((type) => MEDIA_TYPES[type].ext === ext || (ext === 'jpeg' && type === 'image/jpeg'));
+	return byExt ?? (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
 }
 
 export interface PreparedFile {
@@ -73,8 +69,8 @@ export async function prepareBinaryFile(
 	}
 	const binary = item.binary[property];
 	const mime = mediaTypeOf(binary);
-	const type = UPLOAD_TYPES[mime];
-	const allowed = Object.entries(UPLOAD_TYPES)
+	const type = MEDIA_TYPES[mime];
+	const allowed = Object.entries(MEDIA_TYPES)
 		.filter(([, t]) => families.includes(t.family))
 		.map(([, t]) => t.label)
 		.filter((l, i, a) => a.indexOf(l) === i);
@@ -119,7 +115,14 @@ export interface UploadResult {
 export async function uploadFile(ctx: IExecuteFunctions, identity: Identity, file: PreparedFile, itemIndex: number, field: string): Promise<UploadResult> {
 	const slot = await apiRequest<{ upload_url: string; url: string; expires_in: number }>(
 		ctx,
-		{ method: 'POST', path: '/uploads', body: { mime: file.mime, bytes: file.bytes }, retryTransient: 2, itemIndex },
+		{
+			method: 'POST',
+			path: '/uploads',
+			body: { mime: file.mime, bytes: file.bytes },
+			retryTransient: 2,
+			itemIndex,
+			expect: uploadSlotProblem,
+		},
 		identity,
 	);
 	const { upload_url: uploadUrl, url } = slot.body;
@@ -162,7 +165,15 @@ export async function uploadFile(ctx: IExecuteFunctions, identity: Identity, fil
 
 function extensionOf(mime: string, url: string): string {
 	const fromUrl = /\.([a-z0-9]{2,4})(?:\?|$)/i.exec(url)?.[1];
-	return EXTENSIONS[mime] ?? fromUrl ?? 'bin';
+	const type = canonicalMediaType(mime);
+	return (type && MEDIA_TYPES[type].ext) ?? fromUrl ?? 'bin';
+}
+
+/** Where song covers go: cover, cover_1 … unless the files themselves are put there ("Put Files In" = cover). */
+export function coverPrefix(prefix: string, outputs: number): string {
+	const fileNames = new Set(Array.from({ length: outputs }, (_, n) => (n === 0 ? prefix : `${prefix}_${n}`)));
+	const clashes = Array.from({ length: outputs }, (_, n) => (n === 0 ? 'cover' : `cover_${n}`)).some((p) => fileNames.has(p));
+	return clashes ? `${prefix}_cover` : 'cover';
 }
 
 export interface DownloadedOutputs {
@@ -178,12 +189,13 @@ export async function downloadOutputs(
 ): Promise<DownloadedOutputs> {
 	const result: DownloadedOutputs = { binary: {}, files: [] };
 	const outputs: RunOutput[] = run.outputs ?? [];
+	const covers = coverPrefix(prefix, outputs.length);
 	for (const [n, output] of outputs.entries()) {
 		const suffix = n === 0 ? '' : `_${n}`;
 		const targets: Array<{ url: string; mime: string; property: string; kind: 'output' | 'cover' }> = [
 			{ url: output.url, mime: output.mime, property: `${prefix}${suffix}`, kind: 'output' },
 		];
-		if (output.cover) targets.push({ url: output.cover, mime: '', property: `cover${suffix}`, kind: 'cover' });
+		if (output.cover) targets.push({ url: output.cover, mime: '', property: `${covers}${suffix}`, kind: 'cover' });
 		for (const t of targets) {
 			const response = (await ctx.helpers.httpRequest({
 				method: 'GET',

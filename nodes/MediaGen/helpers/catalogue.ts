@@ -3,10 +3,14 @@
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, type ApiContext, type Identity, getIdentity } from '../transport';
+import { listProblem } from '../transport/answers';
 import type { CatalogueApp, CatalogueModel, MediaKind } from './catalogueTypes';
 
 const MODEL_TTL_MS = 5 * 60_000;
 const APP_TTL_MS = 60 * 60_000;
+/** An id just looked for again and still missing is not looked for again this soon (a batch reads once, not per item). */
+const MISS_MEMORY_MS = 5_000;
+const recentMisses = new Map<string, number>();
 
 interface Entry<T> {
 	at: number;
@@ -16,34 +20,51 @@ interface Entry<T> {
 const modelCache = new Map<string, Entry<CatalogueModel[]>>();
 const appCache = new Map<string, Entry<CatalogueApp[]>>();
 
-async function cached<T>(cache: Map<string, Entry<T>>, key: string, ttl: number, load: () => Promise<T>): Promise<T> {
+async function cached<T>(
+	cache: Map<string, Entry<T>>,
+	key: string,
+	ttl: number,
+	load: () => Promise<T>,
+	fresh = false,
+): Promise<T> {
 	const hit = cache.get(key);
-	if (hit && Date.now() - hit.at < ttl) return await hit.value;
+	if (hit && !fresh && Date.now() - hit.at < ttl) return await hit.value;
 	const value = load();
 	cache.set(key, { at: Date.now(), value });
 	value.catch(() => cache.delete(key)); // a failed read is not remembered
 	return await value;
 }
 
-export async function getModels(ctx: ApiContext, identity?: Identity): Promise<CatalogueModel[]> {
+/** @param fresh read the catalogue again even when a cached copy is young (a model may have been added) */
+export async function getModels(ctx: ApiContext, identity?: Identity, fresh = false): Promise<CatalogueModel[]> {
 	const id = identity ?? (await getIdentity(ctx));
-	return await cached(modelCache, id.baseUrl, MODEL_TTL_MS, async () => {
-		const res = await apiRequest<{ models: CatalogueModel[] }>(ctx, { method: 'GET', path: '/models', retryTransient: 2 }, id);
-		return Array.isArray(res.body?.models) ? res.body.models : [];
-	});
+	const load = async () => {
+		const res = await apiRequest<{ models: CatalogueModel[] }>(
+			ctx,
+			{ method: 'GET', path: '/models', retryTransient: 2, expect: listProblem('models') },
+			id,
+		);
+		return res.body.models.filter((m) => m && typeof m.id === 'string');
+	};
+	return await cached(modelCache, id.baseUrl, MODEL_TTL_MS, load, fresh);
 }
 
 export async function getApps(ctx: ApiContext, identity?: Identity): Promise<CatalogueApp[]> {
 	const id = identity ?? (await getIdentity(ctx));
 	return await cached(appCache, id.baseUrl, APP_TTL_MS, async () => {
-		const res = await apiRequest<{ apps: CatalogueApp[] }>(ctx, { method: 'GET', path: '/apps', retryTransient: 2 }, id);
-		return Array.isArray(res.body?.apps) ? res.body.apps : [];
+		const res = await apiRequest<{ apps: CatalogueApp[] }>(
+			ctx,
+			{ method: 'GET', path: '/apps', retryTransient: 2, expect: listProblem('apps') },
+			id,
+		);
+		return res.body.apps.filter((a) => a && typeof a.slug === 'string');
 	});
 }
 
 export function clearCatalogueCache(): void {
 	modelCache.clear();
 	appCache.clear();
+	recentMisses.clear();
 }
 
 /** Finds a model by id, saying which ids exist for this kind when it is not there. */
@@ -69,4 +90,22 @@ export function findModel(
 		});
 	}
 	return model;
+}
+
+/** Finds a model, reading the catalogue once more before refusing an id the cached copy lacks. */
+export async function resolveModel(
+	ctx: ApiContext,
+	identity: Identity,
+	modelId: string,
+	kind: MediaKind | undefined,
+	itemIndex: number,
+): Promise<CatalogueModel> {
+	let models = await getModels(ctx, identity);
+	const missKey = `${identity.baseUrl}|${modelId}`;
+	const missedAt = recentMisses.get(missKey);
+	if (!models.some((m) => m.id === modelId) && !(missedAt && Date.now() - missedAt < MISS_MEMORY_MS)) {
+		models = await getModels(ctx, identity, true);
+		if (!models.some((m) => m.id === modelId)) recentMisses.set(missKey, Date.now());
+	}
+	return findModel(ctx, models, modelId, kind, itemIndex);
 }

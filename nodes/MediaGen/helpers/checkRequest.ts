@@ -1,11 +1,11 @@
 // Checks made before any credit is spent, each naming the field and what is allowed. Pure.
 import type { CatalogueModel } from './catalogueTypes';
 import { promptLimit } from './resolveOptions';
+import { REQUEST_KEY_MAX } from './requestKey';
 
 export const MAX_REFERENCE_IMAGES = 14;
 export const NEGATIVE_PROMPT_MAX = 2000;
 export const WEBHOOK_URL_MAX = 500;
-export const REQUEST_KEY_MAX = 120;
 
 export interface RequestDraft {
 	prompt: string;
@@ -17,21 +17,47 @@ export interface RequestDraft {
 	webhookUrl?: string;
 	requestKey?: string;
 	identity: 'apiKey' | 'anonymous';
+	/** Max Credits per Execution as entered, if set. */
+	maxCredits?: unknown;
 }
 
-export function checkWebhookUrlShape(url: string): string | undefined {
-	if (url.length > WEBHOOK_URL_MAX) return `Webhook URL is ${url.length} characters long; the limit is ${WEBHOOK_URL_MAX}.`;
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * The one address check: a full https:// URL. Plain http is accepted only on this machine's loopback
+ * (a local sandbox); the service itself refuses it elsewhere.
+ */
+export function checkHttpsUrl(url: string, field: string, example: string): string | undefined {
 	let parsed: URL;
 	try {
 		parsed = new URL(url);
 	} catch {
-		return 'Webhook URL is not a valid URL. Use a full https:// address, for example the production URL of a Media Generation Trigger node.';
+		return `${field}: "${url.slice(0, 80)}" is not a URL. Use a full https:// address, ${example}.`;
 	}
-	const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
-	if (parsed.protocol !== 'https:' && !loopback) {
-		return 'Webhook URL must start with https:// (the service delivers only to https addresses on public hosts).';
+	const loopback = LOOPBACK_HOSTS.includes(parsed.hostname);
+	if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && loopback)) {
+		return `${field}: "${url.slice(0, 80)}" must start with https:// (the service accepts only https addresses).`;
 	}
 	return undefined;
+}
+
+export function checkWebhookUrlShape(url: string): string | undefined {
+	if (url.length > WEBHOOK_URL_MAX) return `Webhook URL is ${url.length} characters long; the limit is ${WEBHOOK_URL_MAX}.`;
+	return checkHttpsUrl(url, 'Webhook URL', 'for example the production URL of a Media Generation Trigger node');
+}
+
+export function checkMediaUrls(field: string, urls: string[]): string[] {
+	return urls
+		.map((url) => checkHttpsUrl(url, field, 'for example a URL returned by File → Upload'))
+		.filter((p): p is string => p !== undefined);
+}
+
+/** What the model accepts, for the description of a refused request. */
+export function describeLimits(model: CatalogueModel, musicMode?: string): string {
+	const limit = promptLimit(model, musicMode);
+	const prompt = Number.isFinite(limit) ? `prompt up to ${limit} characters` : 'a prompt';
+	const images = Math.min(Number(model.reference_images_max) || 0, MAX_REFERENCE_IMAGES);
+	return `${model.name} (${model.id}) accepts: ${prompt}, ${images ? `at most ${images} reference images` : 'no reference images'}.`;
 }
 
 export function checkRequest(model: CatalogueModel, draft: RequestDraft): string[] {
@@ -43,7 +69,7 @@ export function checkRequest(model: CatalogueModel, draft: RequestDraft): string
 	}
 	const limit = promptLimit(model, draft.musicMode);
 	if (!draft.prompt || draft.prompt.trim() === '') problems.push('Prompt is empty. Write at least 1 character.');
-	else if (draft.prompt.length > limit) {
+	else if (Number.isFinite(limit) && draft.prompt.length > limit) {
 		problems.push(
 			`Prompt is ${draft.prompt.length} characters long; ${model.name}${model.kind === 'music' ? ` in ${draft.musicMode ?? model.defaults.tier} mode` : ''} takes at most ${limit}.`,
 		);
@@ -75,6 +101,12 @@ export function checkRequest(model: CatalogueModel, draft: RequestDraft): string
 	}
 	if (draft.requestKey !== undefined && draft.requestKey.length > REQUEST_KEY_MAX) {
 		problems.push(`Request Key is ${draft.requestKey.length} characters long; the limit is ${REQUEST_KEY_MAX}.`);
+	}
+	if (draft.maxCredits !== undefined && draft.maxCredits !== '' && draft.maxCredits !== null) {
+		const cap = Number(draft.maxCredits);
+		if (!Number.isFinite(cap) || cap < 0) {
+			problems.push('Max Credits per Execution must be a number of credits, 0 or more (leave it out for no cap).');
+		}
 	}
 	return problems;
 }

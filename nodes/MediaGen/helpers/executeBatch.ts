@@ -1,32 +1,22 @@
 // Runs a run-producing operation over all input items, as many at once as the identity's
 // concurrency allows (GET /me), with "Continue On Fail" turning failures into error items.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { apiRequest, type Identity } from '../transport';
+import { identityProblem } from '../transport/answers';
 import { runPool } from './batch';
+import { errorItem } from './runErrors';
 
 export async function concurrencyOf(ctx: IExecuteFunctions, identity: Identity, items: number): Promise<number> {
 	if (items <= 1) return 1;
 	if (identity.kind === 'anonymous') return 1;
 	try {
-		const me = await apiRequest<{ concurrency?: number }>(ctx, { method: 'GET', path: '/me', retryTransient: 2 }, identity);
+		const me = await apiRequest<{ concurrency?: number }>(ctx, { method: 'GET', path: '/me', retryTransient: 2, expect: identityProblem }, identity);
 		const n = Number(me.body?.concurrency);
 		return Number.isFinite(n) && n >= 1 ? Math.min(Math.floor(n), 20) : 1;
 	} catch {
 		return 1; // the runs themselves will report what is wrong with the identity
 	}
-}
-
-export function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
-	const e = error as { message?: string; description?: string; context?: IDataObject; httpCode?: string };
-	const json: IDataObject = { error: e?.message ?? String(error) };
-	if (e?.description) json.description = e.description;
-	const context = e?.context ?? {};
-	for (const key of ['runId', 'status', 'refunded', 'cost', 'errorCode', 'issues']) {
-		if (context[key] !== undefined) json[key] = context[key];
-	}
-	if (e?.httpCode) json.httpCode = e.httpCode;
-	return { json, pairedItem: { item: itemIndex } };
 }
 
 /**

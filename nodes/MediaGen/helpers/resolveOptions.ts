@@ -15,7 +15,22 @@ export const OPTION_LABELS: Record<string, string> = {
 	vocal: 'Voice',
 };
 
-const LIST_OPTIONS = ['resolution', 'aspect', 'tier', 'duration', 'format', 'audio'] as const;
+/** The options the API names whose allowed values come from the model's catalogue entry, in display order. */
+export const LIST_OPTIONS = ['resolution', 'aspect', 'tier', 'duration', 'format', 'audio'] as const;
+/** Music options: free text or a short list, per music mode. */
+export const MUSIC_OPTIONS = ['style', 'title', 'vocal'] as const;
+
+/**
+ * Every option the model takes from a list, known or new: v1 may add option keys (for example "fps"),
+ * and a key the node does not know yet is offered and passed through when the catalogue lists values for it.
+ */
+export function listOptionsOf(model: CatalogueModel): string[] {
+	const lists = (model.options ?? {}) as Record<string, unknown>;
+	const extra = Object.keys(lists).filter(
+		(k) => !(LIST_OPTIONS as readonly string[]).includes(k) && !(MUSIC_OPTIONS as readonly string[]).includes(k),
+	);
+	return [...LIST_OPTIONS, ...extra].filter((k) => Array.isArray(lists[k]));
+}
 const MUSIC_FIELDS_BY_MODE: Record<string, Array<'style' | 'title' | 'vocal'>> = {
 	Describe: ['style'],
 	Lyrics: ['style', 'title', 'vocal'],
@@ -30,12 +45,11 @@ function isBlank(v: unknown): boolean {
 	return v === undefined || v === null || v === '';
 }
 
-function coerce(name: string, value: unknown): unknown {
-	if (name === 'duration') return typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (name === 'audio') {
-		if (value === 'true') return true;
-		if (value === 'false') return false;
-	}
+/** Brings a value typed or mapped as text to the type of the allowed values (numbers, yes/no). */
+function coerce(value: unknown, allowed: unknown[]): unknown {
+	if (typeof value !== 'string' || value.trim() === '') return value;
+	if (allowed.some((v) => typeof v === 'number') && Number.isFinite(Number(value))) return Number(value);
+	if (allowed.some((v) => typeof v === 'boolean') && (value === 'true' || value === 'false')) return value === 'true';
 	return value;
 }
 
@@ -60,9 +74,9 @@ export function resolveOptions(model: CatalogueModel, picked: Record<string, unk
 		if (isBlank(rawValue)) continue;
 		const name = rawName;
 		const label = OPTION_LABELS[name] ?? name;
-		const value = coerce(name, rawValue);
-		if ((LIST_OPTIONS as readonly string[]).includes(name)) {
-			const list = (allowed as Record<string, unknown[] | null | undefined>)[name];
+		const list = (allowed as Record<string, unknown[] | null | undefined>)[name];
+		const value = coerce(rawValue, Array.isArray(list) ? list : []);
+		if ((LIST_OPTIONS as readonly string[]).includes(name) || Array.isArray(list)) {
 			if (list === null || list === undefined) {
 				problems.push(`${label} (${name}) is not accepted by ${model.name}; remove it. This model accepts: ${acceptedNames(model).join(', ')}.`);
 				continue;
@@ -74,13 +88,13 @@ export function resolveOptions(model: CatalogueModel, picked: Record<string, unk
 			(options as Record<string, unknown>)[name] = value;
 			continue;
 		}
-		if (name === 'style' || name === 'title' || name === 'vocal') {
+		if ((MUSIC_OPTIONS as readonly string[]).includes(name)) {
 			if (model.kind !== 'music' || !model.music) {
 				problems.push(`${label} (${name}) is used only by music models; remove it for ${model.name}.`);
 				continue;
 			}
 			const mode = musicMode ?? options.tier ?? model.defaults.tier ?? 'Describe';
-			if (!musicFieldsFor(mode).includes(name)) {
+			if (!(musicFieldsFor(mode) as string[]).includes(name)) {
 				problems.push(`${label} (${name}) is not used in ${mode} mode. ${mode} mode uses: ${musicFieldsFor(mode).map((f) => OPTION_LABELS[f]).join(', ') || 'none'}.`);
 				continue;
 			}
@@ -100,7 +114,7 @@ export function resolveOptions(model: CatalogueModel, picked: Record<string, unk
 			(options as Record<string, unknown>)[name] = text;
 			continue;
 		}
-		problems.push(`${name} is not an option of this API. Options are: ${Object.keys(OPTION_LABELS).join(', ')}.`);
+		problems.push(`${name} is not an option of ${model.name}. It accepts: ${acceptedNames(model).join(', ')}.`);
 	}
 	if (model.kind === 'music') {
 		const modes = allowed.tier ?? Object.keys(model.music?.modes ?? {});
@@ -115,11 +129,8 @@ export function resolveOptions(model: CatalogueModel, picked: Record<string, unk
 }
 
 export function acceptedNames(model: CatalogueModel): string[] {
-	const names = LIST_OPTIONS.filter((n) => {
-		const list = (model.options as Record<string, unknown>)[n];
-		return list !== null && list !== undefined;
-	}).map((n) => n as string);
-	if (model.kind === 'music') names.push('style', 'title', 'vocal');
+	const names = listOptionsOf(model);
+	if (model.kind === 'music') names.push(...MUSIC_OPTIONS);
 	return names;
 }
 

@@ -1,13 +1,19 @@
 // Polls GET /generations/{id} until the run is final. Reading also settles the run upstream,
 // so polling alone reaches a final state. QUEUED and unknown statuses count as still running.
+// Reads are safe to repeat: once the run is known, dropped answers, 5xx, 429 and even a 404 are
+// waited through (with backoff) until the time limit, so a short outage never loses a paid run.
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiRequest, type Identity } from '../transport';
+import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../transport';
+import { generationAnswerProblem } from '../transport/answers';
 import { FINAL_STATUSES, type MediaKind, type RunRecord } from './catalogueTypes';
+import { addRunDetails, runError } from './runErrors';
 
 /** The spec's suggested client time-outs. */
 export const DEFAULT_TIMEOUT_MINUTES: Record<MediaKind, number> = { image: 3, video: 10, music: 5 };
+
+const MAX_BACKOFF_MS = 15_000;
 
 export interface WaitSettings {
 	pollIntervalMs: number;
@@ -16,13 +22,40 @@ export interface WaitSettings {
 	requestTimeoutMs?: number;
 }
 
-export async function getRun(ctx: IExecuteFunctions, identity: Identity, runId: string, itemIndex: number, requestTimeoutMs?: number): Promise<RunRecord> {
+export function timeLimitMs(kind: string, timeoutMs?: number): number {
+	return timeoutMs || (DEFAULT_TIMEOUT_MINUTES[kind as MediaKind] ?? 10) * 60_000;
+}
+
+export async function getRun(
+	ctx: IExecuteFunctions,
+	identity: Identity,
+	runId: string,
+	itemIndex: number,
+	requestTimeoutMs?: number,
+	deadline?: number,
+): Promise<RunRecord> {
 	const res = await apiRequest<{ generation: RunRecord }>(
 		ctx,
-		{ method: 'GET', path: `/generations/${encodeURIComponent(runId)}`, retryTransient: 3, itemIndex, timeoutMs: requestTimeoutMs },
+		{
+			method: 'GET',
+			path: `/generations/${encodeURIComponent(runId)}`,
+			retryTransient: 3,
+			itemIndex,
+			timeoutMs: requestTimeoutMs,
+			deadline,
+			expect: generationAnswerProblem,
+		},
 		identity,
 	);
 	return res.body.generation;
+}
+
+/** Failures of a read that say nothing about the run itself, so the next poll may well succeed. */
+function isPassing(error: unknown): boolean {
+	if (isNoAnswer(error)) return true;
+	if (!(error instanceof MediaGenApiError)) return false;
+	const status = Number(error.httpCode);
+	return status === 404 || status === 429 || status >= 500 || error.code === 'unexpected_answer';
 }
 
 export async function waitForRun(
@@ -31,48 +64,43 @@ export async function waitForRun(
 	first: RunRecord,
 	settings: WaitSettings,
 	itemIndex: number,
+	requestKey?: string,
 ): Promise<RunRecord> {
 	const signal = ctx.getExecutionCancelSignal();
-	const timeoutMs = settings.timeoutMs || DEFAULT_TIMEOUT_MINUTES[first.kind] * 60_000 || 10 * 60_000;
-	const started = Date.now();
+	const limitMs = timeLimitMs(first.kind, settings.timeoutMs);
+	const deadline = Date.now() + limitMs;
 	let run = first;
+	let misses = 0;
+	let lastProblem = '';
 	while (!FINAL_STATUSES.includes(run.status)) {
-		if (Date.now() - started >= timeoutMs) {
+		const pauseMs = misses ? Math.min(settings.pollIntervalMs * 2 ** misses, MAX_BACKOFF_MS) : settings.pollIntervalMs;
+		if (Date.now() + Math.min(pauseMs, 1000) > deadline) {
+			const seen = lastProblem ? ` The last read failed: ${lastProblem}.` : '';
 			throw runError(
 				ctx,
 				run,
-				`Run ${run.id} did not finish within ${Math.round(timeoutMs / 1000)} seconds (last status ${run.status})`,
-				`The run keeps going on the service and stays charged until it ends (failed runs are refunded). Use Generation → Wait with run ID ${run.id} to pick it up later, or raise "Time Limit" under Waiting.`,
+				`Run ${run.id} did not finish within ${Math.round(limitMs / 1000)} seconds (last status ${run.status})`,
+				`The run keeps going on the service and stays charged until it ends (failed runs are refunded).${seen} Use Generation → Wait with run ID ${run.id} to pick it up later, or raise "Time Limit" under Waiting.`,
 				itemIndex,
+				requestKey,
 			);
 		}
-		await sleep(settings.pollIntervalMs, signal);
-		if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), `Stopped waiting for run ${run.id}: the execution was cancelled`, { itemIndex });
-		run = await getRun(ctx, identity, run.id, itemIndex, settings.requestTimeoutMs);
+		await sleep(Math.min(pauseMs, Math.max(0, deadline - Date.now())), signal);
+		if (signal?.aborted) {
+			const error = new NodeOperationError(ctx.getNode(), `Stopped waiting for run ${run.id}: the execution was cancelled`, {
+				description: `The run keeps going on the service. Use Generation → Wait with run ID ${run.id} to pick it up.`,
+				itemIndex,
+			});
+			throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
+		}
+		try {
+			run = await getRun(ctx, identity, run.id, itemIndex, settings.requestTimeoutMs, deadline);
+			misses = 0;
+		} catch (error) {
+			if (!isPassing(error)) throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
+			misses++;
+			lastProblem = String((error as Error).message ?? error);
+		}
 	}
 	return run;
-}
-
-/** An error about a run that keeps its id, status and refund, so "Continue On Fail" items say what happened. */
-export function runError(ctx: IExecuteFunctions, run: RunRecord, message: string, description: string, itemIndex: number): NodeOperationError {
-	const error = new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
-	Object.assign(error.context, {
-		runId: run.id,
-		status: run.status,
-		cost: run.cost,
-		refunded: run.status === 'FAILED' ? (run.refunded ?? run.cost) : 0,
-	});
-	return error;
-}
-
-/** A FAILED or CANCELED run as an error: failed runs are refunded automatically. */
-export function failedRunError(ctx: IExecuteFunctions, run: RunRecord, itemIndex: number): NodeOperationError {
-	const refunded = run.refunded ?? run.cost;
-	return runError(
-		ctx,
-		run,
-		`Run ${run.id} ${run.status === 'CANCELED' ? 'was cancelled' : 'failed'}: ${run.error ?? 'no reason given'}`,
-		`${refunded} credit${refunded === 1 ? '' : 's'} were refunded automatically. Try again, perhaps with another prompt or model; a new execution starts a new run.`,
-		itemIndex,
-	);
 }

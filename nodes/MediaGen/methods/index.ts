@@ -10,7 +10,7 @@ import type {
 import { getIdentity } from '../transport';
 import { getApps, getModels } from '../helpers/catalogue';
 import type { CatalogueModel } from '../helpers/catalogueTypes';
-import { musicFieldsFor, OPTION_LABELS } from '../helpers/resolveOptions';
+import { listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../helpers/resolveOptions';
 
 function currentKind(ctx: ILoadOptionsFunctions): string | undefined {
 	try {
@@ -107,19 +107,19 @@ export function optionFieldsFor(model: CatalogueModel, musicMode?: string): Reso
 	const fields: ResourceMapperField[] = [];
 	const defaults = model.defaults as Record<string, unknown>;
 	const lists = model.options as Record<string, unknown[] | null | undefined>;
-	for (const name of ['resolution', 'aspect', 'tier', 'duration', 'format', 'audio']) {
+	for (const name of listOptionsOf(model)) {
 		if (model.kind === 'music' && (name === 'tier' || name === 'resolution')) continue; // mode has its own field; resolution is always "song"
-		const list = lists[name];
-		if (!Array.isArray(list)) continue;
+		const list = lists[name] as unknown[];
 		const def = defaults[name];
+		const yesNo = list.every((v) => typeof v === 'boolean');
 		fields.push({
 			id: name,
-			displayName: `${OPTION_LABELS[name]}${def !== undefined ? ` (default: ${String(def)})` : ''}`,
+			displayName: `${OPTION_LABELS[name] ?? name}${def !== undefined ? ` (default: ${String(def)})` : ''}`,
 			required: false,
 			defaultMatch: false,
 			display: true,
-			type: name === 'audio' ? 'boolean' : 'options',
-			options: name === 'audio' ? undefined : list.map((v) => ({ name: `${String(v)}${v === def ? ' (default)' : ''}`, value: v as string | number })),
+			type: yesNo ? 'boolean' : 'options',
+			options: yesNo ? undefined : list.map((v) => ({ name: `${String(v)}${v === def ? ' (default)' : ''}`, value: v as string | number })),
 			canBeUsedToMatch: false,
 		});
 	}

@@ -76,7 +76,7 @@ export const ERROR_ADVICE: Record<string, ErrorAdvice> = {
 	},
 	rate_limited: {
 		message: 'Too many requests in a short time',
-		action: 'Wait a little and run again; the node already waited as long as the service asked.',
+		action: 'Wait a little and run again, or send fewer requests at once.',
 		retryable: 'wait',
 	},
 	limit: {
@@ -86,7 +86,7 @@ export const ERROR_ADVICE: Record<string, ErrorAdvice> = {
 	},
 	provider: {
 		message: 'The upstream model failed; the credits were refunded',
-		action: 'Run the node again; the same request key is reused so you are never charged twice.',
+		action: 'Run the node again: this attempt was refunded, so a new run is not a second charge.',
 		retryable: 'once',
 	},
 	storage_unavailable: {
@@ -106,7 +106,7 @@ export const ERROR_ADVICE: Record<string, ErrorAdvice> = {
 	},
 	server_error: {
 		message: 'The service had an unexpected error; nothing was charged',
-		action: 'Run the node again; the same request key is reused so you are never charged twice.',
+		action: 'Run the node again: this attempt was not charged.',
 		retryable: 'once',
 	},
 };

@@ -86,6 +86,10 @@ export interface ApiRequest {
 	retryTransient?: number;
 	/** Upper bound for one wait demanded by Retry-After; past it the node gives up with a clear error. */
 	maxRetryAfterMs?: number;
+	/** Epoch ms after which no wait starts: Retry-After and retry pauses that would pass it end the request. */
+	deadline?: number;
+	/** Checks a 2xx answer's shape; returns what is missing, or undefined when the answer is usable. */
+	expect?: (body: unknown) => string | undefined;
 	itemIndex?: number;
 }
 
@@ -99,9 +103,29 @@ export class MediaGenApiError extends NodeApiError {
 	code = '';
 }
 
+/** Requests that never got an answer (refused, dropped, timed out): they may or may not have been processed. */
+const unanswered = new WeakSet<object>();
+
+export function isNoAnswer(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && unanswered.has(error);
+}
+
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
 const MAX_429_WAITS = 5;
+
+/** What to do after a 429 the node stopped waiting out, saying truly how long it waited. */
+function rateLimitAdvice(retryAfter: number, waits: number, waitedMs: number, maxWaitMs: number): string {
+	const asked = `The service asked to wait ${Math.ceil(retryAfter)} s`;
+	const waited = waits
+		? `The node already waited ${waits} time${waits === 1 ? '' : 's'} (${Math.round(waitedMs / 1000)} s in all).`
+		: 'The node did not wait.';
+	const why =
+		retryAfter * 1000 > maxWaitMs
+			? `, longer than this node waits at once (${Math.round(maxWaitMs / 1000)} s).`
+			: ', and waiting would pass this step\'s time limit or it kept asking.';
+	return `${asked}${why} ${waited} Wait a few minutes and run again, or send fewer requests at once.`;
+}
 
 function bucketFor(req: ApiRequest): RateBucket {
 	if (req.method === 'POST' && req.path === '/generations') return 'submit';
@@ -133,7 +157,7 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 	return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
-function isTransportFailure(error: unknown): boolean {
+export function isTransportFailure(error: unknown): boolean {
 	const e = error as { code?: string; cause?: { code?: string }; message?: string; httpCode?: string | null };
 	const code = e?.cause?.code ?? e?.code ?? '';
 	if (['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'ERR_BAD_RESPONSE', 'EAI_AGAIN', 'ESOCKETTIMEDOUT'].includes(code)) return true;
@@ -162,6 +186,37 @@ export function apiError(
 	return error;
 }
 
+/** Sleeps unless that would pass the deadline; returns false (without sleeping) when it would. */
+async function pause(ms: number, deadline: number | undefined, signal?: AbortSignal): Promise<boolean> {
+	if (deadline !== undefined && Date.now() + ms > deadline) return false;
+	await sleep(ms, signal);
+	return true;
+}
+
+function describeRoute(req: ApiRequest): string {
+	return `${req.method} ${req.path.replace(/^\/generations\/[^/?]+/, '/generations/{id}')}`;
+}
+
+/** Routes that always exist on the v1 root: a 404 there means the Base URL points somewhere else. */
+function isFixedRoute(req: ApiRequest): boolean {
+	return !req.path.startsWith('/generations/');
+}
+
+function baseUrlHint(baseUrl: string): string {
+	const v1 = /\/v1$/.test(baseUrl) ? '' : ' It does not end in /v1; the API\'s version 1 root usually does.';
+	return `Check the Base URL in the credential (now ${baseUrl}): it must be the API's version 1 root.${v1}`;
+}
+
+function unexpectedAnswer(ctx: ApiContext, req: ApiRequest, id: Identity, statusCode: number, problem: string, body: unknown) {
+	const error = apiError(ctx.getNode(), statusCode, { error: 'unexpected_answer' }, id, req.itemIndex);
+	error.message = `The service's answer to ${describeRoute(req)} is not what this node expects: ${problem}`;
+	error.description = `${baseUrlHint(id.baseUrl)} If it is right, the service may be having trouble: try again later.`;
+	error.code = 'unexpected_answer';
+	const shown = redactSecrets(JSON.stringify(body ?? null), id.secrets).slice(0, 300);
+	Object.assign(error.context, { errorCode: 'unexpected_answer', answer: shown });
+	return error;
+}
+
 /**
  * Sends one API request and returns the parsed answer, or throws a NodeApiError in plain words.
  * Waits out 429 (Retry-After, bounded), and retries transient failures when the caller says it is safe.
@@ -176,8 +231,9 @@ export async function apiRequest<T = IDataObject>(
 	const bucket = bucketFor(req);
 	let transientLeft = req.retryTransient ?? 0;
 	let waits429 = 0;
+	let waitedMs = 0;
 	for (;;) {
-		const release = await acquireRateBudget(id.fingerprint, bucket, signal);
+		const release = await acquireRateBudget(id.fingerprint, bucket, signal, req.deadline);
 		const options: IHttpRequestOptions = {
 			method: req.method,
 			baseURL: id.baseUrl,
@@ -200,48 +256,54 @@ export async function apiRequest<T = IDataObject>(
 		} catch (error) {
 			release();
 			if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while a request was under way', { itemIndex: req.itemIndex });
-			if (transientLeft > 0 && isTransportFailure(error)) {
+			if (transientLeft > 0 && isTransportFailure(error) && (await pause(1000, req.deadline, signal))) {
 				transientLeft--;
-				await sleep(1000, signal);
 				continue;
 			}
 			const reason = redactSecrets(String((error as Error)?.message ?? error), id.secrets);
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Could not reach the Media Generation API at ${id.baseUrl}: ${reason}`,
-				{
-					description:
-						'Check the Base URL in the credential and that the service is reachable from n8n, then run again. If this was a submission, running again is safe: the same request key is reused, so you are not charged twice.',
-					itemIndex: req.itemIndex,
-				},
-			);
+			const noAnswer = new NodeOperationError(ctx.getNode(), `No answer from the Media Generation API to ${describeRoute(req)}: ${reason}`, {
+				description: `${baseUrlHint(id.baseUrl)} Also check that the service is reachable from n8n.`,
+				itemIndex: req.itemIndex,
+			});
+			unanswered.add(noAnswer);
+			throw noAnswer;
 		}
 		const headers = lowerCaseHeaders(response.headers);
 		release(headers);
 		const { statusCode } = response;
 		if (statusCode >= 200 && statusCode < 300) {
+			const problem = req.expect?.(response.body);
+			if (problem) throw unexpectedAnswer(ctx, req, id, statusCode, problem, response.body);
 			return { body: response.body as T, statusCode, headers };
 		}
 		if (statusCode === 429) {
 			const retryAfter = parseRetryAfter(headers['retry-after']) ?? 5;
 			const code = (response.body as IDataObject)?.error;
 			const maxWait = req.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
-			if (code !== 'anon_ip_daily' && retryAfter * 1000 <= maxWait && waits429 < MAX_429_WAITS) {
+			const mayWait = code !== 'anon_ip_daily' && retryAfter * 1000 <= maxWait && waits429 < MAX_429_WAITS;
+			if (mayWait && (await pause(Math.ceil(retryAfter * 1000), req.deadline, signal))) {
 				waits429++;
-				await sleep(Math.ceil(retryAfter * 1000), signal);
+				waitedMs += Math.ceil(retryAfter * 1000);
 				continue;
 			}
-			throw apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex, {
+			const error = apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex, {
 				retryAfterSeconds: retryAfter,
 			});
+			if (code !== 'anon_ip_daily') error.description = rateLimitAdvice(retryAfter, waits429, waitedMs, maxWait);
+			throw error;
 		}
-		if (statusCode >= 500 && transientLeft > 0) {
-			// provider/server_error: the spec says retry once with the same requestKey;
-			// 503s are "retry later", uncharged, so a short pause comes first.
+		const fallback = statusCode >= 500 && transientLeft > 0;
+		// provider/server_error: the spec says retry once with the same requestKey;
+		// 503s are "retry later", uncharged, so a short pause comes first.
+		if (fallback && (await pause(statusCode === 503 ? 2000 : 1000, req.deadline, signal))) {
 			transientLeft--;
-			await sleep(statusCode === 503 ? 2000 : 1000, signal);
 			continue;
 		}
-		throw apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex);
+		const error = apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex);
+		if (statusCode === 404 && isFixedRoute(req)) {
+			error.message = `The service has no ${describeRoute(req)} at ${id.baseUrl}`;
+			error.description = baseUrlHint(id.baseUrl);
+		}
+		throw error;
 	}
 }

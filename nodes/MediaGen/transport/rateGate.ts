@@ -32,7 +32,12 @@ function budgetOf(key: string): Budget {
 }
 
 /** Waits while the known budget of this bucket is spent, then counts one request in flight. */
-export async function acquireRateBudget(fingerprint: string, bucket: RateBucket, signal?: AbortSignal): Promise<(headers?: Record<string, string>) => void> {
+export async function acquireRateBudget(
+	fingerprint: string,
+	bucket: RateBucket,
+	signal?: AbortSignal,
+	deadline?: number,
+): Promise<(headers?: Record<string, string>) => void> {
 	const b = budgetOf(`${fingerprint}|${bucket}`);
 	for (;;) {
 		const now = Date.now();
@@ -41,7 +46,10 @@ export async function acquireRateBudget(fingerprint: string, bucket: RateBucket,
 			b.resetAt = undefined;
 		}
 		if (b.remaining === undefined || b.remaining > 0) break;
-		await sleep(Math.min((b.resetAt ?? now) - now + 25, 65_000), signal);
+		// Past the caller's deadline the request goes out anyway; a 429 then ends it without a wait.
+		if (deadline !== undefined && now >= deadline) break;
+		const until = Math.min((b.resetAt ?? now) + 25, deadline ?? Infinity);
+		await sleep(Math.min(Math.max(until - now, 1), 65_000), signal);
 	}
 	if (b.remaining !== undefined) b.remaining--;
 	b.inFlight++;

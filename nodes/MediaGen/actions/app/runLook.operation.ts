@@ -5,14 +5,14 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getIdentity, type Identity } from '../../transport';
-import { prepareBinaryFile, uploadFile, type PreparedFile } from '../../helpers/binary';
-import { findModel, getApps, getModels } from '../../helpers/catalogue';
+import { prepareBinaryFile, type PreparedFile } from '../../helpers/binary';
+import { getApps, resolveModel } from '../../helpers/catalogue';
 import type { AppInput, CatalogueApp } from '../../helpers/catalogueTypes';
-import { checkRequest } from '../../helpers/checkRequest';
-import { executeBatch } from '../../helpers/executeBatch';
-import { KIND_OPTIONS } from '../../helpers/fields';
-import { defaultRequestKey, readRunSettings, runSettingsFields, runToItem } from '../../helpers/submitRun';
-import { splitList } from '../generation/generate.operation';
+import { checkMediaUrls, checkRequest } from '../../helpers/checkRequest';
+import { KIND_OPTIONS, maxCreditsField, readMaxCredits, splitList } from '../../helpers/fields';
+import { defaultRequestKey } from '../../helpers/requestKey';
+import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
+import { readRunSettings, runSettingsFields } from '../../helpers/runSettings';
 
 const show = { resource: ['app'], operation: ['runLook'] };
 
@@ -100,6 +100,7 @@ export const description: INodeProperties[] = [
 		default: {},
 		displayOptions: { show },
 		options: [
+			maxCreditsField,
 			{
 				displayName: 'Request Key',
 				name: 'requestKey',
@@ -185,26 +186,26 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 			}
 			files.push(file);
 		}
-		for (const url of urls) {
-			if (!/^https?:\/\/\S+$/i.test(url)) throw new NodeOperationError(ctx.getNode(), `Photos (${slot.label}): "${url}" is not a URL`, { itemIndex });
-		}
+		const badUrls = checkMediaUrls(`Photos (${slot.label})`, urls);
+		if (badUrls.length) throw new NodeOperationError(ctx.getNode(), badUrls.join(' '), { description: 'Nothing was sent or charged.', itemIndex });
 		fills.push({ slot, files, urls });
 	}
 	return fills;
 }
 
-async function runLookOne(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<INodeExecutionData> {
+async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
 	const slug = String(ctx.getNodeParameter('app', itemIndex, '', { extractValue: true }) ?? '').trim();
 	const lookId = String(ctx.getNodeParameter('look', itemIndex, '') ?? '').trim();
 	const app = findApp(ctx, await getApps(ctx, identity), slug, itemIndex);
 	const look = app.looks.find((l) => l.id === lookId);
 	if (!look) {
-		throw new NodeOperationError(ctx.getNode(), `Look: "${lookId}" is not a look of ${app.name}. Its looks: ${app.looks.map((l) => `${l.name} (${l.id})`).join(', ')}`, {
+		const looks = app.looks.map((l) => `${l.name} (${l.id})`).join(', ');
+		throw new NodeOperationError(ctx.getNode(), `Look: "${lookId}" is not a look of ${app.name}. Its looks: ${looks}`, {
 			description: 'Pick the look from the list.',
 			itemIndex,
 		});
 	}
-	const model = findModel(ctx, await getModels(ctx, identity), look.model, undefined, itemIndex);
+	const model = await resolveModel(ctx, identity, look.model, undefined, itemIndex);
 	const extra = ctx.getNodeParameter('lookFields', itemIndex, {}) as IDataObject;
 	const requestKey = String(extra.requestKey ?? '').trim() || undefined;
 	const webhookUrl = String(extra.webhookUrl ?? '').trim() || undefined;
@@ -219,26 +220,32 @@ async function runLookOne(ctx: IExecuteFunctions, identity: Identity, itemIndex:
 		webhookUrl,
 		requestKey,
 		identity: identity.kind,
+		maxCredits: extra.maxCredits,
 	});
 	if (problems.length) {
 		throw new NodeOperationError(ctx.getNode(), problems.join(' '), { description: 'Nothing was sent and nothing was charged.', itemIndex });
 	}
-	const imageUrls: string[] = [];
-	for (const fill of fills) {
-		for (const file of fill.files) imageUrls.push((await uploadFile(ctx, identity, file, itemIndex, `Photos (${fill.slot.label})`)).url);
-		imageUrls.push(...fill.urls);
-	}
+	// Photos are sent in the order of the app's slots: a slot's files, then its URLs.
+	const images: FileSource[] = fills.flatMap((fill) => [
+		...fill.files.map((file) => ({ file, field: `Photos (${fill.slot.label})` })),
+		...fill.urls.map((url) => ({ url })),
+	]);
 	const body: IDataObject = { kind: model.kind, model: model.id, prompt: look.prompt, options: options as IDataObject };
-	if (imageUrls.length) body.imageUrls = imageUrls;
 	if (webhookUrl) body.webhookUrl = webhookUrl;
 	body.requestKey = requestKey ?? defaultRequestKey(ctx, itemIndex);
-	const item = await runToItem(ctx, identity, body, readRunSettings(ctx, itemIndex), itemIndex);
-	item.json.app = app.slug;
-	item.json.look = look.id;
-	return item;
+	return {
+		itemIndex,
+		body,
+		images,
+		settings: readRunSettings(ctx, itemIndex),
+		model,
+		typedKey: requestKey !== undefined,
+		maxCredits: readMaxCredits(extra),
+		extraJson: { app: app.slug, look: look.id },
+	};
 }
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const identity = await getIdentity(this);
-	return await executeBatch(this, identity, (i) => runLookOne(this, identity, i));
+	return await executeRuns(this, identity, async (i) => await prepare(this, identity, i));
 }

@@ -5,13 +5,15 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getIdentity, type Identity } from '../../transport';
-import { prepareBinaryFile, uploadFile, type PreparedFile } from '../../helpers/binary';
-import { findModel, getModels } from '../../helpers/catalogue';
+import { prepareBinaryFile } from '../../helpers/binary';
+import { resolveModel } from '../../helpers/catalogue';
 import type { CatalogueModel, MediaKind } from '../../helpers/catalogueTypes';
-import { checkRequest } from '../../helpers/checkRequest';
+import { checkMediaUrls, checkRequest, describeLimits } from '../../helpers/checkRequest';
+import { maxCreditsField, readMaxCredits, splitList } from '../../helpers/fields';
+import { defaultRequestKey } from '../../helpers/requestKey';
 import { resolveOptions } from '../../helpers/resolveOptions';
-import { defaultRequestKey, readRunSettings, runSettingsFields, runToItem } from '../../helpers/submitRun';
-import { executeBatch } from '../../helpers/executeBatch';
+import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
+import { readRunSettings, runSettingsFields } from '../../helpers/runSettings';
 
 const show = { resource: ['generation'], operation: ['generate'] };
 
@@ -148,6 +150,7 @@ export const description: INodeProperties[] = [
 				default: '',
 				description: 'Video models that support it: the address of the image the clip should end on',
 			},
+			maxCreditsField,
 			{
 				displayName: 'Negative Prompt',
 				name: 'negativePrompt',
@@ -178,88 +181,97 @@ export const description: INodeProperties[] = [
 	...runSettingsFields(show),
 ];
 
-export function splitList(value: unknown): string[] {
-	return String(value ?? '')
-		.split(/[\n,]/)
-		.map((s) => s.trim())
-		.filter(Boolean);
+interface ItemFields {
+	kind: MediaKind;
+	modelId: string;
+	prompt: string;
+	musicMode?: string;
+	mapped: Record<string, unknown>;
+	extra: IDataObject;
+	imageProps: string[];
+	imageUrls: string[];
 }
 
-interface Draft {
-	body: IDataObject;
-	files: Array<{ file: PreparedFile; field: string; target: 'image' | 'end' | 'audio' }>;
+function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
+	const kind = ctx.getNodeParameter('kind', itemIndex) as MediaKind;
+	const mapped = ctx.getNodeParameter('modelOptions', itemIndex, { value: null }) as ResourceMapperValue;
+	return {
+		kind,
+		modelId: String(ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '').trim(),
+		prompt: String(ctx.getNodeParameter('prompt', itemIndex, '')),
+		musicMode: kind === 'music' ? String(ctx.getNodeParameter('musicMode', itemIndex, '') || '') || undefined : undefined,
+		mapped: (mapped?.value ?? {}) as Record<string, unknown>,
+		extra: ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
+		imageProps: kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageProperties', itemIndex, '')),
+		imageUrls: kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageUrls', itemIndex, '')),
+	};
 }
 
 /** Reads and checks one item's parameters; throws before any request that could spend credits. */
-async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<Draft> {
-	const kind = ctx.getNodeParameter('kind', itemIndex) as MediaKind;
-	const modelId = String(ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '').trim();
-	if (!modelId) {
-		throw new NodeOperationError(ctx.getNode(), 'Model: no model selected', { description: `Pick a ${kind} model from the list.`, itemIndex });
-	}
-	const prompt = String(ctx.getNodeParameter('prompt', itemIndex, ''));
-	const mapped = ctx.getNodeParameter('modelOptions', itemIndex, { value: null }) as ResourceMapperValue;
-	const musicMode = kind === 'music' ? String(ctx.getNodeParameter('musicMode', itemIndex, '') || '') || undefined : undefined;
-	const extra = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const imageProps = kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageProperties', itemIndex, ''));
-	const imageUrls = kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageUrls', itemIndex, ''));
-	const model: CatalogueModel = findModel(ctx, await getModels(ctx, identity), modelId, kind, itemIndex);
-	const { options, problems } = resolveOptions(model, (mapped?.value ?? {}) as Record<string, unknown>, musicMode);
-	const requestKey = String(extra.requestKey ?? '').trim() || undefined;
-	const audioUrl = String(extra.audioUrl ?? '').trim();
-	const audioProperty = String(extra.audioProperty ?? '').trim();
-	const endFrameUrl = String(extra.endFrameUrl ?? '').trim();
-	const endFrameProperty = String(extra.endFrameProperty ?? '').trim();
-	problems.push(
-		...checkRequest(model, {
-			prompt,
-			musicMode: options.tier,
-			negativePrompt: String(extra.negativePrompt ?? '') || undefined,
-			imageCount: imageProps.length + imageUrls.length,
-			hasEndFrame: Boolean(endFrameUrl || endFrameProperty),
-			hasAudio: Boolean(audioUrl || audioProperty),
-			webhookUrl: String(extra.webhookUrl ?? '').trim() || undefined,
-			requestKey,
-			identity: identity.kind,
-		}),
-	);
-	for (const url of [...imageUrls, ...(endFrameUrl ? [endFrameUrl] : []), ...(audioUrl ? [audioUrl] : [])]) {
-		if (!/^https?:\/\/\S+$/i.test(url)) problems.push(`"${url}" is not a URL. Give full https:// addresses.`);
-	}
-	if (problems.length) {
-		throw new NodeOperationError(ctx.getNode(), problems.length === 1 ? problems[0] : `${problems.length} problems with this request: ${problems.join(' ')}`, {
-			description: `Nothing was sent and nothing was charged. ${model.name} (${model.id}) accepts: prompt up to ${model.prompt_max_chars} characters, at most ${model.reference_images_max} reference images.`,
+async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
+	const f = readItem(ctx, itemIndex);
+	if (!f.modelId) {
+		throw new NodeOperationError(ctx.getNode(), 'Model: no model selected', {
+			description: `Pick a ${f.kind} model from the list.`,
 			itemIndex,
 		});
 	}
-	const files: Draft['files'] = [];
-	for (const p of imageProps) files.push({ file: await prepareBinaryFile(ctx, itemIndex, p, 'Reference Images', ['image']), field: 'Reference Images', target: 'image' });
-	if (endFrameProperty) files.push({ file: await prepareBinaryFile(ctx, itemIndex, endFrameProperty, 'End Frame', ['image']), field: 'End Frame', target: 'end' });
-	if (audioProperty) files.push({ file: await prepareBinaryFile(ctx, itemIndex, audioProperty, 'Driving Audio', ['audio']), field: 'Driving Audio', target: 'audio' });
-	const body: IDataObject = { kind, model: model.id, prompt, options: options as IDataObject };
-	if (imageUrls.length) body.imageUrls = imageUrls;
-	if (endFrameUrl) body.endImageUrl = endFrameUrl;
-	if (audioUrl) body.audioUrl = audioUrl;
-	if (extra.negativePrompt) body.negativePrompt = String(extra.negativePrompt);
-	if (extra.webhookUrl) body.webhookUrl = String(extra.webhookUrl).trim();
-	body.requestKey = requestKey ?? defaultRequestKey(ctx, itemIndex);
-	return { body, files };
-}
-
-export async function generateOne(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<INodeExecutionData> {
-	const { body, files } = await prepare(ctx, identity, itemIndex);
-	const uploadedImages: string[] = [];
-	for (const f of files) {
-		const { url } = await uploadFile(ctx, identity, f.file, itemIndex, f.field);
-		if (f.target === 'image') uploadedImages.push(url);
-		else if (f.target === 'end') body.endImageUrl = url;
-		else body.audioUrl = url;
+	const model: CatalogueModel = await resolveModel(ctx, identity, f.modelId, f.kind, itemIndex);
+	const { options, problems } = resolveOptions(model, f.mapped, f.musicMode);
+	const text = (name: string) => String(f.extra[name] ?? '').trim();
+	const requestKey = text('requestKey') || undefined;
+	const [audioUrl, audioProperty, endFrameUrl, endFrameProperty] = ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty'].map(text);
+	problems.push(
+		...checkRequest(model, {
+			prompt: f.prompt,
+			musicMode: options.tier,
+			negativePrompt: String(f.extra.negativePrompt ?? '') || undefined,
+			imageCount: f.imageProps.length + f.imageUrls.length,
+			hasEndFrame: Boolean(endFrameUrl || endFrameProperty),
+			hasAudio: Boolean(audioUrl || audioProperty),
+			webhookUrl: text('webhookUrl') || undefined,
+			requestKey,
+			identity: identity.kind,
+			maxCredits: f.extra.maxCredits,
+		}),
+	);
+	problems.push(...checkMediaUrls('Reference Image URLs', f.imageUrls));
+	problems.push(...checkMediaUrls('End Frame URL', endFrameUrl ? [endFrameUrl] : []));
+	problems.push(...checkMediaUrls('Driving Audio URL', audioUrl ? [audioUrl] : []));
+	if (problems.length) {
+		throw new NodeOperationError(ctx.getNode(), problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`, {
+			description: `Nothing was sent and nothing was charged. ${describeLimits(model, options.tier)}`,
+			itemIndex,
+		});
 	}
-	if (uploadedImages.length) body.imageUrls = [...uploadedImages, ...((body.imageUrls as string[]) ?? [])];
-	return await runToItem(ctx, identity, body, readRunSettings(ctx, itemIndex), itemIndex);
+	const fromProperty = async (property: string, field: string, family: 'image' | 'audio'): Promise<FileSource> => ({
+		file: await prepareBinaryFile(ctx, itemIndex, property, field, [family]),
+		field,
+	});
+	// Uploaded images first, then the addresses, as the Reference Images help says.
+	const images: FileSource[] = [];
+	for (const p of f.imageProps) images.push(await fromProperty(p, 'Reference Images', 'image'));
+	images.push(...f.imageUrls.map((url) => ({ url })));
+	const either = async (url: string, property: string, field: string, family: 'image' | 'audio') =>
+		url ? { url } : property ? await fromProperty(property, field, family) : undefined;
+	const body: IDataObject = { kind: f.kind, model: model.id, prompt: f.prompt, options: options as IDataObject };
+	if (f.extra.negativePrompt) body.negativePrompt = String(f.extra.negativePrompt);
+	if (text('webhookUrl')) body.webhookUrl = text('webhookUrl');
+	body.requestKey = requestKey ?? defaultRequestKey(ctx, itemIndex);
+	return {
+		itemIndex,
+		body,
+		images,
+		endFrame: await either(endFrameUrl, endFrameProperty, 'End Frame', 'image'),
+		audio: await either(audioUrl, audioProperty, 'Driving Audio', 'audio'),
+		settings: readRunSettings(ctx, itemIndex),
+		model,
+		typedKey: requestKey !== undefined,
+		maxCredits: readMaxCredits(f.extra),
+	};
 }
 
 export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const identity = await getIdentity(this);
-	return await executeBatch(this, identity, (i) => generateOne(this, identity, i));
+	return await executeRuns(this, identity, async (i) => await prepare(this, identity, i));
 }

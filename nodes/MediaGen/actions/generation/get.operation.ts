@@ -4,7 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getIdentity } from '../../transport';
 import { executeBatch } from '../../helpers/executeBatch';
-import { finishedRunToItem, readRunSettings, waitingCollection } from '../../helpers/submitRun';
+import { finishedRunToItem } from '../../helpers/runOutput';
+import { readRunSettings, waitingCollection } from '../../helpers/runSettings';
 import { getRun } from '../../helpers/waitForRun';
 
 const show = { resource: ['generation'], operation: ['get'] };

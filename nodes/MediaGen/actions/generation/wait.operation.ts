@@ -3,7 +3,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 
 import { getIdentity } from '../../transport';
 import { executeBatch } from '../../helpers/executeBatch';
-import { finishedRunToItem, readRunSettings, waitingCollection } from '../../helpers/submitRun';
+import { finishedRunToItem } from '../../helpers/runOutput';
+import { readRunSettings, waitingCollection } from '../../helpers/runSettings';
 import { getRun, waitForRun } from '../../helpers/waitForRun';
 import { readRunId, runIdField } from './get.operation';
 

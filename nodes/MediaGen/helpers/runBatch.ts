@@ -1,0 +1,197 @@
+// The batch path of Generate and Run Look. First every item is read and checked (nothing is spent);
+// with Continue On Fail off, one bad item stops the whole batch before the first submission. Then the
+// items run as many at once as the account allows, inside the spending cap; without Continue On Fail no
+// new item starts after a failure, and the error lists the runs already paid for so none is lost.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { Identity } from '../transport';
+import { runPool } from './batch';
+import { uploadFile, type PreparedFile } from './binary';
+import type { CatalogueModel, RunRecord } from './catalogueTypes';
+import { concurrencyOf } from './executeBatch';
+import { uniquePerItem } from './requestKey';
+import { addRunDetails, errorItem } from './runErrors';
+import { finishedRunToItem } from './runOutput';
+import type { RunSettings } from './runSettings';
+import { isCapRefusal, SpendingCap, type PriceQuote } from './spendingCap';
+import { submitRun, type SubmitContext } from './submission';
+import { waitForRun } from './waitForRun';
+
+/** A reference file: an address to send as it is, or a binary property to upload just before submitting. */
+export type FileSource = { url: string } | { file: PreparedFile; field: string };
+
+/** One item, read and checked, ready to submit. */
+export interface PreparedRun {
+	itemIndex: number;
+	/** The request without its files (imageUrls, endImageUrl, audioUrl come from the sources below). */
+	body: IDataObject;
+	/** Reference images, in the order they are sent. */
+	images: FileSource[];
+	endFrame?: FileSource;
+	audio?: FileSource;
+	settings: RunSettings;
+	model: CatalogueModel;
+	/** Whether the request key was typed by the user (else the node's default, unique per item). */
+	typedKey: boolean;
+	/** Max Credits per Execution; undefined for no cap. */
+	maxCredits?: number;
+	/** Fields added to the output item (for example the app and look). */
+	extraJson?: IDataObject;
+}
+
+const itemName = (i: number) => `Item ${i + 1}`;
+
+function listItems(indexes: number[]): string {
+	if (indexes.length <= 6) return indexes.map((i) => i + 1).join(', ');
+	return `${indexes.slice(0, 5).map((i) => i + 1).join(', ')} and ${indexes.length - 5} more`;
+}
+
+function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: number; error: Error }>, total: number) {
+	const lines = bad.map(({ itemIndex, error }) => `${itemName(itemIndex)}: ${error.message}`);
+	const first = bad[0];
+	const message =
+		bad.length === 1 && total === 1 ? first.error.message : `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
+	const advice = bad.length === 1 ? ((first.error as { description?: string }).description ?? '') : '';
+	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
+		description: `Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} and run again.${
+			advice ? ` ${advice.replace(/^Nothing was sent and nothing was charged\.\s*/, '')}` : ''
+		}${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
+		itemIndex: first.itemIndex,
+	});
+}
+
+function quoteOf(p: PreparedRun): PriceQuote {
+	const options = (p.body.options ?? {}) as Record<string, unknown>;
+	const defaults = (p.model.defaults ?? {}) as Record<string, unknown>;
+	// Talking-avatar runs are priced on the audio's length, so each audio file is its own price.
+	const atDefaults = Object.keys(options).every((k) => options[k] === defaults[k]) && !p.audio;
+	const sorted = Object.keys(options).sort().map((k) => `${k}=${String(options[k])}`);
+	const audio = !p.audio ? '' : 'url' in p.audio ? p.audio.url : `${p.audio.field}:${p.audio.file.bytes}`;
+	return {
+		signature: `${p.model.id}|${sorted.join('&')}|${audio}`,
+		catalogueCredits: Number(p.model.credits_at_defaults) || 0,
+		atDefaults,
+	};
+}
+
+function capError(ctx: IExecuteFunctions, itemIndex: number, cap: number, spent: number, estimate: number) {
+	const error = new NodeOperationError(
+		ctx.getNode(),
+		`Max Credits per Execution (${cap}) reached: this run would cost about ${estimate} credits and ${spent} are already spent by this step in this execution`,
+		{ description: 'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch.', itemIndex },
+	);
+	return addRunDetails(error, { errorCode: 'spending_cap' });
+}
+
+function upfrontCapError(ctx: IExecuteFunctions, cap: SpendingCap, overrun: { total: number; count: number }) {
+	const spent = cap.spent ? ` (${cap.spent} already spent by this step in this execution)` : '';
+	return addRunDetails(
+		new NodeOperationError(
+			ctx.getNode(),
+			`Max Credits per Execution is ${cap.cap}: these ${overrun.count} runs would cost ${overrun.total} credits at the catalogue's prices${spent}`,
+			{ description: 'Nothing was submitted and nothing was charged. Raise the cap, send fewer items, or pick a cheaper model.' },
+		),
+		{ errorCode: 'spending_cap' },
+	);
+}
+
+/** Paid runs of a batch that stops, for the error: so the user can fetch them with Generation → Get. */
+function paidRunsNote(runs: Map<number, RunRecord>, failedItem: number, notStarted: number[]): string {
+	const paid = [...runs.entries()].filter(([i, r]) => i !== failedItem && r.status !== 'FAILED' && r.cost >= 0);
+	const lines = paid.map(([i, r]) => `${r.id} (${itemName(i).toLowerCase()}, ${r.cost} credit${r.cost === 1 ? '' : 's'}, ${r.status})`);
+	const parts: string[] = [];
+	if (lines.length) {
+		parts.push(
+			`Runs already started by this step and paid for: ${lines.join('; ')}. Their files are not passed on because the step ` +
+				'failed: get them with Generation → Get (Run ID), which charges nothing, or turn on "Continue On Fail" ' +
+				'(Settings) so finished items are passed on beside the error.',
+		);
+	}
+	if (notStarted.length) parts.push(`Items ${listItems(notStarted)} were not started and cost nothing.`);
+	return parts.join(' ');
+}
+
+export async function executeRuns(
+	ctx: IExecuteFunctions,
+	identity: Identity,
+	prepare: (itemIndex: number) => Promise<PreparedRun>,
+): Promise<INodeExecutionData[]> {
+	const count = ctx.getInputData().length;
+	const continueOnFail = ctx.continueOnFail();
+	// 1. Read and check every item before anything can be charged.
+	const prepared: Array<PreparedRun | undefined> = new Array(count);
+	const bad: Array<{ itemIndex: number; error: Error }> = [];
+	for (let i = 0; i < count; i++) {
+		try {
+			prepared[i] = await prepare(i);
+		} catch (error) {
+			bad.push({ itemIndex: i, error: error as Error });
+		}
+	}
+	if (bad.length && !continueOnFail) throw invalidItemsError(ctx, bad, count);
+	const ready = prepared.filter((p): p is PreparedRun => p !== undefined);
+	const keys = uniquePerItem(ready.map((p) => ({ itemIndex: p.itemIndex, key: String(p.body.requestKey), typed: p.typedKey })));
+	for (const p of ready) p.body.requestKey = keys.get(p.itemIndex);
+
+	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
+	const node = ctx.getNode();
+	const cap = capValue === undefined ? undefined : new SpendingCap(capValue, `${ctx.getExecutionId() ?? 'manual'}|${node.id ?? node.name}`);
+	if (cap && !continueOnFail) {
+		const overrun = cap.firstCertainOverrun(ready.map(quoteOf));
+		if (overrun) throw upfrontCapError(ctx, cap, overrun);
+	}
+
+	// 2. Run them, as many at once as the account allows.
+	const claimed = new Set<string>();
+	const runs = new Map<number, RunRecord>();
+	const job = async (n: number): Promise<INodeExecutionData> => {
+		const p = ready[n];
+		const s: SubmitContext = { ctx, identity, settings: p.settings, itemIndex: p.itemIndex, claimed };
+		const addressOf = async (source: FileSource) =>
+			'url' in source ? source.url : (await uploadFile(ctx, identity, source.file, p.itemIndex, source.field)).url;
+		const images: string[] = [];
+		for (const source of p.images) images.push(await addressOf(source));
+		if (images.length) p.body.imageUrls = images;
+		if (p.endFrame) p.body.endImageUrl = await addressOf(p.endFrame);
+		if (p.audio) p.body.audioUrl = await addressOf(p.audio);
+		const accepted = cap ? await cap.submit(quoteOf(p), async () => await submitRun(s, p.body)) : await submitRun(s, p.body);
+		if (isCapRefusal(accepted)) throw capError(ctx, p.itemIndex, accepted.cap, accepted.spent, accepted.estimate);
+		let run = accepted;
+		runs.set(p.itemIndex, run);
+		const requestKey = String(p.body.requestKey);
+		if (p.settings.wait) {
+			run = await waitForRun(ctx, identity, run, p.settings, p.itemIndex, requestKey);
+			runs.set(p.itemIndex, run);
+		}
+		if (run.status === 'FAILED') cap?.refund(run);
+		return await finishedRunToItem(ctx, run, p.settings, p.itemIndex, { requestKey, ...p.extraJson });
+	};
+	const width = await concurrencyOf(ctx, identity, ready.length);
+	const results = await runPool(ready.length, width, job, !continueOnFail);
+
+	// 3. Outputs in input order.
+	const out = new Map<number, INodeExecutionData>();
+	for (const { itemIndex, error } of bad) out.set(itemIndex, errorItem(error, itemIndex));
+	let firstFailure: { itemIndex: number; error: unknown } | undefined;
+	const notStarted: number[] = [];
+	for (const [n, r] of results.entries()) {
+		const itemIndex = ready[n].itemIndex;
+		if (!r) notStarted.push(itemIndex);
+		else if (r.ok) out.set(itemIndex, r.value);
+		else if (continueOnFail) out.set(itemIndex, errorItem(r.error, itemIndex));
+		else firstFailure ??= { itemIndex, error: r.error };
+	}
+	if (firstFailure) {
+		const { error, itemIndex } = firstFailure;
+		const note = paidRunsNote(runs, itemIndex, notStarted);
+		const e = error as { description?: string | null; context?: IDataObject };
+		if (note) e.description = `${e.description ? `${e.description}\n\n` : ''}${note}`;
+		const paid = [...runs.entries()]
+			.filter(([i]) => i !== itemIndex)
+			.map(([i, r]) => ({ item: i + 1, runId: r.id, status: r.status, cost: r.cost }));
+		if (paid.length && e.context) e.context.paidRuns = paid;
+		throw error;
+	}
+	return [...out.keys()].sort((a, b) => a - b).map((i) => out.get(i)!);
+}

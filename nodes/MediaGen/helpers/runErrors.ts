@@ -1,0 +1,96 @@
+// Errors about runs keep what the user needs to find the run again (id, request key, status, cost,
+// refund) in one typed structure, so error items and batch reports read the same fields.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { RunRecord } from './catalogueTypes';
+
+export interface RunDetails {
+	runId?: string;
+	requestKey?: string;
+	status?: string;
+	cost?: number;
+	/** Credits returned; only set where the service says so (failed runs). */
+	refunded?: number;
+	errorCode?: string;
+	issues?: string[];
+}
+
+/** The fields of RunDetails, in the order error items show them. */
+const DETAIL_KEYS = ['runId', 'requestKey', 'status', 'cost', 'refunded', 'errorCode', 'issues'] as const;
+
+interface WithContext {
+	context?: IDataObject;
+}
+
+/** Adds details to an error without overwriting what it already says. */
+export function addRunDetails<E>(error: E, details: RunDetails): E {
+	const target = error as WithContext;
+	if (!target || typeof target !== 'object') return error;
+	target.context ??= {};
+	for (const key of DETAIL_KEYS) {
+		if (details[key] !== undefined && target.context[key] === undefined) target.context[key] = details[key];
+	}
+	return error;
+}
+
+export function runDetailsOf(error: unknown): RunDetails {
+	const context = (error as WithContext)?.context ?? {};
+	const details: RunDetails = {};
+	for (const key of DETAIL_KEYS) {
+		if (context[key] !== undefined) (details as IDataObject)[key] = context[key];
+	}
+	return details;
+}
+
+export function detailsOfRun(run: RunRecord, requestKey?: string): RunDetails {
+	const details: RunDetails = { runId: run.id, status: run.status, cost: run.cost, requestKey };
+	if (run.status === 'FAILED') details.refunded = run.refunded ?? run.cost;
+	return details;
+}
+
+/** An error about a run that keeps its id, status and refund, so "Continue On Fail" items say what happened. */
+export function runError(
+	ctx: IExecuteFunctions,
+	run: RunRecord,
+	message: string,
+	description: string,
+	itemIndex: number,
+	requestKey?: string,
+): NodeOperationError {
+	const error = new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
+	return addRunDetails(error, detailsOfRun(run, requestKey));
+}
+
+/** A FAILED run is refunded automatically; a CANCELED one (never produced by the API so far) says nothing of credits. */
+export function failedRunError(ctx: IExecuteFunctions, run: RunRecord, itemIndex: number, requestKey?: string): NodeOperationError {
+	if (run.status === 'CANCELED') {
+		return runError(
+			ctx,
+			run,
+			`Run ${run.id} was cancelled by the service: ${run.error ?? 'no reason given'}`,
+			`The service does not say whether the ${run.cost} credits were returned: check Account → Get. A new execution starts a new run.`,
+			itemIndex,
+			requestKey,
+		);
+	}
+	const refunded = run.refunded ?? run.cost;
+	return runError(
+		ctx,
+		run,
+		`Run ${run.id} failed: ${run.error ?? 'no reason given'}`,
+		`${refunded} credit${refunded === 1 ? ' was' : 's were'} refunded automatically. Try again, perhaps with another prompt or model: a new execution, or "Retry On Fail", starts a new run.`,
+		itemIndex,
+		requestKey,
+	);
+}
+
+/** A "Continue On Fail" item for a failed item: the message, what to do, and the run details. */
+export function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
+	const e = error as { message?: string; description?: string | null; httpCode?: string | null };
+	const json: IDataObject = { error: e?.message ?? String(error) };
+	if (e?.description) json.description = e.description;
+	Object.assign(json, runDetailsOf(error));
+	if (e?.httpCode) json.httpCode = e.httpCode;
+	return { json, pairedItem: { item: itemIndex } };
+}

@@ -1,0 +1,47 @@
+// A run record as an output item: the record, the request key, and the files as binary data.
+// A failed run becomes an error carrying its id and refund; a failed download names the run.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { downloadOutputs } from './binary';
+import { FINAL_STATUSES, type RunRecord } from './catalogueTypes';
+import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
+
+export interface OutputSettings {
+	download: boolean;
+	binaryProperty: string;
+}
+
+export async function finishedRunToItem(
+	ctx: IExecuteFunctions,
+	run: RunRecord,
+	settings: OutputSettings,
+	itemIndex: number,
+	extra: IDataObject = {},
+): Promise<INodeExecutionData> {
+	const requestKey = typeof extra.requestKey === 'string' ? extra.requestKey : undefined;
+	if (run.status === 'FAILED' || run.status === 'CANCELED') throw failedRunError(ctx, run, itemIndex, requestKey);
+	const json: IDataObject = { ...(run as unknown as IDataObject), ...extra };
+	const item: INodeExecutionData = { json, pairedItem: { item: itemIndex } };
+	if (settings.download && run.status === 'SUCCEEDED' && run.outputs?.length) {
+		try {
+			const files = await downloadOutputs(ctx, run, settings.binaryProperty);
+			item.binary = files.binary;
+			json.files = files.files as unknown as IDataObject[];
+		} catch (error) {
+			const failure = new NodeOperationError(
+				ctx.getNode(),
+				`Run ${run.id} succeeded, but downloading its files failed: ${(error as Error).message}`,
+				{
+					description: `The files stay available at their URLs (in "outputs"). Run Generation → Get with run ID ${run.id} to download them again; nothing more is charged.`,
+					itemIndex,
+				},
+			);
+			throw addRunDetails(failure, detailsOfRun(run, requestKey));
+		}
+	}
+	if (!FINAL_STATUSES.includes(run.status)) {
+		json.note = 'Not waited for: use Generation → Wait or the Media Generation Trigger to get the result.';
+	}
+	return item;
+}

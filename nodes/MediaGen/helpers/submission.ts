@@ -1,0 +1,174 @@
+// POST /generations with a request key, so a repeated submission is never charged twice:
+// 409 busy is waited out; a lost or unreadable answer is sent again with the same key (the service
+// returns the run it made), and failing that the run is looked up by model and prompt; a keyed run
+// that comes back FAILED (refunded, from an earlier try) is followed by a fresh run under key-r2 …;
+// a keyed run made for another prompt or model is refused instead of returning the wrong file.
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../transport';
+import { generationAnswerProblem, generationListProblem } from '../transport/answers';
+import type { RunRecord } from './catalogueTypes';
+import { retryKey } from './requestKey';
+import { addRunDetails, runError } from './runErrors';
+import type { RunSettings } from './runSettings';
+import { timeLimitMs } from './waitForRun';
+
+/** How many fresh runs a retry may start after refunded failures of the same item. */
+const MAX_FRESH_RUNS = 10;
+/** How long to keep re-sending a submission whose answers are lost (within the time limit). */
+const LOST_ANSWER_BUDGET_MS = 60_000;
+const LOOKUP_PAGE = 50;
+const BUSY_BACKOFF_MAX_MS = 15_000;
+
+export interface SubmitContext {
+	ctx: IExecuteFunctions;
+	identity: Identity;
+	settings: RunSettings;
+	itemIndex: number;
+	/** Runs already given to items of this batch: a look-up never hands one out twice. */
+	claimed: Set<string>;
+}
+
+function isLostAnswer(error: unknown): boolean {
+	return isNoAnswer(error) || (error instanceof MediaGenApiError && error.code === 'unexpected_answer');
+}
+
+function isBusy(error: unknown): boolean {
+	return error instanceof MediaGenApiError && error.code === 'busy';
+}
+
+/** What differs between the request and the run the key returned: empty when it is the same request. */
+export function mismatchOf(run: RunRecord, body: IDataObject): string[] {
+	const differs: string[] = [];
+	if (run.model !== body.model) differs.push(`model (${run.model})`);
+	if (run.prompt !== body.prompt) differs.push('prompt');
+	const sent = (body.options ?? {}) as Record<string, unknown>;
+	const used = (run.options ?? {}) as Record<string, unknown>;
+	const changed = Object.keys(sent).filter((k) => used[k] !== undefined && used[k] !== sent[k]);
+	if (changed.length) differs.push(`options (${changed.join(', ')})`);
+	return differs;
+}
+
+function mismatchError(s: SubmitContext, run: RunRecord, key: string, differs: string[]): NodeOperationError {
+	return runError(
+		s.ctx,
+		run,
+		`Request key "${key}" already belongs to run ${run.id}, made with another ${differs.join(' and ')}`,
+		'The service returns the first run for a repeated request key and charges nothing, so this item would get that ' +
+			'run\'s file instead of a new one. Leave Request Key empty (the node then makes one per execution and item), ' +
+			'or use an expression that differs for every request, for example one built from the item\'s data.',
+		s.itemIndex,
+		key,
+	);
+}
+
+/** Newest runs with the same model, prompt and options since the first try, not given to another item. */
+async function lookUpLostRun(s: SubmitContext, body: IDataObject, since: number): Promise<RunRecord | undefined> {
+	const page = await apiRequest<{ generations: RunRecord[] }>(
+		s.ctx,
+		{ method: 'GET', path: '/generations', qs: { limit: LOOKUP_PAGE }, retryTransient: 1, expect: generationListProblem },
+		s.identity,
+	);
+	const candidates = page.body.generations
+		.filter((r) => !s.claimed.has(r.id) && mismatchOf(r, body).length === 0 && r.createdAt >= since - 5_000)
+		.sort((a, b) => a.createdAt - b.createdAt);
+	return candidates[0];
+}
+
+function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number, last: unknown, lookup: string) {
+	const key = String(body.requestKey);
+	// Unreadable answers more often mean a wrong Base URL (or a proxy) than a broken service: say so.
+	const hint = last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
+	const error = new NodeOperationError(
+		s.ctx.getNode(),
+		`No usable answer to the submission of this run after ${tries} tr${tries === 1 ? 'y' : 'ies'}: the run may have started and been charged`,
+		{
+			description:
+				`Its request key is ${key}. To pick it up without paying again, put this key in Additional Fields → Request Key ` +
+				'and run this step again: the service then returns that run instead of starting a new one. Or find it with ' +
+				`Generation → Get Many (newest first, model ${String(body.model)}). ${lookup} ` +
+				`Last problem: ${String((last as Error)?.message ?? last)}.${hint}`,
+			itemIndex: s.itemIndex,
+		},
+	);
+	return addRunDetails(error, { requestKey: key });
+}
+
+/** One key: waits out 409 busy, re-sends after lost answers, then looks the run up. */
+async function submitWithKey(s: SubmitContext, body: IDataObject, deadline: number): Promise<RunRecord> {
+	const signal = s.ctx.getExecutionCancelSignal();
+	const started = Date.now();
+	let tries = 0;
+	let lost = 0;
+	let busy = 0;
+	for (;;) {
+		tries++;
+		try {
+			const res = await apiRequest<{ generation: RunRecord }>(
+				s.ctx,
+				{
+					method: 'POST',
+					path: '/generations',
+					body,
+					// A repeated requestKey returns the first run, so re-sending a submission is safe.
+					retryTransient: 1,
+					itemIndex: s.itemIndex,
+					timeoutMs: s.settings.requestTimeoutMs,
+					deadline,
+					expect: generationAnswerProblem,
+				},
+				s.identity,
+			);
+			return res.body.generation;
+		} catch (failure) {
+			if (signal?.aborted) throw addRunDetails(failure, { requestKey: String(body.requestKey) });
+			// Busy: slots are held by other runs of the account. Back off, since every try is a submission
+			// counted against the 20-a-minute limit.
+			const busyPause = Math.min(s.settings.pollIntervalMs * 1.5 ** busy, BUSY_BACKOFF_MAX_MS);
+			if (isBusy(failure) && Date.now() + busyPause <= deadline) {
+				busy++;
+				await sleep(busyPause, signal);
+				continue;
+			}
+			if (!isLostAnswer(failure)) throw addRunDetails(failure, { requestKey: String(body.requestKey) });
+			lost++;
+			const pauseMs = Math.min(1000 * 2 ** lost, 10_000);
+			const budgetLeft = Math.min(deadline, started + LOST_ANSWER_BUDGET_MS) - Date.now();
+			if (pauseMs <= budgetLeft) {
+				await sleep(pauseMs, signal);
+				continue;
+			}
+			let note = 'The node looked for it among your newest runs and found none.';
+			try {
+				const found = await lookUpLostRun(s, body, started);
+				if (found) return found;
+			} catch (lookupError) {
+				note = `The node could not look for it among your newest runs (${(lookupError as Error).message}).`;
+			}
+			throw lostSubmissionError(s, body, tries, failure, note);
+		}
+	}
+}
+
+/**
+ * Submits the run for one item and returns its record. `body.requestKey` is set to the key that was
+ * used (the first, or -r2 … after refunded failures).
+ */
+export async function submitRun(s: SubmitContext, body: IDataObject): Promise<RunRecord> {
+	const firstKey = String(body.requestKey);
+	const deadline = Date.now() + timeLimitMs(String(body.kind), s.settings.timeoutMs);
+	let last: RunRecord | undefined;
+	for (let attempt = 1; attempt <= MAX_FRESH_RUNS; attempt++) {
+		const key = retryKey(firstKey, attempt);
+		const run = await submitWithKey(s, { ...body, requestKey: key }, deadline);
+		const differs = mismatchOf(run, body);
+		if (differs.length) throw mismatchError(s, run, key, differs);
+		body.requestKey = key;
+		s.claimed.add(run.id);
+		// A new run is never FAILED at once: this one was made by an earlier try and refunded.
+		if (run.status !== 'FAILED') return run;
+		last = run;
+	}
+	return last!;
+}
