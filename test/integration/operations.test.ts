@@ -174,6 +174,22 @@ describe('App → Run Look', () => {
 		expect(backend.requests('POST /v1/uploads').length).toBe(uploads);
 	});
 
+	test('a batch where one item lacks its photo: nothing is uploaded or submitted, and that item is named', async () => {
+		const posts = backend.requests('POST /v1/generations').length;
+		const uploads = backend.requests('POST /v1/uploads').length;
+		const spent = backend.charges();
+		const slots = [
+			{ slotId: 'first', binaryProperties: 'first' },
+			{ slotId: 'second', binaryProperties: 'second' },
+		];
+		const r = await node(look(slots), [photoItem(), { json: {} }]);
+		expect(r.error?.message).toMatch(/^1 of 2 items cannot be sent: Item 2: Photos \(First person\): the input item has no binary property "first"/);
+		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged/);
+		expect(backend.requests('POST /v1/generations').length).toBe(posts);
+		expect(backend.requests('POST /v1/uploads').length).toBe(uploads);
+		expect(backend.charges()).toBe(spent);
+	});
+
 	test('a music look carries its mode', async () => {
 		const r = await node({ resource: 'app', operation: 'runLook', app: { __rl: true, mode: 'id', value: 'birthday-song' }, look: 'lofi', waiting: { pollIntervalSeconds: 1 } });
 		expect(r.error).toBeUndefined();
