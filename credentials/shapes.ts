@@ -61,22 +61,37 @@ export function describeWebhookSecretProblem(secret: unknown, field = 'Signing S
 	const copy = 'Copy the whole secret again from your account settings.';
 	switch (read.problem) {
 		case 'blank':
-			return `The ${field} is empty. Copy the endpoint's signing secret from your account settings: it starts with whsec_ followed by base64 text.`;
+			return (
+				`The ${field} is empty. Copy the endpoint's signing secret from your account settings: ` +
+				'it starts with whsec_ followed by base64 text.'
+			);
 		case 'prefixOnly':
 			return `The ${field} holds only the prefix whsec_ and no key. ${copy}`;
 		case 'notBase64':
-			return `The ${field} does not have the expected shape: whsec_ followed by base64 text (letters, digits, "+", "/" and up to two "=" at the end), with nothing else inside. ${copy}`;
+			return (
+				`The ${field} does not have the expected shape: whsec_ followed by base64 text (letters, digits, ` +
+				`"+", "/" and up to two "=" at the end), with nothing else inside. ${copy}`
+			);
 		default:
-			return `The ${field} is too short: the part after whsec_ must decode to at least ${MIN_WEBHOOK_KEY_BYTES} bytes. ${copy}`;
+			return (
+				`The ${field} is too short: the part after whsec_ must decode to at least ${MIN_WEBHOOK_KEY_BYTES} bytes. ` +
+				copy
+			);
 	}
 }
 
 /** The first problem of a signing-secret credential: a blank previous secret is absent, any other must be usable. */
-export function describeWebhookCredentialProblem(data: { secret?: unknown; previousSecret?: unknown }): string | undefined {
-	return (
-		describeWebhookSecretProblem(data.secret, 'Signing Secret') ??
-		(isBlankSecret(data.previousSecret) ? undefined : describeWebhookSecretProblem(data.previousSecret, 'Previous Signing Secret'))
-	);
+export function describeWebhookCredentialProblem(data: {
+	secret?: unknown;
+	previousSecret?: unknown;
+}): string | undefined {
+	const current = describeWebhookSecretProblem(data.secret, 'Signing Secret');
+	return current ?? describePreviousSecretProblem(data.previousSecret);
+}
+
+/** A blank Previous Signing Secret is absent: no problem. Anything else must hold a usable key. */
+export function describePreviousSecretProblem(previous: unknown): string | undefined {
+	return isBlankSecret(previous) ? undefined : describeWebhookSecretProblem(previous, 'Previous Signing Secret');
 }
 
 export function normaliseBaseUrl(baseUrl: unknown): string {

@@ -12,7 +12,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { describeWebhookCredentialProblem, describeWebhookSecretProblem, isBlankSecret } from '../../credentials/shapes';
+import { describePreviousSecretProblem, describeWebhookCredentialProblem } from '../../credentials/shapes';
 import { downloadOutputs } from '../MediaGen/helpers/binary';
 import { KIND_OPTIONS } from '../MediaGen/helpers/fields';
 import type { RunRecord } from '../MediaGen/helpers/catalogueTypes';
@@ -131,7 +131,8 @@ export class MediaGenTrigger implements INodeType {
 				const problem = describeWebhookCredentialProblem(await this.getCredentials('mediaGenWebhookApi'));
 				if (problem) {
 					throw new NodeOperationError(this.getNode(), problem, {
-						description: 'Open the Media Generation Webhook Signing Secret credential, correct that field, then activate again.',
+						description:
+							'Open the Media Generation Webhook Signing Secret credential, correct that field, then activate again.',
 					});
 				}
 				return true;
@@ -161,6 +162,7 @@ export class MediaGenTrigger implements INodeType {
 			res.status(status).json({ error: status === 400 ? 'bad_request' : 'unauthorized', message });
 			return { noWebhookResponse: true };
 		};
+		const node = this.getNode();
 		const credentials = await this.getCredentials('mediaGenWebhookApi');
 		const headers = req.headers as Record<string, unknown>;
 		const raw = (req as unknown as { rawBody?: Buffer }).rawBody;
@@ -173,15 +175,17 @@ export class MediaGenTrigger implements INodeType {
 		);
 		// The reason never includes the secret or the expected signature.
 		if (!verdict.ok) {
-			if (verdict.field) this.logger.error(`Media Generation Trigger "${this.getNode().name}": ${verdict.reason}`);
+			if (verdict.field) this.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
 			return reject(verdict.status, verdict.reason);
 		}
-		const previousProblem = isBlankSecret(secrets.previous) ? undefined : describeWebhookSecretProblem(secrets.previous, 'Previous Signing Secret');
-		if (previousProblem) this.logger.warn(`Media Generation Trigger "${this.getNode().name}" ignores it: ${previousProblem}`);
+		const previousProblem = describePreviousSecretProblem(secrets.previous);
+		if (previousProblem) {
+			const note = 'Until then only the Signing Secret is used.';
+			this.logger.warn(`Media Generation Trigger "${node.name}": ${previousProblem} ${note}`);
+		}
 
 		const now = Date.now();
 		const store = this.getWorkflowStaticData('node');
-		const node = this.getNode();
 		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
 		const memory = processMemory.get(memoryKey) ?? {};
 		processMemory.set(memoryKey, memory);

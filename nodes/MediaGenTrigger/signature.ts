@@ -55,7 +55,8 @@ export function verifyWebhook(
 	const current = usableSecretKey(secrets.current);
 	if (!current) {
 		const problem = describeWebhookSecretProblem(secrets.current, 'Signing Secret');
-		return { ok: false, status: 401, field: 'Signing Secret', reason: `Deliveries are refused until the credential is fixed. ${problem}` };
+		const reason = `Deliveries are refused until the credential is fixed. ${problem}`;
+		return { ok: false, status: 401, field: 'Signing Secret', reason };
 	}
 	// A blank previous secret is absent; an unusable one is never tried.
 	const previous = isBlankSecret(secrets.previous) ? undefined : usableSecretKey(secrets.previous);

@@ -45,12 +45,13 @@ function triggerNode(parameters: IDataObject): INode {
 	};
 }
 
-/** What n8n runs when the workflow is activated: the node's webhookMethods.default.checkExists, through n8n-core's HookContext. */
+/** What n8n runs on activation: the node's webhookMethods.default.checkExists, through n8n-core's HookContext. */
 export async function activateTrigger(credentials: { secret: string; previousSecret?: string }): Promise<boolean> {
 	const node = triggerNode({});
 	const nodeTypes = new TestNodeTypes();
-	const workflow = new Workflow({ id: 'wf-activate', nodes: [node], connections: {}, active: true, nodeTypes, staticData: {} });
-	const additionalData = { credentialsHelper: new TestCredentialsHelper({ mediaGenWebhookApi: credentials }) } as unknown as IWorkflowExecuteAdditionalData;
+	const workflow = new Workflow({ id: 'wf-activate', nodes: [node], connections: {}, active: true, nodeTypes });
+	const credentialsHelper = new TestCredentialsHelper({ mediaGenWebhookApi: credentials });
+	const additionalData = { credentialsHelper } as unknown as IWorkflowExecuteAdditionalData;
 	const ctx = new HookContext(workflow, node, additionalData, 'trigger', 'activate');
 	return await nodeTypes.getByNameAndVersion(TRIGGER_TYPE).webhookMethods!.default!.checkExists.call(ctx);
 }
@@ -69,9 +70,10 @@ export async function hostTrigger(
 	const workflowId = options.workflowId ?? `wf-trigger-${++hosted}`; // each host its own workflow
 	const load = () => (store.json === null ? null : (JSON.parse(store.json) as IDataObject));
 	const build = (staticData: IDataObject | null) =>
-		new Workflow({ id: workflowId, nodes: [node], connections: {}, active: true, nodeTypes, staticData: staticData as IDataObject });
+		new Workflow({ id: workflowId, nodes: [node], connections: {}, active: true, nodeTypes, staticData: staticData! });
 	const saveIfChanged = (workflow: Workflow) => {
-		if ((workflow.staticData as { __dataChanged?: boolean }).__dataChanged) store.json = JSON.stringify(workflow.staticData);
+		const changed = (workflow.staticData as { __dataChanged?: boolean }).__dataChanged;
+		if (changed) store.json = JSON.stringify(workflow.staticData);
 	};
 	const started: INodeExecutionData[][] = [];
 	const responses: WebhookHost['responses'] = [];

@@ -1,5 +1,12 @@
 // The remembered webhook-ids: the 48-hour window, the 10,000 bound, and folding in a stored copy.
-import { alreadySeen, MAX_REMEMBERED, mergeSeen, pruneSeen, REMEMBER_MS, type SeenIds } from '../../nodes/MediaGenTrigger/dedupe';
+import {
+	alreadySeen,
+	MAX_REMEMBERED,
+	mergeSeen,
+	pruneSeen,
+	REMEMBER_MS,
+	type SeenIds,
+} from '../../nodes/MediaGenTrigger/dedupe';
 
 const T0 = 1_700_000_000_000;
 const H = 3600 * 1000;
@@ -22,7 +29,8 @@ test('at most 10,000 ids are kept, the oldest dropped first', () => {
 
 test('mergeSeen folds a stored copy in, keeps the first time, skips junk and says when the copy is behind', () => {
 	const memory: SeenIds = { a: T0, b: T0 + 5 };
-	expect(mergeSeen(memory, { a: T0, b: T0 + 1, c: T0 + 2, junk: 'x', nan: Number.NaN, expired: T0 - REMEMBER_MS - H }, T0 + 10)).toBe(false);
+	const stored = { a: T0, b: T0 + 1, c: T0 + 2, junk: 'x', nan: Number.NaN, expired: T0 - REMEMBER_MS - H };
+	expect(mergeSeen(memory, stored, T0 + 10)).toBe(false);
 	expect(memory).toEqual({ a: T0, b: T0 + 1, c: T0 + 2 });
 	expect(mergeSeen(memory, { a: T0 }, T0 + 10)).toBe(true); // b and c are missing from it
 	for (const stored of [undefined, null, 'text', 7, []]) expect(mergeSeen({}, stored, T0)).toBe(false);
