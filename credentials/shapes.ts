@@ -4,7 +4,6 @@
 
 export const API_KEY_PATTERN = /^sk_[0-9a-fA-F]{40}$/;
 export const ANON_ID_PATTERN = /^[A-Za-z0-9._-]{8,80}$/;
-export const WEBHOOK_SECRET_PATTERN = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
 
 export function describeApiKeyProblem(key: unknown): string | undefined {
 	if (typeof key !== 'string' || key.trim() === '') {
@@ -26,19 +25,73 @@ export function describeAnonymousIdProblem(id: unknown): string | undefined {
 	return undefined;
 }
 
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/** Shorter keys are refused: 16 bytes is the least a real endpoint secret has. */
+export const MIN_WEBHOOK_KEY_BYTES = 16;
+const BASE64_TEXT = /^[A-Za-z0-9+/]+={0,2}$/;
+
+export type WebhookSecretProblem = 'blank' | 'prefixOnly' | 'notBase64' | 'tooShort';
+
+/**
+ * The HMAC key of a signing secret ("whsec_" + base64; the bare base64 form is read too, as the
+ * standardwebhooks library does), or why it has none. Lenient decoding would turn " ", "whsec_" or
+ * "whsec_!!" into an empty key that anyone can sign with, so the base64 must survive a round trip.
+ */
+export function readWebhookSecret(secret: unknown): { key: Buffer } | { problem: WebhookSecretProblem } {
+	const value = typeof secret === 'string' ? secret.trim() : '';
+	if (!value) return { problem: 'blank' };
+	const text = value.startsWith(WEBHOOK_SECRET_PREFIX) ? value.slice(WEBHOOK_SECRET_PREFIX.length) : value;
+	if (!text) return { problem: 'prefixOnly' };
+	if (!BASE64_TEXT.test(text)) return { problem: 'notBase64' };
+	const key = Buffer.from(text, 'base64');
+	const padded = text.includes('=') ? text : text + '='.repeat((4 - (text.length % 4)) % 4);
+	if (key.toString('base64') !== padded) return { problem: 'notBase64' };
+	if (key.length < MIN_WEBHOOK_KEY_BYTES) return { problem: 'tooShort' };
+	return { key };
+}
+
+/** True when the value is missing or only whitespace: an optional secret left like that counts as absent. */
+export function isBlankSecret(secret: unknown): boolean {
+	return typeof secret !== 'string' || secret.trim() === '';
+}
+
 export function describeWebhookSecretProblem(secret: unknown, field = 'Signing Secret'): string | undefined {
-	if (typeof secret !== 'string' || secret.trim() === '') {
-		return `The ${field} is empty. Copy the endpoint's signing secret from your account settings: it starts with whsec_ followed by base64 text.`;
+	const read = readWebhookSecret(secret);
+	if ('key' in read) return undefined;
+	const copy = 'Copy the whole secret again from your account settings.';
+	switch (read.problem) {
+		case 'blank':
+			return (
+				`The ${field} is empty. Copy the endpoint's signing secret from your account settings: ` +
+				'it starts with whsec_ followed by base64 text.'
+			);
+		case 'prefixOnly':
+			return `The ${field} holds only the prefix whsec_ and no key. ${copy}`;
+		case 'notBase64':
+			return (
+				`The ${field} does not have the expected shape: whsec_ followed by base64 text (letters, digits, ` +
+				`"+", "/" and up to two "=" at the end), with nothing else inside. ${copy}`
+			);
+		default:
+			return (
+				`The ${field} is too short: the part after whsec_ must decode to at least ${MIN_WEBHOOK_KEY_BYTES} bytes. ` +
+				copy
+			);
 	}
-	const value = secret.trim();
-	if (!WEBHOOK_SECRET_PATTERN.test(value) || value.length <= 'whsec_'.length) {
-		return `The ${field} does not have the expected shape: whsec_ followed by base64 text (letters, digits, "+", "/" and up to two "=" at the end).`;
-	}
-	const key = Buffer.from(value.slice('whsec_'.length), 'base64');
-	if (key.length < 16) {
-		return `The ${field} is too short: the part after whsec_ must decode to at least 16 bytes. Copy the whole secret from your account settings.`;
-	}
-	return undefined;
+}
+
+/** The first problem of a signing-secret credential: a blank previous secret is absent, any other must be usable. */
+export function describeWebhookCredentialProblem(data: {
+	secret?: unknown;
+	previousSecret?: unknown;
+}): string | undefined {
+	const current = describeWebhookSecretProblem(data.secret, 'Signing Secret');
+	return current ?? describePreviousSecretProblem(data.previousSecret);
+}
+
+/** A blank Previous Signing Secret is absent: no problem. Anything else must hold a usable key. */
+export function describePreviousSecretProblem(previous: unknown): string | undefined {
+	return isBlankSecret(previous) ? undefined : describeWebhookSecretProblem(previous, 'Previous Signing Secret');
 }
 
 export function normaliseBaseUrl(baseUrl: unknown): string {

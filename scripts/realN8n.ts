@@ -148,16 +148,18 @@ export async function executeWorkflow(n8n: N8nInstance, id: string): Promise<Run
 export async function startServer(n8n: N8nInstance, timeoutMs = 180_000): Promise<void> {
 	const server = spawn('node', [path.join(n8n.cache, 'node_modules/n8n/bin/n8n'), 'start'], { env: n8n.env, cwd: n8n.userFolder, stdio: ['ignore', 'pipe', 'pipe'] });
 	n8n.server = server;
+	let sinceStart = ''; // this start's output only: after a restart the log already holds the first banner
 	const collect = (b: Buffer) => {
 		n8n.log.push(b.toString());
 		if (n8n.log.length > 2000) n8n.log.splice(0, 1000);
+		sinceStart = (sinceStart + b.toString()).slice(-20_000);
 	};
 	server.stdout!.on('data', collect);
 	server.stderr!.on('data', collect);
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
 		if (server.exitCode !== null) throw new Error(`n8n exited early:\n${n8n.log.join('').slice(-3000)}`);
-		if (n8n.log.join('').includes('Editor is now accessible')) return;
+		if (sinceStart.includes('Editor is now accessible')) return;
 		await new Promise((r) => setTimeout(r, 500));
 	}
 	throw new Error(`n8n did not start within ${timeoutMs / 1000} s:\n${n8n.log.join('').slice(-3000)}`);
@@ -177,6 +179,12 @@ export async function stopServer(n8n: N8nInstance): Promise<void> {
 			resolve();
 		});
 	});
+}
+
+/** Stops the server and starts it again on the same user folder, database and port: a restart of n8n. */
+export async function restartServer(n8n: N8nInstance): Promise<void> {
+	await stopServer(n8n);
+	await startServer(n8n);
 }
 
 /** Creates the owner account (first run) and returns a session cookie for the REST API. */

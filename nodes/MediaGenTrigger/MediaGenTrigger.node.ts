@@ -10,18 +10,29 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { describeWebhookSecretProblem } from '../../credentials/shapes';
+import { describePreviousSecretProblem, describeWebhookCredentialProblem } from '../../credentials/shapes';
 import { downloadOutputs } from '../MediaGen/helpers/binary';
 import { KIND_OPTIONS } from '../MediaGen/helpers/fields';
 import type { RunRecord } from '../MediaGen/helpers/catalogueTypes';
-import { alreadySeen, type SeenIds } from './dedupe';
+import { alreadySeen, mergeSeen, type SeenIds } from './dedupe';
 import { verifyWebhook } from './signature';
 
-// A second line of de-duplication for retries that arrive while the first delivery's
-// execution has not yet saved the workflow's static data.
-const recentInProcess = new Map<string, SeenIds>();
+// Accepted webhook-ids are kept in the workflow's static data (the only store a webhook() can
+// reach that outlives the process). How n8n 2.40 saves it decides the design:
+// - LiveWebhooks.executeWebhook (cli/src/webhooks/live-webhooks.ts) saves static data in its response
+//   callback, only if `__dataChanged` is still set then. With responseMode onReceived that callback runs
+//   after WorkflowRunner.run, whose establishContextForPersistence (cli/src/workflow-runner.ts) wraps the
+//   same static-data object in a second Workflow; ObservableObject.create (n8n-workflow) resets
+//   `__dataChanged` to false, so an id recorded by a delivery that starts the workflow was never saved
+//   (only the first, while the stored value was still null). Hence accepted deliveries are answered here
+//   (noWebhookResponse): n8n then runs that callback, and saves, before it starts the execution.
+// - Saves write the whole blob and the last writer wins. Every write therefore carries this process's
+//   memory (all ids accepted here plus all ids loaded), assigned by reference so that the save serialised
+//   last holds every id known by then (SQLite writes go through one queue, in order).
+const processMemory = new Map<string, SeenIds>();
+const STORE_KEY = 'seenWebhookIds';
 
 function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
 	const v = headers[name];
@@ -113,9 +124,17 @@ export class MediaGenTrigger implements INodeType {
 
 	// The API has no endpoint-registration calls: endpoints are added by hand in the account
 	// settings (or per run with Webhook URL), so there is nothing to create or delete remotely.
+	// Activation is refused while the credential holds no usable secret (n8n shows the message).
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
+				const problem = describeWebhookCredentialProblem(await this.getCredentials('mediaGenWebhookApi'));
+				if (problem) {
+					throw new NodeOperationError(this.getNode(), problem, {
+						description:
+							'Open the Media Generation Webhook Signing Secret credential, correct that field, then activate again.',
+					});
+				}
 				return true;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
@@ -130,10 +149,7 @@ export class MediaGenTrigger implements INodeType {
 	methods = {
 		credentialTest: {
 			async checkSigningSecret(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
-				const data = credential.data ?? {};
-				const problem =
-					describeWebhookSecretProblem(data.secret, 'Signing Secret') ??
-					(data.previousSecret ? describeWebhookSecretProblem(data.previousSecret, 'Previous Signing Secret') : undefined);
+				const problem = describeWebhookCredentialProblem(credential.data ?? {});
 				return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The signing secret has the expected shape' };
 			},
 		},
@@ -146,28 +162,42 @@ export class MediaGenTrigger implements INodeType {
 			res.status(status).json({ error: status === 400 ? 'bad_request' : 'unauthorized', message });
 			return { noWebhookResponse: true };
 		};
+		const node = this.getNode();
 		const credentials = await this.getCredentials('mediaGenWebhookApi');
 		const headers = req.headers as Record<string, unknown>;
 		const raw = (req as unknown as { rawBody?: Buffer }).rawBody;
 		if (!raw) return reject(400, 'The delivery has no body');
+		const secrets = { current: credentials.secret, previous: credentials.previousSecret };
 		const verdict = verifyWebhook(
 			{ id: headerOf(headers, 'webhook-id'), timestamp: headerOf(headers, 'webhook-timestamp'), signature: headerOf(headers, 'webhook-signature') },
 			raw,
-			{ current: String(credentials.secret ?? ''), previous: String(credentials.previousSecret ?? '') || undefined },
+			secrets,
 		);
 		// The reason never includes the secret or the expected signature.
-		if (!verdict.ok) return reject(verdict.status, verdict.reason);
+		if (!verdict.ok) {
+			if (verdict.field) this.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
+			return reject(verdict.status, verdict.reason);
+		}
+		const previousProblem = describePreviousSecretProblem(secrets.previous);
+		if (previousProblem) {
+			const note = 'Until then only the Signing Secret is used.';
+			this.logger.warn(`Media Generation Trigger "${node.name}": ${previousProblem} ${note}`);
+		}
 
 		const now = Date.now();
-		const staticData = this.getWorkflowStaticData('node') as { seenWebhookIds?: SeenIds };
-		staticData.seenWebhookIds ??= {};
-		const node = this.getNode();
+		const store = this.getWorkflowStaticData('node');
 		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
-		const memory = recentInProcess.get(memoryKey) ?? {};
-		recentInProcess.set(memoryKey, memory);
-		const seenInMemory = alreadySeen(memory, verdict.id, now);
-		const seenStored = alreadySeen(staticData.seenWebhookIds, verdict.id, now);
-		if (seenInMemory || seenStored) return { webhookResponse: { received: true, duplicate: true } };
+		const memory = processMemory.get(memoryKey) ?? {};
+		processMemory.set(memoryKey, memory);
+		const storeIsBehind = mergeSeen(memory, store[STORE_KEY], now);
+		const duplicate = alreadySeen(memory, verdict.id, now);
+		// A fresh top-level value marks the static data as changed, so n8n saves it.
+		if (!duplicate || storeIsBehind) store[STORE_KEY] = memory;
+		if (duplicate) return { webhookResponse: { received: true, duplicate: true } };
+		const start = (item: INodeExecutionData): IWebhookResponseData => {
+			res.status(200).json({ received: true });
+			return { noWebhookResponse: true, workflowData: [[item]] };
+		};
 
 		let body: unknown;
 		try {
@@ -178,7 +208,7 @@ export class MediaGenTrigger implements INodeType {
 		if (!isRunRecord(body)) {
 			if (this.getNodeParameter('testEvents', 'pass') === 'drop') return { webhookResponse: { received: true, ignored: 'test event' } };
 			const json: IDataObject = { testEvent: true, webhookId: verdict.id, body: (body ?? raw.toString('utf8')) as IDataObject };
-			return { workflowData: [[{ json }]] };
+			return start({ json });
 		}
 		const outcome = body.status === 'SUCCEEDED' ? 'succeeded' : body.status === 'FAILED' ? 'failed' : body.status.toLowerCase();
 		const outcomes = this.getNodeParameter('outcomes', []) as string[];
@@ -202,6 +232,6 @@ export class MediaGenTrigger implements INodeType {
 				json.downloadError = `The files could not be downloaded: ${(error as Error).message}. They stay available at the URLs in "outputs".`;
 			}
 		}
-		return { workflowData: [[item]] };
+		return start(item);
 	}
 }

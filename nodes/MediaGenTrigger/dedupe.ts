@@ -1,8 +1,9 @@
 // Remembers accepted webhook-ids long enough to cover the whole retry schedule
-// (1 min + 5 min + 30 min + 2 h + 6 h + 24 h ≈ 32.6 h), bounded in size.
+// (1 min + 5 min + 30 min + 2 h + 6 h + 24 h ≈ 32.6 h), bounded in size. Pure: no n8n, no I/O.
 export const REMEMBER_MS = 48 * 3600 * 1000;
 export const MAX_REMEMBERED = 10_000;
 
+/** webhook-id → when it was first accepted (ms since the epoch). */
 export type SeenIds = Record<string, number>;
 
 /** Drops expired ids and, past the bound, the oldest ones. Mutates and returns `seen`. */
@@ -23,4 +24,18 @@ export function alreadySeen(seen: SeenIds, id: string, now: number): boolean {
 	seen[id] = now;
 	pruneSeen(seen, now);
 	return false;
+}
+
+/**
+ * Folds a stored copy (whatever shape it has) into `memory`, keeping the earlier time of each id.
+ * Returns true when the stored copy lacks an id that `memory` still holds, so it needs rewriting.
+ */
+export function mergeSeen(memory: SeenIds, stored: unknown, now: number): boolean {
+	const copy = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
+	for (const [id, at] of Object.entries(copy)) {
+		if (typeof at !== 'number' || !Number.isFinite(at)) continue;
+		if (memory[id] === undefined || at < memory[id]) memory[id] = at;
+	}
+	pruneSeen(memory, now);
+	return Object.keys(memory).some((id) => copy[id] === undefined);
 }

@@ -4,6 +4,8 @@
 // of the space-separated header may match; timestamps more than 5 minutes away are refused.
 import { createHmac, timingSafeEqual } from 'crypto';
 
+import { describeWebhookSecretProblem, isBlankSecret, readWebhookSecret } from '../../credentials/shapes';
+
 export const TOLERANCE_SECONDS = 300;
 
 export interface WebhookHeaders {
@@ -14,12 +16,17 @@ export interface WebhookHeaders {
 
 export type VerifyResult =
 	| { ok: true; id: string; timestamp: number; matchedSecret: 'current' | 'previous' }
-	| { ok: false; status: 400 | 401; reason: string };
+	| { ok: false; status: 400 | 401; reason: string; field?: undefined }
+	/** The credential itself is unusable: every delivery is refused until the named field is fixed. */
+	| { ok: false; status: 401; reason: string; field: 'Signing Secret' };
 
-/** The HMAC key of a secret: base64 after an optional "whsec_" prefix (as the standardwebhooks library does). */
-export function secretKey(secret: string): Buffer {
-	const trimmed = secret.trim();
-	return Buffer.from(trimmed.startsWith('whsec_') ? trimmed.slice(6) : trimmed, 'base64');
+/**
+ * The HMAC key of a secret, or undefined when it has none worth trusting: blank, prefix only,
+ * not strict base64, or under 16 bytes. Never an empty key, which anyone could sign with.
+ */
+export function usableSecretKey(secret: unknown): Buffer | undefined {
+	const read = readWebhookSecret(secret);
+	return 'key' in read ? read.key : undefined;
 }
 
 function parseSignatures(header: string): Buffer[] | undefined {
@@ -42,9 +49,17 @@ function parseSignatures(header: string): Buffer[] | undefined {
 export function verifyWebhook(
 	headers: WebhookHeaders,
 	rawBody: Buffer | string,
-	secrets: { current: string; previous?: string },
+	secrets: { current: unknown; previous?: unknown },
 	nowMs: number = Date.now(),
 ): VerifyResult {
+	const current = usableSecretKey(secrets.current);
+	if (!current) {
+		const problem = describeWebhookSecretProblem(secrets.current, 'Signing Secret');
+		const reason = `Deliveries are refused until the credential is fixed. ${problem}`;
+		return { ok: false, status: 401, field: 'Signing Secret', reason };
+	}
+	// A blank previous secret is absent; an unusable one is never tried.
+	const previous = isBlankSecret(secrets.previous) ? undefined : usableSecretKey(secrets.previous);
 	const id = headers.id?.trim();
 	const ts = headers.timestamp?.trim();
 	const sig = headers.signature?.trim();
@@ -61,11 +76,10 @@ export function verifyWebhook(
 	}
 	if (!signatures.length) return { ok: false, status: 401, reason: 'No v1 signature in webhook-signature' };
 	const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
-	const candidates: Array<['current' | 'previous', string]> = [['current', secrets.current]];
-	if (secrets.previous) candidates.push(['previous', secrets.previous]);
-	for (const [which, secret] of candidates) {
-		if (!secret) continue;
-		const expected = createHmac('sha256', secretKey(secret)).update(`${id}.${ts}.`).update(body).digest();
+	const candidates: Array<['current' | 'previous', Buffer]> = [['current', current]];
+	if (previous) candidates.push(['previous', previous]);
+	for (const [which, key] of candidates) {
+		const expected = createHmac('sha256', key).update(`${id}.${ts}.`).update(body).digest();
 		for (const given of signatures) {
 			if (given.length === expected.length && timingSafeEqual(given, expected)) {
 				return { ok: true, id, timestamp, matchedSecret: which };

@@ -1,9 +1,11 @@
 // The trigger receives real deliveries from the sandbox (registered endpoint and per-run webhookUrl,
 // succeeded and failed runs, retries) and never starts for forged or replayed ones.
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
 import { createHmac } from 'node:crypto';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
-import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
+import { activateTrigger, hostTrigger, type WebhookHost } from '../helpers/webhookHost';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
 let backend: TestBackend;
@@ -101,4 +103,88 @@ test('rotation: deliveries signed with the previous secret are accepted', async 
 	await submit({ prompt: 'rotating' });
 	await settle(600);
 	expect(host.started).toHaveLength(1);
+});
+
+/** A delivery signed with `key` (the raw HMAC key), timestamped now. */
+async function signedPost(url: string, id: string, key: Buffer, body: string): Promise<Response> {
+	const ts = String(Math.floor(Date.now() / 1000));
+	const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
+	const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts };
+	return await fetch(url, { method: 'POST', headers: { ...headers, 'webhook-signature': signature }, body });
+}
+const keyOf = (secret: string) => Buffer.from(secret.trim().slice(6), 'base64');
+
+describe('remembered webhook-ids are durable (n8n 2.40\'s static-data saving, modelled in the host)', () => {
+	const runBody = (n: number) => JSON.stringify({ id: `gen_d${n}`, kind: 'image', model: 'm', status: 'SUCCEEDED' });
+	const deliver = async (url: string, secret: string, n: number) => {
+		const res = await signedPost(url, `msg_gen_d${n}_succeeded`, keyOf(secret), runBody(n));
+		await res.text();
+		return res.status;
+	};
+	const storedIds = (h: WebhookHost) => {
+		const stored = JSON.parse(h.store.json ?? '{}') as Record<string, { seenWebhookIds?: object }>;
+		return Object.keys(stored['node:Media Generation Trigger']?.seenWebhookIds ?? {});
+	};
+
+	test('30 sequential + 40 concurrent deliveries, a restart: every replay gets 200 and starts nothing', async () => {
+		const secret = newWebhookSecret();
+		host = await hostTrigger({}, { secret });
+		for (let n = 0; n < 30; n++) expect(await deliver(host.url, secret, n)).toBe(200);
+		for (let n = 30; n < 70; n += 10) {
+			const batch = Array.from({ length: 10 }, (_, i) => deliver(host!.url, secret, n + i));
+			expect(await Promise.all(batch)).toEqual(Array(10).fill(200));
+		}
+		expect(host.started).toHaveLength(70);
+		expect(storedIds(host)).toHaveLength(70);
+		const store = host.store;
+		await host.close();
+		// A new process on the same database: its memory is empty, only the stored ids remain.
+		host = await hostTrigger({}, { secret }, 0, { store });
+		const replays = await Promise.all(Array.from({ length: 70 }, (_, n) => deliver(host!.url, secret, n)));
+		expect(replays.every((s) => s === 200)).toBe(true);
+		expect(host.started).toHaveLength(0);
+	});
+});
+
+describe('a blank or undecodable secret never lets a forged delivery in', () => {
+	const body = JSON.stringify({ id: 'gen_blank', kind: 'image', model: 'x', status: 'SUCCEEDED', outputs: [] });
+	const post = (id: string, key: Buffer) => signedPost(host!.url, id, key, body);
+	const EMPTY_KEY = Buffer.alloc(0);
+
+	test.each([' ', 'whsec_', 'whsec_!!'])('Previous Signing Secret %j: an empty-key signature gets 401', async (old) => {
+		const secret = newWebhookSecret();
+		host = await hostTrigger({}, { secret, previousSecret: old });
+		expect((await post('msg_forged_succeeded', EMPTY_KEY)).status).toBe(401);
+		expect(host.started).toHaveLength(0);
+		expect((await post('msg_real_succeeded', keyOf(secret))).status).toBe(200); // the current secret still works
+		expect(host.started).toHaveLength(1);
+	});
+
+	test.each([' ', 'whsec_', 'whsec_!!', 'whsec_YQ=='])('Signing Secret %j: all deliveries get 401', async (s) => {
+		const secret = String(s);
+		const errors = jest.spyOn(Container.get(Logger), 'error').mockImplementation(() => undefined);
+		try {
+			host = await hostTrigger({}, { secret });
+			for (const key of [EMPTY_KEY, keyOf(secret)]) {
+				const res = await post('msg_forged_succeeded', key);
+				expect(res.status).toBe(401);
+				expect(await res.text()).toMatch(/Signing Secret/);
+			}
+			expect(host.started).toHaveLength(0);
+			// Logged through n8n's logger, never with the secret.
+			expect(errors).toHaveBeenCalledWith(expect.stringMatching(/Signing Secret/));
+			if (secret.length > 7) expect(JSON.stringify(errors.mock.calls)).not.toContain(secret);
+		} finally {
+			errors.mockRestore();
+		}
+	});
+
+	test('activation is refused without a usable secret, or with a non-blank unusable previous one', async () => {
+		const good = newWebhookSecret();
+		await expect(activateTrigger({ secret: good, previousSecret: ' ' })).resolves.toBe(true);
+		await expect(activateTrigger({ secret: ' ' })).rejects.toThrow(/^The Signing Secret is empty/);
+		await expect(activateTrigger({ secret: 'whsec_' })).rejects.toThrow(/^The Signing Secret holds only the prefix/);
+		const badPrevious = activateTrigger({ secret: good, previousSecret: 'whsec_!!' });
+		await expect(badPrevious).rejects.toThrow(/^The Previous Signing Secret does not have/);
+	});
 });

@@ -1,0 +1,203 @@
+// Real n8n 2.40.7: the trigger refuses a delivery signed under an empty key when the credential's
+// Previous Signing Secret is " ", and a replayed webhook-id starts nothing after 30 sequential and
+// 100 concurrent deliveries, an n8n restart, and a deactivate/activate. Prints the measured numbers.
+import { createHmac, randomUUID } from 'node:crypto';
+
+import { newWebhookSecret } from '../../sandbox/webhooks';
+import {
+	CUSTOM_PREFIX,
+	importCredentials,
+	importWorkflow,
+	n8nCli,
+	ownerSession,
+	prepareN8n,
+	rest,
+	restartServer,
+	startServer,
+	stopServer,
+	type N8nInstance,
+} from '../../scripts/realN8n';
+
+const WORKFLOW_ID = 'mgTriggerDurable1';
+const WORKFLOW_PATH = `/rest/workflows/${WORKFLOW_ID}`;
+const TRIGGER = 'Media Generation Trigger';
+const SECRET = newWebhookSecret();
+const webhookId = randomUUID();
+let n8n: N8nInstance;
+let cookie = '';
+let hookUrl = '';
+
+const runBody = (n: number) =>
+	JSON.stringify({ id: `gen_e2e${n}`, kind: 'image', model: 'studio-image-v1', status: 'SUCCEEDED', outputs: [] });
+const msgId = (n: number) => `msg_gen_e2e${n}_succeeded`;
+
+/** One signed delivery, timestamped now (a retry or resend is signed afresh with the same webhook-id). */
+async function deliver(n: number, key = Buffer.from(SECRET.slice(6), 'base64')): Promise<number> {
+	const ts = String(Math.floor(Date.now() / 1000));
+	const signature = `v1,${createHmac('sha256', key).update(`${msgId(n)}.${ts}.${runBody(n)}`).digest('base64')}`;
+	const headers = {
+		'content-type': 'application/json',
+		'webhook-id': msgId(n),
+		'webhook-timestamp': ts,
+		'webhook-signature': signature,
+	};
+	const res = await fetch(hookUrl, { method: 'POST', headers, body: runBody(n) });
+	await res.text();
+	return res.status;
+}
+
+/** Delivers `ns` with at most `width` requests in flight. */
+async function deliverAll(ns: number[], width: number): Promise<number[]> {
+	const statuses: number[] = [];
+	let next = 0;
+	const worker = async () => {
+		while (next < ns.length) {
+			const i = next++;
+			statuses[i] = await deliver(ns[i]);
+		}
+	};
+	await Promise.all(Array.from({ length: width }, worker));
+	return statuses;
+}
+
+/** n8n 2.40 activates published workflows after its banner (publication service): wait for the webhook. */
+async function webhookReady(ms = 120_000): Promise<void> {
+	const deadline = Date.now() + ms;
+	while (Date.now() < deadline) {
+		// Unsigned: the trigger answers 400 and starts nothing; 404 means not registered yet.
+		const res = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+		await res.text();
+		if (res.status !== 404) return;
+		await new Promise((r) => setTimeout(r, 1000));
+	}
+	throw new Error(`The trigger's webhook was not registered within ${ms / 1000} s:\n${n8n.log.join('').slice(-3000)}`);
+}
+
+async function executionCount(): Promise<number> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW_ID }));
+	const res = await rest<{ data: { count: number } }>(n8n, cookie, `/rest/executions?filter=${filter}&limit=1`);
+	return res.data.count;
+}
+
+/** Waits until the count stops changing (and reaches `atLeast`), so no execution is still on its way. */
+async function settledCount(atLeast = 0, ms = 60_000): Promise<number> {
+	const deadline = Date.now() + ms;
+	let last = -1;
+	for (;;) {
+		await new Promise((r) => setTimeout(r, 2000));
+		const count = await executionCount();
+		if ((count === last && count >= atLeast) || Date.now() > deadline) return count;
+		last = count;
+	}
+}
+
+async function storedIds(): Promise<number> {
+	type Stored = Record<string, { seenWebhookIds?: object }>;
+	const wf = await rest<{ data: { staticData?: Stored | string | null } }>(n8n, cookie, WORKFLOW_PATH);
+	const raw = wf.data.staticData;
+	const data = typeof raw === 'string' ? (JSON.parse(raw) as Stored) : raw;
+	return Object.keys(data?.[`node:${TRIGGER}`]?.seenWebhookIds ?? {}).length;
+}
+
+const unexpected: number[] = [];
+/** How many answers were not 2xx (kept for the printed summary). */
+const not2xx = (statuses: number[]) => {
+	const bad = statuses.filter((s) => s < 200 || s > 299);
+	unexpected.push(...bad);
+	return bad.length;
+};
+
+beforeAll(async () => {
+	n8n = await prepareN8n();
+	await importCredentials(n8n, [
+		// The optional field left holding a space: it must count as absent, never as an empty key.
+		{
+			id: 'mgDurableSecret',
+			name: 'Durable trigger secret',
+			type: 'mediaGenWebhookApi',
+			data: { secret: SECRET, previousSecret: ' ' },
+		},
+	]);
+	const trigger = {
+		id: randomUUID(),
+		name: TRIGGER,
+		type: `${CUSTOM_PREFIX}mediaGenTrigger`,
+		typeVersion: 1,
+		position: [0, 0],
+		webhookId,
+		parameters: {},
+		credentials: { mediaGenWebhookApi: { id: 'mgDurableSecret', name: 'Durable trigger secret' } },
+	};
+	const noOp = {
+		id: randomUUID(),
+		name: 'Finished Run',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [240, 0],
+		parameters: {},
+	};
+	await importWorkflow(n8n, {
+		id: WORKFLOW_ID,
+		name: 'Trigger durability',
+		nodes: [trigger, noOp],
+		connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
+		settings: {},
+	});
+	await n8nCli(n8n, ['publish:workflow', `--id=${WORKFLOW_ID}`]);
+	await startServer(n8n);
+	cookie = await ownerSession(n8n);
+	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${webhookId}/webhook`;
+	await webhookReady();
+});
+
+afterAll(async () => {
+	if (n8n) await stopServer(n8n);
+});
+
+test('blank previous secret: no forgery; 130 deliveries, restart, re-activation: replays start nothing', async () => {
+	const measured: Record<string, number> = {};
+	measured.emptyKeyStatus = await deliver(999, Buffer.alloc(0));
+	measured.emptyKeyExecutions = await settledCount();
+
+	measured.sequentialNot2xx = not2xx(await deliverAll(Array.from({ length: 30 }, (_, n) => n), 1));
+	measured.concurrentNot2xx = not2xx(await deliverAll(Array.from({ length: 100 }, (_, n) => 30 + n), 20));
+	measured.executions = (await settledCount(130 + measured.emptyKeyExecutions)) - measured.emptyKeyExecutions;
+	measured.storedIds = await storedIds();
+
+	await restartServer(n8n);
+	cookie = await ownerSession(n8n);
+	await webhookReady();
+	measured.storedIdsAfterRestart = await storedIds();
+	const before = await executionCount();
+	measured.replayAfterRestartNot2xx = not2xx(await deliverAll(Array.from({ length: 130 }, (_, n) => n), 20));
+	measured.newExecutionsAfterRestart = (await settledCount()) - before;
+
+	const { data: wf } = await rest<{ data: { versionId: string } }>(n8n, cookie, WORKFLOW_PATH);
+	await rest(n8n, cookie, `${WORKFLOW_PATH}/deactivate`, { method: 'POST', body: '{}' });
+	const activate = { method: 'POST', body: JSON.stringify({ versionId: wf.versionId }) };
+	await rest(n8n, cookie, `${WORKFLOW_PATH}/activate`, activate);
+	await webhookReady();
+	measured.storedIdsAfterReactivation = await storedIds();
+	const beforeReplay = await executionCount();
+	measured.replayAfterReactivationNot2xx = not2xx(await deliverAll(Array.from({ length: 130 }, (_, n) => n), 20));
+	measured.newExecutionsAfterReactivation = (await settledCount()) - beforeReplay;
+	measured.storedIdsAtEnd = await storedIds();
+
+	const summary = `measured: ${JSON.stringify(measured)}; other answers: ${JSON.stringify(unexpected)}`;
+	process.stdout.write(`trigger durability, ${summary}\n`);
+	expect(measured).toEqual({
+		emptyKeyStatus: 401,
+		emptyKeyExecutions: 0,
+		sequentialNot2xx: 0,
+		concurrentNot2xx: 0,
+		executions: 130,
+		storedIds: 130,
+		storedIdsAfterRestart: 130,
+		replayAfterRestartNot2xx: 0,
+		newExecutionsAfterRestart: 0,
+		storedIdsAfterReactivation: 130,
+		replayAfterReactivationNot2xx: 0,
+		newExecutionsAfterReactivation: 0,
+		storedIdsAtEnd: 130,
+	});
+});
