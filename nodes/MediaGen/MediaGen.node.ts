@@ -1,17 +1,10 @@
+// The Media Generation node: its resources and their operations (each resource's index.ts owns its
+// Operation dropdown), the catalogue-driven dropdowns, and execute() handing off to the router.
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import * as accountGet from './actions/account/get.operation';
-import * as appGetMany from './actions/app/getMany.operation';
-import * as appRunLook from './actions/app/runLook.operation';
-import * as fileUpload from './actions/file/upload.operation';
-import * as generationGenerate from './actions/generation/generate.operation';
-import * as generationGet from './actions/generation/get.operation';
-import * as generationGetMany from './actions/generation/getMany.operation';
-import * as generationWait from './actions/generation/wait.operation';
-import * as modelGetMany from './actions/model/getMany.operation';
-import { router } from './actions/router';
-import { getAppSlots, getLooks, getModelOptionFields, getMusicModes, searchApps, searchModels } from './methods';
+import { resources, router } from './actions/router';
+import { listSearch, loadOptions, resourceMapping } from './methods';
 
 export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {
@@ -37,7 +30,11 @@ export class MediaGen implements INodeType {
 				type: 'options',
 				options: [
 					{ name: 'API Key', value: 'apiKey', description: 'Billed to your account; every model; clean files' },
-					{ name: 'Anonymous (Free Tier)', value: 'anonymous', description: 'No account: the free house image engine only, 5 credits, watermarked' },
+					{
+						name: 'Anonymous (Free Tier)',
+						value: 'anonymous',
+						description: 'No account: the free house image engine only, 5 credits, watermarked',
+					},
 				],
 				default: 'apiKey',
 			},
@@ -55,76 +52,15 @@ export class MediaGen implements INodeType {
 				],
 				default: 'generation',
 			},
-			{
-				displayName: 'Operation',
-				name: 'operation',
-				type: 'options',
-				noDataExpression: true,
-				displayOptions: { show: { resource: ['generation'] } },
-				options: [
-					{ name: 'Generate', value: 'generate', action: 'Generate an image video or song', description: 'Start a run, wait for it and return the files' },
-					{ name: 'Get', value: 'get', action: 'Get a run', description: 'Read one run by ID, with its files' },
-					{ name: 'Get Many', value: 'getMany', action: 'Get many runs', description: 'List your runs, newest first' },
-					{ name: 'Wait', value: 'wait', action: 'Wait for a run to finish', description: 'Wait for a run started earlier and return its files' },
-				],
-				default: 'generate',
-			},
-			{
-				displayName: 'Operation',
-				name: 'operation',
-				type: 'options',
-				noDataExpression: true,
-				displayOptions: { show: { resource: ['app'] } },
-				options: [
-					{ name: 'Get Many', value: 'getMany', action: 'Get many apps', description: 'List the ready-made apps and their looks' },
-					{ name: 'Run Look', value: 'runLook', action: 'Run an app look', description: 'Run a preset look of an app on your photos' },
-				],
-				default: 'runLook',
-			},
-			{
-				displayName: 'Operation',
-				name: 'operation',
-				type: 'options',
-				noDataExpression: true,
-				displayOptions: { show: { resource: ['file'] } },
-				options: [{ name: 'Upload', value: 'upload', action: 'Upload a file', description: 'Upload a reference image or audio and get its URL' }],
-				default: 'upload',
-			},
-			{
-				displayName: 'Operation',
-				name: 'operation',
-				type: 'options',
-				noDataExpression: true,
-				displayOptions: { show: { resource: ['account'] } },
-				options: [{ name: 'Get', value: 'get', action: 'Get the account', description: 'Credits left, tier, concurrency' }],
-				default: 'get',
-			},
-			{
-				displayName: 'Operation',
-				name: 'operation',
-				type: 'options',
-				noDataExpression: true,
-				displayOptions: { show: { resource: ['model'] } },
-				options: [{ name: 'Get Many', value: 'getMany', action: 'Get many models', description: 'List the model catalogue' }],
-				default: 'getMany',
-			},
-			...generationGenerate.description,
-			...generationGet.description,
-			...generationGetMany.description,
-			...appGetMany.description,
-			...appRunLook.description,
-			...generationWait.description,
-			...fileUpload.description,
-			...accountGet.description,
-			...modelGetMany.description,
+			...resources.generation.description,
+			...resources.app.description,
+			...resources.file.description,
+			...resources.account.description,
+			...resources.model.description,
 		],
 	};
 
-	methods = {
-		listSearch: { searchModels, searchApps },
-		loadOptions: { getMusicModes, getLooks, getAppSlots },
-		resourceMapping: { getModelOptionFields },
-	};
+	methods = { listSearch, loadOptions, resourceMapping };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

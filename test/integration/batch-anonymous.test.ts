@@ -159,7 +159,8 @@ describe('the catalogue decides what is offered', () => {
 	afterAll(async () => backend.sandbox.close());
 
 	test('a model and options that exist only in another catalogue file work with no code change', async () => {
-		const { searchModels, optionFieldsFor } = await import('../../nodes/MediaGen/methods');
+		const { searchModels } = await import('../../nodes/MediaGen/methods');
+		const { optionFieldsFor } = await import('../../nodes/MediaGen/methods/resourceMapping');
 		const { getModels } = await import('../../nodes/MediaGen/helpers/catalogue');
 		const ctx = loadOptionsContext({ authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'image' }, backend.apiCredentials);
 		const list = await searchModels.call(ctx as never);

@@ -1,33 +1,58 @@
-// Routes resource + operation to its operation file. Nothing else happens here.
+// Routes resource + operation to its operation file, and is the one place that loops over items and
+// catches per item (Continue On Fail) for operations that take one item at a time. Run-producing
+// operations take the batch path instead (helpers/runBatch.ts), which checks every item before spending.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import * as accountGet from './account/get.operation';
-import * as appGetMany from './app/getMany.operation';
-import * as appRunLook from './app/runLook.operation';
-import * as fileUpload from './file/upload.operation';
-import * as generationGenerate from './generation/generate.operation';
-import * as generationGet from './generation/get.operation';
-import * as generationGetMany from './generation/getMany.operation';
-import * as generationWait from './generation/wait.operation';
-import * as modelGetMany from './model/getMany.operation';
+import { getIdentity, type Identity } from '../transport';
+import { concurrencyOf, runPool } from '../helpers/batch';
+import { errorItem } from '../helpers/runErrors';
+import * as account from './account';
+import * as app from './app';
+import * as file from './file';
+import * as generation from './generation';
+import * as model from './model';
+import type { ItemOperation, Operation } from './operation';
 
-type Operation = { execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> };
+export const resources = { account, app, file, generation, model };
 
-const operations: Record<string, Record<string, Operation>> = {
-	generation: { generate: generationGenerate, get: generationGet, getMany: generationGetMany, wait: generationWait },
-	app: { getMany: appGetMany, runLook: appRunLook },
-	file: { upload: fileUpload },
-	account: { get: accountGet },
-	model: { getMany: modelGetMany },
-};
+export type Resource = keyof typeof resources;
+
+function findOperation(resource: string, operation: string): Operation | undefined {
+	const operations = resources[resource as Resource]?.operations as Record<string, Operation> | undefined;
+	return operations?.[operation];
+}
+
+async function eachItem(ctx: IExecuteFunctions, identity: Identity, op: ItemOperation): Promise<INodeExecutionData[]> {
+	const count = ctx.getInputData().length;
+	const continueOnFail = ctx.continueOnFail();
+	const width = op.itemsAtOnce === 'runs' ? await concurrencyOf(ctx, identity, count) : (op.itemsAtOnce ?? 1);
+	// Without Continue On Fail no new item starts after a failure; items in flight finish.
+	const results = await runPool(count, width, async (i) => await op.executeItem.call(ctx, i, identity), !continueOnFail);
+	const out: INodeExecutionData[] = [];
+	for (const [i, r] of results.entries()) {
+		if (!r) continue;
+		if (r.ok) out.push(...r.value);
+		else if (continueOnFail) out.push(errorItem(r.error, i));
+		else throw r.error;
+	}
+	return out;
+}
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const handler = operations[resource]?.[operation];
-	if (!handler) {
+	const op = findOperation(resource, operation);
+	if (!op) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
-	return [await handler.execute.call(this)];
+	const identity = await getIdentity(this);
+	if ('executeItem' in op) return [await eachItem(this, identity, op)];
+	// A list read once, or a batch stopped as a whole: with Continue On Fail the error becomes the output.
+	const continueOnFail = this.continueOnFail();
+	const items = await op.executeAll.call(this, identity).catch(async (error: unknown) => {
+		if (!continueOnFail) return await Promise.reject(error);
+		return [errorItem(error, 0)];
+	});
+	return [items];
 }

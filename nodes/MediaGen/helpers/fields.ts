@@ -1,5 +1,6 @@
-// Field pieces several operations share.
-import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+// Field pieces and parameter readers several operations share.
+import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 export const KIND_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Image', value: 'image' },
@@ -20,18 +21,19 @@ export function splitList(value: unknown): string[] {
 		.filter(Boolean);
 }
 
-export const maxCreditsField: INodeProperties = {
-	displayName: 'Max Credits per Execution',
-	name: 'maxCredits',
-	type: 'number',
-	typeOptions: { minValue: 0 },
-	default: 100,
-	description:
-		'A spending cap: this step submits no run that would take the credits it spent in this execution over this number (failed runs are refunded and do not count). Prices come from runs already accepted and from the model list. Leave it out for no cap.',
-};
-
 /** The cap from a collection that may hold Max Credits per Execution; undefined when it is not set. */
 export function readMaxCredits(fields: IDataObject): number | undefined {
 	if (fields.maxCredits === undefined || fields.maxCredits === null || fields.maxCredits === '') return undefined;
 	return Number(fields.maxCredits);
+}
+
+export function readRunId(ctx: IExecuteFunctions, itemIndex: number): string {
+	const runId = String(ctx.getNodeParameter('runId', itemIndex, '') ?? '').trim();
+	if (!runId) {
+		throw new NodeOperationError(ctx.getNode(), 'Run ID is empty', {
+			description: 'Enter the ID of a run, for example {{ $json.id }} from a Generate step.',
+			itemIndex,
+		});
+	}
+	return runId;
 }

@@ -6,10 +6,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Identity } from '../transport';
-import { runPool } from './batch';
+import { concurrencyOf, runPool } from './batch';
 import { uploadFile, type PreparedFile } from './binary';
 import type { CatalogueModel, RunRecord } from './catalogueTypes';
-import { concurrencyOf } from './executeBatch';
 import { uniquePerItem } from './requestKey';
 import { addRunDetails, errorItem } from './runErrors';
 import { finishedRunToItem } from './runOutput';

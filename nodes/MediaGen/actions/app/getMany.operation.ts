@@ -1,20 +1,18 @@
 // App → Get Many: the app catalogue, one item per app with its looks, filterable by kind, category and tag.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../helpers/fields';
-import { getIdentity } from '../../transport';
+import type { Identity } from '../../transport';
 import { getApps } from '../../helpers/catalogue';
 
-const show = { resource: ['app'], operation: ['getMany'] };
-
-export const description: INodeProperties[] = [
+const properties: INodeProperties[] = [
 	{
 		displayName: 'Filters',
 		name: 'appFilters',
 		type: 'collection',
 		placeholder: 'Add Filter',
 		default: {},
-		displayOptions: { show },
 		options: [
 			{
 				displayName: 'Category',
@@ -35,8 +33,9 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const identity = await getIdentity(this);
+export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['getMany'] } }, properties);
+
+export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
 	const filters = this.getNodeParameter('appFilters', 0, {}) as IDataObject;
 	const category = String(filters.category ?? '').trim().toLowerCase();
 	const tag = String(filters.tag ?? '').trim().toLowerCase();

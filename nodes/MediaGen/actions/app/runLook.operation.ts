@@ -2,28 +2,26 @@
 // model's defaults) run on the user's photos, sent in imageUrls in the order of the app's slots.
 // Waiting, outputs, idempotency and batching are Generate's (helpers/submitRun, executeBatch).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { getIdentity, type Identity } from '../../transport';
+import type { Identity } from '../../transport';
 import { prepareBinaryFile, type PreparedFile } from '../../helpers/binary';
 import { getApps, resolveModel } from '../../helpers/catalogue';
 import type { AppInput, CatalogueApp } from '../../helpers/catalogueTypes';
 import { checkMediaUrls, checkRequest } from '../../helpers/checkRequest';
-import { KIND_OPTIONS, maxCreditsField, readMaxCredits, splitList } from '../../helpers/fields';
+import { KIND_OPTIONS, readMaxCredits, splitList } from '../../helpers/fields';
 import { defaultRequestKey } from '../../helpers/requestKey';
 import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
-import { readRunSettings, runSettingsFields } from '../../helpers/runSettings';
+import { readRunSettings } from '../../helpers/runSettings';
+import { maxCreditsField, requestKeyField, runSettingsFields, webhookUrlField } from '../descriptions';
 
-const show = { resource: ['app'], operation: ['runLook'] };
-
-export const description: INodeProperties[] = [
+const properties: INodeProperties[] = [
 	{
 		displayName: 'App Kind',
 		name: 'appKind',
 		type: 'options',
 		options: [{ name: 'Any', value: '' }, ...KIND_OPTIONS],
 		default: '',
-		displayOptions: { show },
 		description: 'Narrows the app list to apps that make this kind of file',
 	},
 	{
@@ -32,7 +30,6 @@ export const description: INodeProperties[] = [
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
-		displayOptions: { show },
 		description: 'The ready-made app whose look to run',
 		modes: [
 			{ displayName: 'From List', name: 'list', type: 'list', typeOptions: { searchListMethod: 'searchApps', searchable: true } },
@@ -46,7 +43,6 @@ export const description: INodeProperties[] = [
 		typeOptions: { loadOptionsMethod: 'getLooks', loadOptionsDependsOn: ['app.value'] },
 		default: '',
 		required: true,
-		displayOptions: { show },
 		description:
 			'The preset look: a prepared prompt, model and options. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	},
@@ -57,7 +53,6 @@ export const description: INodeProperties[] = [
 		typeOptions: { multipleValues: true },
 		placeholder: 'Add Photos for a Slot',
 		default: {},
-		displayOptions: { show },
 		description: 'Fill each of the app\'s photo slots from binary properties of the input item or from URLs. Each slot says how many photos it takes.',
 		options: [
 			{
@@ -98,27 +93,16 @@ export const description: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		displayOptions: { show },
 		options: [
 			maxCreditsField,
-			{
-				displayName: 'Request Key',
-				name: 'requestKey',
-				type: 'string',
-				default: '',
-				description: 'Up to 120 characters. The same key returns the first run instead of charging again. Leave empty: one is made per execution and item.',
-			},
-			{
-				displayName: 'Webhook URL',
-				name: 'webhookUrl',
-				type: 'string',
-				default: '',
-				description: 'An https address (up to 500 characters) that receives the finished run, for example a Media Generation Trigger\'s production URL',
-			},
+			requestKeyField,
+			webhookUrlField,
 		],
 	},
-	...runSettingsFields(show),
+	...runSettingsFields,
 ];
+
+export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['runLook'] } }, properties);
 
 /** Whether a media type fits a slot's accept pattern ("image/*", "image/png,image/jpeg"). */
 export function acceptsType(accept: string, mime: string): boolean {
@@ -245,7 +229,6 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 	};
 }
 
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const identity = await getIdentity(this);
+export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
 	return await executeRuns(this, identity, async (i) => await prepare(this, identity, i));
 }

@@ -1,23 +1,28 @@
 // Generation → Generate: kind → model → prompt → options from the model's catalogue entry,
 // reference files, then submit, wait and return the files. Many items run side by side within
 // the account's concurrency.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, ResourceMapperValue } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	ResourceMapperValue,
+} from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { getIdentity, type Identity } from '../../transport';
+import type { Identity } from '../../transport';
 import { prepareBinaryFile } from '../../helpers/binary';
 import { resolveModel } from '../../helpers/catalogue';
 import type { CatalogueModel, MediaKind } from '../../helpers/catalogueTypes';
 import { checkMediaUrls, checkRequest, describeLimits } from '../../helpers/checkRequest';
-import { maxCreditsField, readMaxCredits, splitList } from '../../helpers/fields';
+import { readMaxCredits, splitList } from '../../helpers/fields';
 import { defaultRequestKey } from '../../helpers/requestKey';
 import { resolveOptions } from '../../helpers/resolveOptions';
 import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
-import { readRunSettings, runSettingsFields } from '../../helpers/runSettings';
+import { readRunSettings } from '../../helpers/runSettings';
+import { maxCreditsField, requestKeyField, runSettingsFields, webhookUrlField } from '../descriptions';
 
-const show = { resource: ['generation'], operation: ['generate'] };
-
-export const description: INodeProperties[] = [
+const properties: INodeProperties[] = [
 	{
 		displayName: 'Kind',
 		name: 'kind',
@@ -29,7 +34,6 @@ export const description: INodeProperties[] = [
 			{ name: 'Music', value: 'music', description: 'A song: two takes per run, each an MP3 with cover art' },
 		],
 		default: 'image',
-		displayOptions: { show },
 		description: 'What to generate. It decides which models are offered.',
 	},
 	{
@@ -38,7 +42,6 @@ export const description: INodeProperties[] = [
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
-		displayOptions: { show },
 		description: 'The model that makes the file. The list shows each model\'s price in credits at its default options.',
 		modes: [
 			{
@@ -61,7 +64,7 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		typeOptions: { loadOptionsMethod: 'getMusicModes', loadOptionsDependsOn: ['model.value'] },
 		default: 'Describe',
-		displayOptions: { show: { ...show, kind: ['music'] } },
+		displayOptions: { show: { kind: ['music'] } },
 		description: 'Describe: one sentence about the song, lyrics are written for you. Lyrics: your own lyrics, sung in order. Instrumental: no vocals, describe the sound. Every mode costs the same per run. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	},
 	{
@@ -71,7 +74,6 @@ export const description: INodeProperties[] = [
 		typeOptions: { rows: 4 },
 		default: '',
 		required: true,
-		displayOptions: { show },
 		description:
 			'What to make, in plain words. For music: a sentence (Describe), your lyrics with [Verse]/[Chorus] marks (Lyrics) or the wanted sound (Instrumental). The length limit depends on the model and mode.',
 	},
@@ -81,7 +83,6 @@ export const description: INodeProperties[] = [
 		type: 'resourceMapper',
 		noDataExpression: true,
 		default: { mappingMode: 'defineBelow', value: null },
-		displayOptions: { show },
 		typeOptions: {
 			loadOptionsDependsOn: ['model.value', 'musicMode'],
 			resourceMapper: {
@@ -101,7 +102,7 @@ export const description: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. data, photo2',
-		displayOptions: { show: { ...show, kind: ['image', 'video'] } },
+		displayOptions: { show: { kind: ['image', 'video'] } },
 		description:
 			'Names of binary properties on the input item holding reference images (PNG, JPEG or WebP, up to 10 MB each), separated by commas. They are uploaded first. Makes the run image-to-image or image-to-video. Leave empty for text only.',
 	},
@@ -111,7 +112,7 @@ export const description: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'https://example.com/photo.jpg',
-		displayOptions: { show: { ...show, kind: ['image', 'video'] } },
+		displayOptions: { show: { kind: ['image', 'video'] } },
 		description: 'Public https addresses of reference images, separated by commas or new lines. Together with the binary ones, at most the model\'s limit (and never more than 14).',
 	},
 	{
@@ -120,7 +121,6 @@ export const description: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		displayOptions: { show },
 		options: [
 			{
 				displayName: 'Driving Audio (Binary Property)',
@@ -159,27 +159,14 @@ export const description: INodeProperties[] = [
 				default: '',
 				description: 'What to keep out of the result, up to 2,000 characters. Only models that use it accept it.',
 			},
-			{
-				displayName: 'Request Key',
-				name: 'requestKey',
-				type: 'string',
-				default: '',
-				description:
-					'Up to 120 characters. Sending the same key again returns the first run instead of charging again. Leave empty: the node makes one per execution and item, so retries are never charged twice.',
-			},
-			{
-				displayName: 'Webhook URL',
-				name: 'webhookUrl',
-				type: 'string',
-				default: '',
-				placeholder: 'https://your-n8n.example.com/webhook/…',
-				description:
-					'An https address (up to 500 characters) that receives the finished run, for example the production URL of a Media Generation Trigger node. It replaces the account\'s registered endpoints for this run.',
-			},
+			requestKeyField,
+			webhookUrlField,
 		],
 	},
-	...runSettingsFields(show),
+	...runSettingsFields,
 ];
+
+export const description = updateDisplayOptions({ show: { resource: ['generation'], operation: ['generate'] } }, properties);
 
 interface ItemFields {
 	kind: MediaKind;
@@ -271,7 +258,6 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 	};
 }
 
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const identity = await getIdentity(this);
+export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
 	return await executeRuns(this, identity, async (i) => await prepare(this, identity, i));
 }

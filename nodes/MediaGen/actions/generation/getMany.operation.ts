@@ -1,20 +1,19 @@
 // Generation → Get Many: runs newest first, following `next_before` for "Return All" or until the
 // limit; kind, model and status filters are applied to what the API returns.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../helpers/fields';
-import { apiRequest, getIdentity } from '../../transport';
+import { apiRequest, type Identity } from '../../transport';
+import { generationListProblem } from '../../transport/answers';
 import type { RunRecord } from '../../helpers/catalogueTypes';
 
-const show = { resource: ['generation'], operation: ['getMany'] };
-
-export const description: INodeProperties[] = [
+const properties: INodeProperties[] = [
 	{
 		displayName: 'Return All',
 		name: 'returnAll',
 		type: 'boolean',
 		default: false,
-		displayOptions: { show },
 		description: 'Whether to return all results or only up to a given limit',
 	},
 	{
@@ -23,7 +22,7 @@ export const description: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1 },
 		default: 50,
-		displayOptions: { show: { ...show, returnAll: [false] } },
+		displayOptions: { show: { returnAll: [false] } },
 		description: 'Max number of results to return',
 	},
 	{
@@ -32,7 +31,6 @@ export const description: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Filter',
 		default: {},
-		displayOptions: { show },
 		options: [
 			kindFilter('Only runs of this kind'),
 			{
@@ -58,7 +56,6 @@ export const description: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		displayOptions: { show },
 		options: [
 			{
 				displayName: 'Page Size',
@@ -72,8 +69,9 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const identity = await getIdentity(this);
+export const description = updateDisplayOptions({ show: { resource: ['generation'], operation: ['getMany'] } }, properties);
+
+export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', 0, false) as boolean;
 	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', 0, 50)));
 	const filters = this.getNodeParameter('runFilters', 0, {}) as IDataObject;
@@ -85,7 +83,7 @@ export async function execute(this: IExecuteFunctions): Promise<INodeExecutionDa
 	do {
 		const qs: IDataObject = { limit: pageSize };
 		if (before) qs.before = before;
-		const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(this, { method: 'GET', path: '/generations', qs, retryTransient: 2 }, identity);
+		const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(this, { method: 'GET', path: '/generations', qs, retryTransient: 2, expect: generationListProblem }, identity);
 		for (const run of page.body.generations ?? []) {
 			if (out.length >= limit) break;
 			if (matches(run)) out.push({ json: run as unknown as IDataObject, pairedItem: { item: 0 } });

@@ -1,20 +1,18 @@
 // Model → Get Many: the model catalogue, one item per model, filterable by kind and free tier.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../helpers/fields';
-import { getIdentity } from '../../transport';
+import type { Identity } from '../../transport';
 import { getModels } from '../../helpers/catalogue';
 
-const show = { resource: ['model'], operation: ['getMany'] };
-
-export const description: INodeProperties[] = [
+const properties: INodeProperties[] = [
 	{
 		displayName: 'Filters',
 		name: 'modelFilters',
 		type: 'collection',
 		placeholder: 'Add Filter',
 		default: {},
-		displayOptions: { show },
 		options: [
 			kindFilter('Only models that make this kind of file'),
 			{
@@ -28,8 +26,9 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-export async function execute(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	const identity = await getIdentity(this);
+export const description = updateDisplayOptions({ show: { resource: ['model'], operation: ['getMany'] } }, properties);
+
+export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
 	const models = await getModels(this, identity);
 	const filters = this.getNodeParameter('modelFilters', 0, {}) as IDataObject;
 	return models

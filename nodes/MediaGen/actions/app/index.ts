@@ -1,0 +1,24 @@
+// App: the ready-made apps and their looks, and running a look on your photos.
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as getMany from './getMany.operation';
+import * as runLook from './runLook.operation';
+
+export const operations = { getMany, runLook };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['app'] } },
+		options: [
+			{ name: 'Get Many', value: 'getMany', action: 'Get many apps', description: 'List the ready-made apps and their looks' },
+			{ name: 'Run Look', value: 'runLook', action: 'Run an app look', description: 'Run a preset look of an app on your photos' },
+		],
+		default: 'runLook',
+	},
+	...getMany.description,
+	...runLook.description,
+];

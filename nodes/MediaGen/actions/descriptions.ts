@@ -1,0 +1,119 @@
+// Fields that several operations show, defined once. Operations place them; their visibility
+// (resource and operation) is added where each operation declares its own, with updateDisplayOptions.
+import type { INodeProperties } from 'n8n-workflow';
+
+export const requestKeyField: INodeProperties = {
+	displayName: 'Request Key',
+	name: 'requestKey',
+	type: 'string',
+	default: '',
+	description:
+		'Up to 120 characters. Sending the same key again returns the first run instead of charging again. A key shared by several items gets the item number added. Leave empty: the node makes one per execution and item, so retries are never charged twice.',
+};
+
+export const webhookUrlField: INodeProperties = {
+	displayName: 'Webhook URL',
+	name: 'webhookUrl',
+	type: 'string',
+	default: '',
+	placeholder: 'https://your-n8n.example.com/webhook/…',
+	description:
+		"An https address (up to 500 characters) that receives the finished run, for example the production URL of a Media Generation Trigger node. It replaces the account's registered endpoints for this run.",
+};
+
+export const maxCreditsField: INodeProperties = {
+	displayName: 'Max Credits per Execution',
+	name: 'maxCredits',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: 100,
+	description:
+		'A spending cap: this step submits no run that would take the credits it spent in this execution over this number (failed runs are refunded and do not count). Prices come from runs already accepted and from the model list. Leave it out for no cap.',
+};
+
+export const runIdField: INodeProperties = {
+	displayName: 'Run ID',
+	name: 'runId',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder: 'e.g. gen_0123456789abcdef',
+	description:
+		'The ID of a run started with this account, for example the ID from a Generate result (drag it in as an expression)',
+};
+
+export function downloadOutputsField(description: string, show?: Record<string, boolean[]>): INodeProperties {
+	return {
+		displayName: 'Download Outputs',
+		name: 'downloadOutputs',
+		type: 'boolean',
+		default: true,
+		...(show ? { displayOptions: { show } } : {}),
+		description,
+	};
+}
+
+export const waitingOptions: INodeProperties[] = [
+	{
+		displayName: 'Check Every (Seconds)',
+		name: 'pollIntervalSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 60 },
+		default: 3,
+		description: 'How often to ask whether the run is done. The service suggests 3 to 5 seconds.',
+	},
+	{
+		displayName: 'Time Limit (Minutes)',
+		name: 'timeoutMinutes',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 0,
+		description:
+			'How long to wait before giving up (the run keeps going on the service). 0 uses the suggested limit: 3 minutes for images, 10 for video, 5 for music.',
+	},
+	{
+		displayName: 'Put Files In',
+		name: 'binaryProperty',
+		type: 'string',
+		default: 'data',
+		description:
+			'Name of the binary property for the first file; more files get _1, _2 … and song covers go to cover, cover_1 (or to this name plus _cover when this name is cover)',
+	},
+	{
+		displayName: 'Request Time Limit (Seconds)',
+		name: 'requestTimeoutSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 60,
+		description: 'How long one request to the service may take before it is retried or reported',
+	},
+];
+
+/** The "Waiting" collection (poll interval, time limit, file property, request time limit), or a subset named "Options". */
+export function waitingCollection(names?: string[]): INodeProperties {
+	return {
+		displayName: names ? 'Options' : 'Waiting',
+		name: 'waiting',
+		type: 'collection',
+		placeholder: names ? 'Add Option' : 'Add Waiting Setting',
+		default: {},
+		options: names ? waitingOptions.filter((o) => names.includes(o.name)) : waitingOptions,
+	};
+}
+
+/** The fields every run-producing operation shows, for waiting and outputs. */
+export const runSettingsFields: INodeProperties[] = [
+	{
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to wait until the run is finished and return its files. Off: the node returns the run record at once (status PENDING) and you can pick it up later with Generation → Wait or a Media Generation Trigger.',
+	},
+	downloadOutputsField(
+		'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',
+		{ waitForCompletion: [true] },
+	),
+	waitingCollection(),
+];

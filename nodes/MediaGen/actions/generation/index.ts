@@ -1,0 +1,30 @@
+// Generation: start runs, read them, list them, wait for them.
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as generate from './generate.operation';
+import * as get from './get.operation';
+import * as getMany from './getMany.operation';
+import * as wait from './wait.operation';
+
+export const operations = { generate, get, getMany, wait };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['generation'] } },
+		options: [
+			{ name: 'Generate', value: 'generate', action: 'Generate an image video or song', description: 'Start a run, wait for it and return the files' },
+			{ name: 'Get', value: 'get', action: 'Get a run', description: 'Read one run by ID, with its files' },
+			{ name: 'Get Many', value: 'getMany', action: 'Get many runs', description: 'List your runs, newest first' },
+			{ name: 'Wait', value: 'wait', action: 'Wait for a run to finish', description: 'Wait for a run started earlier and return its files' },
+		],
+		default: 'generate',
+	},
+	...generate.description,
+	...get.description,
+	...getMany.description,
+	...wait.description,
+];

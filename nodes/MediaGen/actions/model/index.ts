@@ -1,0 +1,19 @@
+// Model: the model catalogue.
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as getMany from './getMany.operation';
+
+export const operations = { getMany };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['model'] } },
+		options: [{ name: 'Get Many', value: 'getMany', action: 'Get many models', description: 'List the model catalogue' }],
+		default: 'getMany',
+	},
+	...getMany.description,
+];

@@ -1,0 +1,23 @@
+// What an operation file exports, so the router can run it without knowing it.
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import type { Identity } from '../transport';
+
+/** The router loops over the items (up to `itemsAtOnce` in flight) and catches per item. */
+export interface ItemOperation {
+	description: INodeProperties[];
+	/** How many items at once: a number, or 'runs' for as many as the account may have runs in flight. */
+	itemsAtOnce?: number | 'runs';
+	executeItem(this: IExecuteFunctions, itemIndex: number, identity: Identity): Promise<INodeExecutionData[]>;
+}
+
+/**
+ * The operation takes all items together: the batch path of run-producing operations (which checks
+ * every item before spending and catches per item itself), or a list read once for the first item.
+ */
+export interface AllItemsOperation {
+	description: INodeProperties[];
+	executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]>;
+}
+
+export type Operation = ItemOperation | AllItemsOperation;

@@ -1,0 +1,46 @@
+// Searchable lists (resource locators): models with their prices, and apps.
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+
+import { getIdentity } from '../transport';
+import { getApps, getModels } from '../helpers/catalogue';
+import type { CatalogueModel } from '../helpers/catalogueTypes';
+import { readParameter } from './parameters';
+
+export function modelLabel(m: CatalogueModel, anonymous: boolean): string {
+	const price = m.credits_at_defaults === 1 ? '1 credit' : `${m.credits_at_defaults} credits`;
+	const free = m.free_tier ? ', free tier' : '';
+	const notCovered = anonymous && !(m.free_tier && m.kind === 'image') ? ' — needs an API key' : '';
+	return `${m.name} (${m.vendor}) · ${price}${free}${notCovered}`;
+}
+
+export async function searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const identity = await getIdentity(this);
+	const kind = readParameter(this, 'kind') || 'image';
+	const needle = (filter ?? '').toLowerCase();
+	const models = (await getModels(this, identity))
+		.filter((m) => m.kind === kind)
+		.filter((m) => !needle || `${m.id} ${m.name} ${m.vendor}`.toLowerCase().includes(needle));
+	const anonymous = identity.kind === 'anonymous';
+	// Covered models first for the free tier, then by price.
+	const uncovered = (m: CatalogueModel) => Number(anonymous && !m.free_tier);
+	models.sort((a, b) => uncovered(a) - uncovered(b) || a.credits_at_defaults - b.credits_at_defaults);
+	return {
+		results: models.map((m) => ({ name: modelLabel(m, anonymous), value: m.id, description: m.description })),
+	};
+}
+
+export async function searchApps(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const kind = readParameter(this, 'appKind');
+	const needle = (filter ?? '').toLowerCase();
+	const apps = (await getApps(this))
+		.filter((a) => !kind || a.kind === kind)
+		.filter((a) => !needle || `${a.slug} ${a.name} ${a.category ?? ''} ${(a.tags ?? []).join(' ')}`.toLowerCase().includes(needle));
+	return {
+		results: apps.map((a) => ({
+			name: `${a.name} (${a.kind}, ${a.looks.length} look${a.looks.length === 1 ? '' : 's'})`,
+			value: a.slug,
+			description: a.description,
+			url: a.url,
+		})),
+	};
+}
