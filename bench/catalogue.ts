@@ -1,13 +1,12 @@
 // 5. Catalogue cache: filling the model dropdown (n8n-core's LoadOptionsContext) the first and
 // the second time, and how many GET /models requests each needed.
-import { clearCatalogueCache } from '../nodes/MediaGen/helpers/catalogue';
 import { searchModels } from '../nodes/MediaGen/methods';
 import { loadOptionsContext } from '../test/helpers/engine';
 import { startBackend } from '../test/helpers/sandbox';
 
 async function main(): Promise<void> {
+	// A fresh sandbox has its own address, so nothing of it is cached yet (caches are per Base URL).
 	const backend = await startBackend();
-	clearCatalogueCache();
 	const ctx = loadOptionsContext({ authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'image' }, backend.apiCredentials);
 	const reads = () => backend.requests('GET /v1/models').length;
 	let t = performance.now();

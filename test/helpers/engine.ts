@@ -157,11 +157,15 @@ export interface RunOptions {
 	mode?: WorkflowExecuteMode;
 	/** Called with the running execution, e.g. to cancel it. */
 	onStart?: (execution: { cancel(): void }) => void;
+	/** How many times the node runs in the one execution (loop passes: $runIndex 0, 1, …). */
+	passes?: number;
 }
 
 export interface RunResult {
 	run: IRun;
 	items: INodeExecutionData[];
+	/** The output of every pass, when the node ran more than once. */
+	passes: INodeExecutionData[][];
 	error?: { message: string; description?: string | null; context?: IDataObject };
 }
 
@@ -225,7 +229,11 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 			metadata: {},
 			waitingExecution: {},
 			waitingExecutionSource: null,
-			nodeExecutionStack: [{ node, data: { main: [options.items ?? [{ json: {} }]] }, source: null }],
+			nodeExecutionStack: Array.from({ length: options.passes ?? 1 }, () => ({
+				node,
+				data: { main: [options.items ?? [{ json: {} }]] },
+				source: null,
+			})),
 		},
 	} as unknown as IRunExecutionData;
 	const execute = new WorkflowExecute(additionalData, options.mode ?? 'manual', runExecutionData);
@@ -234,7 +242,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		running = execute.processRunExecutionData(workflow);
 	} catch (error) {
 		// n8n refuses a workflow with node issues (for example an empty required field) before running it.
-		return { run: undefined as unknown as IRun, items: [], error: { message: (error as Error).message, description: (error as { description?: string }).description } };
+		return { run: undefined as unknown as IRun, items: [], passes: [], error: { message: (error as Error).message, description: (error as { description?: string }).description } };
 	}
 	options.onStart?.({ cancel: () => running.cancel() });
 	let run: IRun;
@@ -243,8 +251,10 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	} catch {
 		run = await done.promise;
 	}
-	const taskData = run.data.resultData.runData[node.name]?.[0];
+	const tasks = run.data.resultData.runData[node.name] ?? [];
+	const taskData = tasks[0];
 	const items = taskData?.data?.main?.[0] ?? [];
+	const passes = tasks.map((t) => t.data?.main?.[0] ?? []);
 	const err = (taskData?.error ?? run.data.resultData.error) as RunResult['error'] | undefined;
-	return { run, items, error: err ? { message: err.message, description: err.description, context: err.context } : undefined };
+	return { run, items, passes, error: err ? { message: err.message, description: err.description, context: err.context } : undefined };
 }

@@ -2,8 +2,6 @@
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { SandboxConfig } from '../../sandbox/config';
 import type { Account } from '../../sandbox/types';
-import { clearCatalogueCache } from '../../nodes/MediaGen/helpers/catalogue';
-import { resetRateBudgets } from '../../nodes/MediaGen/transport/rateGate';
 
 export interface TestBackend {
 	sandbox: Sandbox;
@@ -15,10 +13,26 @@ export interface TestBackend {
 	charges(ownerId?: string): number;
 }
 
+/** Ports this test file's sandboxes have had (jest gives each test file its own copy of the node's modules). */
+const portsUsed = new Set<string>();
+
+/**
+ * Each sandbox gets a port this test file has not used before, so the node's catalogue cache and rate
+ * budgets (kept per Base URL and identity) start empty for it, with no reset hook in the shipped code.
+ */
+async function startFreshSandbox(config: Partial<SandboxConfig>): Promise<Sandbox> {
+	for (;;) {
+		const sandbox = await startSandbox(config);
+		if (config.port || !portsUsed.has(sandbox.baseUrl)) {
+			portsUsed.add(sandbox.baseUrl);
+			return sandbox;
+		}
+		await sandbox.close();
+	}
+}
+
 export async function startBackend(config: Partial<SandboxConfig> = {}, account: Partial<Account> = {}): Promise<TestBackend> {
-	clearCatalogueCache();
-	resetRateBudgets();
-	const sandbox = await startSandbox(config);
+	const sandbox = await startFreshSandbox(config);
 	const acct = sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency: 3, ...account });
 	return {
 		sandbox,

@@ -3,7 +3,6 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { makePng } from '../../sandbox/media';
 import { getModelOptionFields, searchModels } from '../../nodes/MediaGen/methods';
-import { clearCatalogueCache } from '../../nodes/MediaGen/helpers/catalogue';
 import { loadOptionsContext, runNode } from '../helpers/engine';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
@@ -201,7 +200,8 @@ describe('App → Run Look', () => {
 
 describe('catalogue cache', () => {
 	test('opening the model dropdown twice reads GET /models once; the options mapper needs no request', async () => {
-		clearCatalogueCache();
+		// A fresh sandbox has its own address, so nothing of it is cached yet (caches are per Base URL).
+		const backend = await startBackend();
 		const reads = () => backend.requests('GET /v1/models').length;
 		const before = reads();
 		const ctx = loadOptionsContext({ authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'list', value: 'lumora-motion-3' } }, backend.apiCredentials);
@@ -212,6 +212,7 @@ describe('catalogue cache', () => {
 		expect(second.results).toEqual(first.results);
 		expect(fields.fields.map((f) => f.id)).toEqual(['resolution', 'aspect', 'duration', 'audio']);
 		expect(reads() - before).toBe(1);
+		await backend.sandbox.close();
 	});
 
 	test('the anonymous credential marks models the free tier does not cover', async () => {

@@ -162,6 +162,17 @@ test('5. "Retry On Fail" after a FAILED (refunded) run starts a fresh run under 
 	expect(backend.charges() - spent).toBe(5);
 });
 
+test('default request keys differ between loop passes of one execution ($runIndex), so each pass gets its own run', async () => {
+	const posts = backend.requests('POST /v1/generations').length;
+	const r = await generate({ prompt: 'loop pass', waitForCompletion: false }, undefined, { passes: 2 });
+	expect(r.passes).toHaveLength(2);
+	const keys = keysSince(posts);
+	expect(keys).toHaveLength(2);
+	expect(keys[0]).toMatch(/-0-0$/);
+	expect(keys[1]).toMatch(/-1-0$/);
+	expect(r.passes[0][0].json.id).not.toBe(r.passes[1][0].json.id);
+});
+
 describe('6. a typed request key never returns another request\'s file', () => {
 	test('one key for three items with different prompts: three runs, each with its own prompt', async () => {
 		const spent = backend.charges();

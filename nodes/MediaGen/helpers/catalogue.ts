@@ -61,12 +61,6 @@ export async function getApps(ctx: ApiContext, identity?: Identity): Promise<Cat
 	});
 }
 
-export function clearCatalogueCache(): void {
-	modelCache.clear();
-	appCache.clear();
-	recentMisses.clear();
-}
-
 /** Finds a model by id, saying which ids exist for this kind when it is not there. */
 export function findModel(
 	ctx: ApiContext,

@@ -4,7 +4,10 @@
 export interface ErrorAdvice {
 	message: string;
 	action: string;
-	/** Whether the same request (same requestKey) may be sent again automatically. */
+	/**
+	 * Whether the same request (same requestKey) may be sent again automatically: 'wait' after the
+	 * service's Retry-After (the transport) or for a free slot (submission), 'once' at once, 'never'.
+	 */
 	retryable: 'never' | 'once' | 'wait';
 }
 
@@ -183,7 +186,7 @@ export function describeApiError(httpCode: number, body: unknown): DescribedErro
 			.filter(Boolean)
 			.join('\n'),
 		issues,
-		retryable: isServerSide ? 'once' : 'never',
+		retryable: isServerSide ? 'once' : httpCode === 429 || httpCode === 409 ? 'wait' : 'never',
 	};
 }
 

@@ -276,11 +276,12 @@ export async function apiRequest<T = IDataObject>(
 			if (problem) throw unexpectedAnswer(ctx, req, id, statusCode, problem, response.body);
 			return { body: response.body as T, statusCode, headers };
 		}
+		// The error table says what may be repeated: 'wait' (after Retry-After), 'once', or 'never'.
+		const { retryable } = describeApiError(statusCode, response.body);
 		if (statusCode === 429) {
 			const retryAfter = parseRetryAfter(headers['retry-after']) ?? 5;
-			const code = (response.body as IDataObject)?.error;
 			const maxWait = req.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
-			const mayWait = code !== 'anon_ip_daily' && retryAfter * 1000 <= maxWait && waits429 < MAX_429_WAITS;
+			const mayWait = retryable === 'wait' && retryAfter * 1000 <= maxWait && waits429 < MAX_429_WAITS;
 			if (mayWait && (await pause(Math.ceil(retryAfter * 1000), req.deadline, signal))) {
 				waits429++;
 				waitedMs += Math.ceil(retryAfter * 1000);
@@ -289,13 +290,13 @@ export async function apiRequest<T = IDataObject>(
 			const error = apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex, {
 				retryAfterSeconds: retryAfter,
 			});
-			if (code !== 'anon_ip_daily') error.description = rateLimitAdvice(retryAfter, waits429, waitedMs, maxWait);
+			if (retryable === 'wait') error.description = rateLimitAdvice(retryAfter, waits429, waitedMs, maxWait);
 			throw error;
 		}
-		const fallback = statusCode >= 500 && transientLeft > 0;
-		// provider/server_error: the spec says retry once with the same requestKey;
-		// 503s are "retry later", uncharged, so a short pause comes first.
-		if (fallback && (await pause(statusCode === 503 ? 2000 : 1000, req.deadline, signal))) {
+		// 'once' (provider, server_error, 503s, unknown 5xx): sent again with the same requestKey, as the
+		// spec asks, where the caller says it is safe; 503s are "retry later", uncharged, so the pause is longer.
+		const again = retryable === 'once' && transientLeft > 0;
+		if (again && (await pause(statusCode === 503 ? 2000 : 1000, req.deadline, signal))) {
 			transientLeft--;
 			continue;
 		}

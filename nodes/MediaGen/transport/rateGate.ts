@@ -71,7 +71,3 @@ function noteHeaders(b: Budget, headers: Record<string, string>, now: number): v
 	b.remaining = sameWindow ? Math.min(b.remaining!, estimate) : estimate;
 	b.resetAt = sameWindow ? Math.max(b.resetAt!, resetAt) : resetAt;
 }
-
-export function resetRateBudgets(): void {
-	budgets.clear();
-}

@@ -1,0 +1,78 @@
+// The batch pool (order, width, stop after a failure) and the rate gate (waits for a spent window,
+// counts requests in flight against what a header reports).
+import { runPool } from '../../nodes/MediaGen/helpers/batch';
+import { acquireRateBudget, parseReset } from '../../nodes/MediaGen/transport/rateGate';
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('runPool', () => {
+	test('keeps input order and never has more than the width in flight', async () => {
+		let inFlight = 0;
+		let most = 0;
+		const results = await runPool(7, 3, async (i) => {
+			inFlight++;
+			most = Math.max(most, inFlight);
+			await tick(10 * (7 - i));
+			inFlight--;
+			return i * 2;
+		});
+		expect(most).toBe(3);
+		expect(results.map((r) => (r?.ok ? r.value : undefined))).toEqual([0, 2, 4, 6, 8, 10, 12]);
+	});
+
+	test('keeps a failure per item and runs the rest', async () => {
+		const results = await runPool(3, 2, async (i) => {
+			if (i === 1) throw new Error('boom');
+			return i;
+		});
+		expect(results.map((r) => r?.ok)).toEqual([true, false, true]);
+	});
+
+	test('with stopOnError no new job starts after a failure; jobs in flight finish', async () => {
+		const started: number[] = [];
+		const results = await runPool(
+			6,
+			2,
+			async (i) => {
+				started.push(i);
+				if (i === 0) throw new Error('first fails');
+				await tick(30);
+				return i;
+			},
+			true,
+		);
+		expect(started).toEqual([0, 1]);
+		expect(Array.from(results, (r) => (r ? r.ok : 'not started'))).toEqual([false, true, 'not started', 'not started', 'not started', 'not started']);
+	});
+});
+
+describe('rate gate', () => {
+	test('reset is read as seconds from now or as a Unix time', () => {
+		expect(parseReset('2', 1_000)).toBe(3_000);
+		expect(parseReset('1700000000', 0)).toBe(1_700_000_000_000);
+		expect(parseReset('', 0)).toBeUndefined();
+	});
+
+	test('counts requests in flight against the reported budget and waits for the reset once spent', async () => {
+		const id = `gate-${Math.random()}`;
+		const first = await acquireRateBudget(id, 'read');
+		const second = await acquireRateBudget(id, 'read');
+		// The first answer says 2 left; the second request is still in flight, so 1 is really left.
+		first({ 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': '0.3' });
+		const third = await acquireRateBudget(id, 'read');
+		second({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '0.3' });
+		third();
+		const started = Date.now();
+		const fourth = await acquireRateBudget(id, 'read');
+		expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+		fourth();
+	});
+
+	test('a deadline ends the wait: the request goes out, and its 429 is what the caller sees', async () => {
+		const id = `gate-${Math.random()}`;
+		(await acquireRateBudget(id, 'submit'))({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' });
+		const started = Date.now();
+		(await acquireRateBudget(id, 'submit', undefined, Date.now() + 100))();
+		expect(Date.now() - started).toBeLessThan(1_000);
+	});
+});
