@@ -1,20 +1,15 @@
-import type {
-	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
-	ICredentialType,
-	IHttpRequestOptions,
-	INodeProperties,
-	Icon,
-} from 'n8n-workflow';
+// Media Generation Anonymous (free tier): the Base URL and a self-chosen anonymous id (x-anon-id), tested with GET /me.
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { describeAnonymousIdProblem, describeBaseUrlProblem } from './shapes';
+import { baseUrlProperty, identityHeader, identityTest, MEDIAGEN_ICON } from './common';
+import { describeAnonymousIdProblem } from './shapes';
 
 export class MediaGenAnonymousApi implements ICredentialType {
 	name = 'mediaGenAnonymousApi';
 
 	displayName = 'Media Generation Anonymous (Free Tier) API';
 
-	icon: Icon = { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' };
+	icon = MEDIAGEN_ICON;
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen';
 
@@ -26,16 +21,7 @@ export class MediaGenAnonymousApi implements ICredentialType {
 			type: 'notice',
 			default: '',
 		},
-		{
-			displayName: 'Base URL',
-			name: 'baseUrl',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'https://api.example.com/v1',
-			description:
-				'The version 1 root of the API, ending in /v1. For the local sandbox use the address that "npm run sandbox" prints.',
-		},
+		baseUrlProperty,
 		{
 			displayName: 'Anonymous ID',
 			name: 'anonymousId',
@@ -49,25 +35,7 @@ export class MediaGenAnonymousApi implements ICredentialType {
 		},
 	];
 
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		const problem =
-			describeBaseUrlProblem(credentials.baseUrl) ?? describeAnonymousIdProblem(credentials.anonymousId);
-		if (problem) throw new Error(problem);
-		requestOptions.headers = {
-			...(requestOptions.headers ?? {}),
-			'x-anon-id': String(credentials.anonymousId).trim(),
-		};
-		return requestOptions;
-	}
+	authenticate = identityHeader('anonymousId', describeAnonymousIdProblem, (id) => ({ 'x-anon-id': id }));
 
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{String($credentials.baseUrl).trim().replace(/\\/+$/, "")}}',
-			url: '/me',
-			method: 'GET',
-		},
-	};
+	test = identityTest('anonymous ID');
 }

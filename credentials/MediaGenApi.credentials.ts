@@ -1,34 +1,20 @@
-import type {
-	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
-	ICredentialType,
-	IHttpRequestOptions,
-	INodeProperties,
-	Icon,
-} from 'n8n-workflow';
+// Media Generation API: the Base URL and an API key (Authorization: Bearer sk_…), tested with GET /me.
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { describeApiKeyProblem, describeBaseUrlProblem } from './shapes';
+import { baseUrlProperty, identityHeader, identityTest, MEDIAGEN_ICON } from './common';
+import { describeApiKeyProblem } from './shapes';
 
 export class MediaGenApi implements ICredentialType {
 	name = 'mediaGenApi';
 
 	displayName = 'Media Generation API';
 
-	icon: Icon = { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' };
+	icon = MEDIAGEN_ICON;
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen';
 
 	properties: INodeProperties[] = [
-		{
-			displayName: 'Base URL',
-			name: 'baseUrl',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'https://api.example.com/v1',
-			description:
-				'The version 1 root of the API, ending in /v1. For the local sandbox use the address that "npm run sandbox" prints.',
-		},
+		baseUrlProperty,
 		{
 			displayName: 'API Key',
 			name: 'apiKey',
@@ -42,26 +28,7 @@ export class MediaGenApi implements ICredentialType {
 		},
 	];
 
-	// A function rather than a header template so that a malformed key is refused
-	// before anything is sent, with a message that says which shape is expected.
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		const problem = describeBaseUrlProblem(credentials.baseUrl) ?? describeApiKeyProblem(credentials.apiKey);
-		if (problem) throw new Error(problem);
-		requestOptions.headers = {
-			...(requestOptions.headers ?? {}),
-			Authorization: `Bearer ${String(credentials.apiKey).trim()}`,
-		};
-		return requestOptions;
-	}
+	authenticate = identityHeader('apiKey', describeApiKeyProblem, (key) => ({ Authorization: `Bearer ${key}` }));
 
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{String($credentials.baseUrl).trim().replace(/\\/+$/, "")}}',
-			url: '/me',
-			method: 'GET',
-		},
-	};
+	test = identityTest('API key');
 }

@@ -1,11 +1,14 @@
-import type { ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
+// The webhook endpoint's signing secret (whsec_…) and, while rotating, the previous one; used by the trigger.
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+
+import { MEDIAGEN_ICON } from './common';
 
 export class MediaGenWebhookApi implements ICredentialType {
 	name = 'mediaGenWebhookApi';
 
 	displayName = 'Media Generation Webhook Signing Secret API';
 
-	icon: Icon = { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' };
+	icon = MEDIAGEN_ICON;
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen';
 

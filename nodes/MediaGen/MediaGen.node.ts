@@ -3,6 +3,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { MEDIAGEN_ICON } from '../../credentials/common';
 import { resources, router } from './actions/router';
 import { listSearch, loadOptions, resourceMapping } from './methods';
 
@@ -10,7 +11,7 @@ export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Media Generation',
 		name: 'mediaGen',
-		icon: { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' },
+		icon: MEDIAGEN_ICON,
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',

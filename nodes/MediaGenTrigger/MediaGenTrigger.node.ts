@@ -12,9 +12,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { MEDIAGEN_ICON } from '../../credentials/common';
 import { describePreviousSecretProblem, describeWebhookCredentialProblem } from '../../credentials/shapes';
 import { downloadOutputs } from '../MediaGen/helpers/binary';
 import { KIND_OPTIONS } from '../MediaGen/helpers/fields';
+import { runRecordProblem } from '../MediaGen/transport/answers';
 import type { RunRecord } from '../MediaGen/helpers/catalogueTypes';
 import { alreadySeen, mergeSeen, type SeenIds } from './dedupe';
 import { verifyWebhook } from './signature';
@@ -40,15 +42,14 @@ function headerOf(headers: Record<string, unknown>, name: string): string | unde
 }
 
 function isRunRecord(body: unknown): body is RunRecord {
-	const b = body as RunRecord;
-	return !!b && typeof b === 'object' && typeof b.id === 'string' && typeof b.status === 'string' && typeof b.kind === 'string';
+	return runRecordProblem(body) === undefined;
 }
 
 export class MediaGenTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Media Generation Trigger',
 		name: 'mediaGenTrigger',
-		icon: { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' },
+		icon: MEDIAGEN_ICON,
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"On " + ($parameter["outcomes"] || []).join(", ")}}',
