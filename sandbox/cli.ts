@@ -2,6 +2,9 @@
 import { REALISTIC_DURATIONS } from './config';
 import { startSandbox } from './server';
 
+/** Seconds, so a demo shows each state long enough to see. */
+const DEMO_DURATIONS = { pendingMs: 500, image: 3000, video: 6000, music: 4000 };
+
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const port = Number(process.env.SANDBOX_PORT ?? args.find((a) => /^\d+$/.test(a)) ?? 4010);
@@ -9,9 +12,14 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({
 		port,
 		verbose: args.includes('--verbose'),
-		...(realistic ? { durations: { ...REALISTIC_DURATIONS } } : { durations: { pendingMs: 500, image: 3000, video: 6000, music: 4000 } }),
+		durations: { ...(realistic ? REALISTIC_DURATIONS : DEMO_DURATIONS) },
 	});
-	const account = sandbox.engine.createAccount({ tier: 'paid', credits: 5000, concurrency: 3, apiKey: process.env.SANDBOX_API_KEY });
+	const account = sandbox.engine.createAccount({
+		tier: 'paid',
+		credits: 5000,
+		concurrency: 3,
+		apiKey: process.env.SANDBOX_API_KEY,
+	});
 	const lines = [
 		`Media Generation sandbox listening`,
 		`  Base URL        ${sandbox.baseUrl}`,

@@ -45,7 +45,10 @@ export interface SandboxConfig {
 	modelsFile?: string;
 	appsFile?: string;
 	durations: Durations;
-	/** Multiplies every spec time span (1 minute windows, 5 minute slots, 30 minute stuck runs, webhook retry schedule). */
+	/**
+	 * Multiplies every spec time span (1 minute windows, 5 minute slots, 30 minute stuck runs,
+	 * webhook retry schedule).
+	 */
 	timeScale: number;
 	rateLimits: RateLimits;
 	moderation: 'up' | 'down';

@@ -1,91 +1,187 @@
 // The control surface outside /v1, for tests and demos: reset, accounts and keys, credits,
 // webhook endpoints, clock and switches, faults, and read-outs of the ledger, log and deliveries.
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
-import { ApiFailure } from './engine';
-import { readBody, sendJson, type Sandbox } from './server';
+import { ApiFailure } from './apiFailure';
+import type { FaultRule } from './config';
+import type { Exchange, SandboxContext } from './http/context';
+import { readBody, sendJson } from './http/respond';
+import { findRoute, route, type Route } from './http/router';
+import type { Account } from './types';
 
 type Json = Record<string, unknown>;
 
-export async function handleControl(sb: Sandbox, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-	const { engine } = sb;
-	const method = req.method ?? 'GET';
-	const p = url.pathname.replace(/^\/_sandbox/, '');
-	const body = (method === 'POST' ? await readBody(req) : {}) as Json;
-	let m: RegExpExecArray | null;
+interface ControlCall {
+	ctx: SandboxContext;
+	res: ServerResponse;
+	params: Record<string, string>;
+	/** The JSON body of a POST; {} otherwise. */
+	body: Json;
+}
 
-	if (method === 'POST' && p === '/reset') {
-		engine.reset();
-		sb.limiter.clear();
-		sb.faults.set([]);
-		sb.config.faults = [];
-		return sendJson(res, 200, { ok: true });
+type ControlHandler = (call: ControlCall) => void;
+
+/** Settings POST /_sandbox/config may change; objects among them are merged, not replaced. */
+const CHANGEABLE_SETTINGS = [
+	'durations',
+	'timeScale',
+	'rateLimits',
+	'moderation',
+	'paused',
+	'trialClosed',
+	'outputBytes',
+	'deliveryTimeoutMs',
+	'freeDailyRuns',
+	'allowLoopbackWebhooks',
+];
+
+function accountOf({ ctx, params }: ControlCall): Account {
+	const account = ctx.engine.accounts.get(params.id);
+	if (!account) throw new ApiFailure(404, 'not_found', 'No such account');
+	return account;
+}
+
+function reset({ ctx, res }: ControlCall): void {
+	ctx.engine.reset();
+	ctx.limiter.clear();
+	ctx.faults.set([]);
+	ctx.config.faults = [];
+	sendJson(res, 200, { ok: true });
+}
+
+function createAccount({ ctx, res, body }: ControlCall): void {
+	const account = ctx.engine.createAccount(body as never);
+	const me = ctx.engine.me({ type: 'account', account, ownerId: account.id });
+	sendJson(res, 201, { id: account.id, apiKey: account.keys[0], webhookSecret: account.webhookSecret, ...me });
+}
+
+function listAccounts({ ctx, res }: ControlCall): void {
+	const accounts = [...ctx.engine.accounts.values()].map((a) => ({
+		id: a.id,
+		email: a.email,
+		tier: a.tier,
+		credits: a.credits,
+		concurrency: a.concurrency,
+		endpoints: a.endpoints,
+	}));
+	sendJson(res, 200, { accounts });
+}
+
+function addKey(call: ControlCall): void {
+	const key = `sk_${randomBytes(20).toString('hex')}`;
+	accountOf(call).keys.push(key);
+	sendJson(call.res, 201, { apiKey: key });
+}
+
+function revokeKey(call: ControlCall): void {
+	accountOf(call).revokedKeys.push(String(call.body.apiKey));
+	sendJson(call.res, 200, { ok: true });
+}
+
+function setCredits({ ctx, res, params, body }: ControlCall): void {
+	ctx.engine.setCredits(params.id, Number(body.credits));
+	sendJson(res, 200, { credits: ctx.engine.balanceOf(params.id) });
+}
+
+function updateAccount(call: ControlCall): void {
+	const account = accountOf(call);
+	for (const k of ['concurrency', 'tier', 'watermarked'] as const) {
+		if (call.body[k] !== undefined) (account as unknown as Json)[k] = call.body[k];
 	}
-	if (method === 'POST' && p === '/accounts') {
-		const a = engine.createAccount(body as never);
-		return sendJson(res, 201, { id: a.id, apiKey: a.keys[0], webhookSecret: a.webhookSecret, ...engine.me({ type: 'account', account: a, ownerId: a.id }) });
+	sendJson(call.res, 200, { ok: true });
+}
+
+function addEndpoint({ ctx, res, params, body }: ControlCall): void {
+	const endpoint = ctx.engine.addEndpoint(params.id, String(body.url), body.secret ? String(body.secret) : undefined);
+	sendJson(res, 201, endpoint);
+}
+
+function accountDeliveries({ ctx, res, params }: ControlCall): void {
+	sendJson(res, 200, { deliveries: ctx.engine.webhooks.recent(params.id) });
+}
+
+function sendTestEvent({ ctx, res, params }: ControlCall): void {
+	ctx.engine.sendTestEvent(params.id);
+	sendJson(res, 202, { ok: true });
+}
+
+function resendDelivery({ ctx, res, params }: ControlCall): void {
+	if (!ctx.engine.webhooks.resend(params.id)) throw new ApiFailure(404, 'not_found', 'No such delivery');
+	sendJson(res, 202, { ok: true });
+}
+
+function changeConfig({ ctx, res, body }: ControlCall): void {
+	const settings = ctx.config as unknown as Json;
+	for (const k of CHANGEABLE_SETTINGS) {
+		if (body[k] === undefined) continue;
+		const current = settings[k];
+		settings[k] = current && typeof current === 'object' ? { ...current, ...(body[k] as Json) } : body[k];
 	}
-	if (method === 'GET' && p === '/accounts') {
-		return sendJson(res, 200, { accounts: [...engine.accounts.values()].map((a) => ({ id: a.id, email: a.email, tier: a.tier, credits: a.credits, concurrency: a.concurrency, endpoints: a.endpoints })) });
-	}
-	if ((m = /^\/accounts\/([^/]+)\/keys$/.exec(p)) && method === 'POST') {
-		const a = engine.accounts.get(m[1]);
-		if (!a) throw new ApiFailure(404, 'not_found', 'No such account');
-		const key = `sk_${randomBytes(20).toString('hex')}`;
-		a.keys.push(key);
-		return sendJson(res, 201, { apiKey: key });
-	}
-	if ((m = /^\/accounts\/([^/]+)\/keys\/revoke$/.exec(p)) && method === 'POST') {
-		const a = engine.accounts.get(m[1]);
-		if (!a) throw new ApiFailure(404, 'not_found', 'No such account');
-		a.revokedKeys.push(String(body.apiKey));
-		return sendJson(res, 200, { ok: true });
-	}
-	if ((m = /^\/accounts\/([^/]+)\/credits$/.exec(p)) && method === 'POST') {
-		engine.setCredits(m[1], Number(body.credits));
-		return sendJson(res, 200, { credits: engine.balanceOf(m[1]) });
-	}
-	if ((m = /^\/accounts\/([^/]+)$/.exec(p)) && method === 'POST') {
-		const a = engine.accounts.get(m[1]);
-		if (!a) throw new ApiFailure(404, 'not_found', 'No such account');
-		for (const k of ['concurrency', 'tier', 'watermarked'] as const) if (body[k] !== undefined) (a as unknown as Json)[k] = body[k];
-		return sendJson(res, 200, { ok: true });
-	}
-	if ((m = /^\/accounts\/([^/]+)\/endpoints$/.exec(p)) && method === 'POST') {
-		const ep = engine.addEndpoint(m[1], String(body.url), body.secret ? String(body.secret) : undefined);
-		return sendJson(res, 201, ep);
-	}
-	if ((m = /^\/accounts\/([^/]+)\/deliveries$/.exec(p)) && method === 'GET') {
-		return sendJson(res, 200, { deliveries: engine.webhooks.recent(m[1]) });
-	}
-	if ((m = /^\/accounts\/([^/]+)\/test-event$/.exec(p)) && method === 'POST') {
-		engine.sendTestEvent(m[1]);
-		return sendJson(res, 202, { ok: true });
-	}
-	if ((m = /^\/deliveries\/([^/]+)\/resend$/.exec(p)) && method === 'POST') {
-		const d = engine.webhooks.resend(m[1]);
-		if (!d) throw new ApiFailure(404, 'not_found', 'No such delivery');
-		return sendJson(res, 202, { ok: true });
-	}
-	if (method === 'GET' && p === '/deliveries') return sendJson(res, 200, { deliveries: engine.webhooks.deliveries });
-	if (method === 'POST' && p === '/config') {
-		const allowed = ['durations', 'timeScale', 'rateLimits', 'moderation', 'paused', 'trialClosed', 'outputBytes', 'deliveryTimeoutMs', 'freeDailyRuns', 'allowLoopbackWebhooks'];
-		for (const k of allowed) {
-			if (body[k] === undefined) continue;
-			const current = (sb.config as unknown as Json)[k];
-			(sb.config as unknown as Json)[k] = current && typeof current === 'object' ? { ...current, ...(body[k] as Json) } : body[k];
-		}
-		return sendJson(res, 200, { config: { ...sb.config, faults: undefined } });
-	}
-	if (method === 'POST' && p === '/faults') {
-		sb.config.faults = (body.faults as never) ?? [];
-		sb.faults.set(sb.config.faults);
-		return sendJson(res, 200, { faults: sb.config.faults });
-	}
-	if (method === 'GET' && p === '/ledger') return sendJson(res, 200, { ledger: engine.ledger });
-	if (method === 'GET' && p === '/log') return sendJson(res, 200, { log: engine.log });
-	if (method === 'GET' && p === '/runs') return sendJson(res, 200, { runs: [...engine.runs.values()].map((r) => ({ ...engine.publicRun(engine.settle(r)), ownerId: r.ownerId, requestKey: r.requestKey, request: r.request })) });
-	if (method === 'POST' && p === '/anonymous-secret') return sendJson(res, 200, { webhookSecret: engine.anonymousWebhookSecret });
-	throw new ApiFailure(404, 'not_found', `No control route ${method} ${url.pathname}`);
+	sendJson(res, 200, { config: { ...ctx.config, faults: undefined } });
+}
+
+function setFaults({ ctx, res, body }: ControlCall): void {
+	ctx.config.faults = (body.faults as FaultRule[] | undefined) ?? [];
+	ctx.faults.set(ctx.config.faults);
+	sendJson(res, 200, { faults: ctx.config.faults });
+}
+
+function listDeliveries({ ctx, res }: ControlCall): void {
+	sendJson(res, 200, { deliveries: ctx.engine.webhooks.deliveries });
+}
+
+function showLedger({ ctx, res }: ControlCall): void {
+	sendJson(res, 200, { ledger: ctx.engine.ledger });
+}
+
+function showLog({ ctx, res }: ControlCall): void {
+	sendJson(res, 200, { log: ctx.engine.log });
+}
+
+/** The secret that signs deliveries of anonymous runs to their webhookUrl. */
+function showAnonymousSecret({ ctx, res }: ControlCall): void {
+	sendJson(res, 200, { webhookSecret: ctx.engine.anonymousWebhookSecret });
+}
+
+function listRuns({ ctx, res }: ControlCall): void {
+	const { engine } = ctx;
+	const runs = [...engine.runs.values()].map((r) => ({
+		...engine.publicRun(engine.settle(r)),
+		ownerId: r.ownerId,
+		requestKey: r.requestKey,
+		request: r.request,
+	}));
+	sendJson(res, 200, { runs });
+}
+
+const CONTROL_ROUTES: Route<ControlHandler>[] = [
+	route('POST', '/reset', reset),
+	route('POST', '/accounts', createAccount),
+	route('GET', '/accounts', listAccounts),
+	route('POST', '/accounts/:id/keys', addKey),
+	route('POST', '/accounts/:id/keys/revoke', revokeKey),
+	route('POST', '/accounts/:id/credits', setCredits),
+	route('POST', '/accounts/:id', updateAccount),
+	route('POST', '/accounts/:id/endpoints', addEndpoint),
+	route('GET', '/accounts/:id/deliveries', accountDeliveries),
+	route('POST', '/accounts/:id/test-event', sendTestEvent),
+	route('POST', '/deliveries/:id/resend', resendDelivery),
+	route('GET', '/deliveries', listDeliveries),
+	route('POST', '/config', changeConfig),
+	route('POST', '/faults', setFaults),
+	route('GET', '/ledger', showLedger),
+	route('GET', '/log', showLog),
+	route('GET', '/runs', listRuns),
+	route('POST', '/anonymous-secret', showAnonymousSecret),
+];
+
+/** Any method on /_sandbox/…; every POST body is read first, so bad JSON is refused before the route is. */
+export async function handleControl(ctx: SandboxContext, exchange: Exchange): Promise<void> {
+	const { method, req, res, url } = exchange;
+	const path = url.pathname.replace(/^\/_sandbox/, '');
+	const body = (method === 'POST' ? await readBody(req) : {}) as Json;
+	const { match } = findRoute(CONTROL_ROUTES, method, path);
+	if (!match) throw new ApiFailure(404, 'not_found', `No control route ${method} ${url.pathname}`);
+	match.route.handler({ ctx, res, params: match.params, body });
 }

@@ -13,6 +13,13 @@ export function seeded(seed: number): () => number {
 	};
 }
 
+/** A fault to apply to one request. */
+export interface PickedFault {
+	kind: FaultKind;
+	slowMs: number;
+	retryAfterSeconds: number;
+}
+
 interface ActiveRule extends FaultRule {
 	random: () => number;
 	position: number;
@@ -26,7 +33,7 @@ export class FaultInjector {
 	}
 
 	/** The fault to apply to this request, if any. `route` is like "POST /generations/:id". */
-	pick(route: string): { kind: FaultKind; slowMs: number; retryAfterSeconds: number } | undefined {
+	pick(route: string): PickedFault | undefined {
 		for (const rule of this.rules) {
 			if (rule.route !== '*' && rule.route !== route) continue;
 			if (rule.script) {

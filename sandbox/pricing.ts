@@ -11,7 +11,8 @@ export function priceOf(model: Model, options: Options, audioSeconds?: number): 
 	const step = resolutions.indexOf(options.resolution) - resolutions.indexOf(model.defaults.resolution);
 	let price = model.credits_at_defaults * Math.pow(1.5, step);
 	const defaultSeconds = model.defaults.duration ?? 5;
-	const seconds = audioSeconds !== undefined ? Math.max(1, Math.ceil(audioSeconds)) : options.duration ?? defaultSeconds;
+	const seconds =
+		audioSeconds !== undefined ? Math.max(1, Math.ceil(audioSeconds)) : (options.duration ?? defaultSeconds);
 	if (model.kind === 'video') price *= seconds / defaultSeconds;
 	const audioOn = options.audio ?? model.defaults.audio ?? false;
 	const defaultAudioOn = model.defaults.audio ?? false;

@@ -1,3 +1,4 @@
+// The sandbox's records: models, accounts, wallets, runs, uploads, ledger and request-log entries.
 export type Kind = 'image' | 'video' | 'music';
 export type Status = 'QUEUED' | 'PENDING' | 'PROCESSING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED';
 
@@ -113,6 +114,19 @@ export interface Run {
 	finishesAt: number;
 	outcome: 'succeed' | 'fail' | 'stuck';
 	request: Record<string, unknown>;
+}
+
+export interface Upload {
+	id: string;
+	ownerId: string;
+	mime: string;
+	bytes: number;
+	token: string;
+	expiresAt: number;
+	/** Where the received body is kept. */
+	filePath?: string;
+	received: boolean;
+	hasModerationMarker: boolean;
 }
 
 export interface LedgerEntry {

@@ -6,7 +6,9 @@ import type { Model, Options } from './types';
 
 const optionsSchema = z
 	.object({
-		resolution: z.string({ required_error: 'options.resolution is required' }).min(1, 'options.resolution is required'),
+		resolution: z
+			.string({ required_error: 'options.resolution is required' })
+			.min(1, 'options.resolution is required'),
 		aspect: z.string().optional(),
 		tier: z.string().optional(),
 		duration: z.number().int('options.duration must be a whole number of seconds').optional(),
@@ -26,10 +28,17 @@ export const generationRequestSchema = z
 		prompt: z.string().min(1, 'prompt must have at least 1 character'),
 		options: optionsSchema,
 		negativePrompt: z.string().max(2000, 'negativePrompt is longer than 2000 characters').optional(),
-		imageUrls: z.array(z.string().url('imageUrls must hold URLs')).max(14, 'imageUrls holds more than 14 items').optional(),
+		imageUrls: z
+			.array(z.string().url('imageUrls must hold URLs'))
+			.max(14, 'imageUrls holds more than 14 items')
+			.optional(),
 		endImageUrl: z.string().url('endImageUrl must be a URL').optional(),
 		audioUrl: z.string().url('audioUrl must be a URL').optional(),
-		webhookUrl: z.string().url('webhookUrl must be a URL').max(500, 'webhookUrl is longer than 500 characters').optional(),
+		webhookUrl: z
+			.string()
+			.url('webhookUrl must be a URL')
+			.max(500, 'webhookUrl is longer than 500 characters')
+			.optional(),
 		requestKey: z.string().min(1).max(120, 'requestKey is longer than 120 characters').optional(),
 	})
 	.strict();
@@ -79,18 +88,7 @@ export function checkAgainstModel(req: GenerationRequest, model: Model): string[
 	if (model.kind === 'music' && model.music) {
 		const mode = o.tier ?? model.defaults.tier ?? 'Describe';
 		promptMax = model.music.prompt_max_chars_by_mode[mode] ?? promptMax;
-		if (o.style !== undefined) {
-			if (mode === 'Instrumental') issues.push('options.style is used only in Describe and Lyrics modes');
-			else if (o.style.length > model.music.style_max_chars) issues.push(`options.style is longer than ${model.music.style_max_chars} characters`);
-		}
-		if (o.title !== undefined) {
-			if (mode === 'Describe') issues.push('options.title is used only in Lyrics and Instrumental modes');
-			else if (o.title.length > model.music.title_max_chars) issues.push(`options.title is longer than ${model.music.title_max_chars} characters`);
-		}
-		if (o.vocal !== undefined) {
-			if (mode !== 'Lyrics') issues.push('options.vocal is used only in Lyrics mode');
-			else if (!model.music.vocal.includes(o.vocal)) issues.push(`options.vocal must be one of ${model.music.vocal.join(', ')}`);
-		}
+		issues.push(...musicOptionIssues(o, model.music, mode));
 	} else {
 		for (const musicOnly of ['style', 'title', 'vocal'] as const) {
 			if (o[musicOnly] !== undefined) issues.push(`options.${musicOnly} is used only by music models`);
@@ -101,15 +99,18 @@ export function checkAgainstModel(req: GenerationRequest, model: Model): string[
 		issues.push(`negativePrompt is not used by model ${model.id}`);
 	}
 	const images = req.imageUrls ?? [];
-	if (images.length > 0 && !model.inputs.includes('image')) issues.push(`model ${model.id} takes no reference images`);
-	else if (images.length > model.reference_images_max) {
-		issues.push(`imageUrls holds ${images.length} items; model ${model.id} takes at most ${model.reference_images_max}`);
+	const maxImages = model.reference_images_max;
+	if (images.length > 0 && !model.inputs.includes('image')) {
+		issues.push(`model ${model.id} takes no reference images`);
+	} else if (images.length > maxImages) {
+		issues.push(`imageUrls holds ${images.length} items; model ${model.id} takes at most ${maxImages}`);
 	}
 	if (req.endImageUrl !== undefined && (model.kind !== 'video' || model.end_frame === false)) {
 		issues.push(`endImageUrl is not supported by model ${model.id}`);
 	}
 	if (req.audioUrl !== undefined && !model.inputs.includes('audio')) {
-		issues.push(`audioUrl is accepted only by talking-avatar models (inputs contain audio); ${model.id} does not take audio`);
+		const rule = 'audioUrl is accepted only by talking-avatar models (inputs contain audio)';
+		issues.push(`${rule}; ${model.id} does not take audio`);
 	}
 	if (model.inputs.includes('audio') && req.audioUrl === undefined) {
 		issues.push(`model ${model.id} needs driving audio in audioUrl`);
@@ -117,7 +118,37 @@ export function checkAgainstModel(req: GenerationRequest, model: Model): string[
 	return issues;
 }
 
-const PRIVATE_V4 = [/^10\./, /^127\./, /^169\.254\./, /^192\.168\./, /^172\.(1[6-9]|2\d|3[01])\./, /^0\./, /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./];
+/** Style, title and vocal of a music run: each belongs to some modes only and has its own limit. */
+function musicOptionIssues(o: Options, music: NonNullable<Model['music']>, mode: string): string[] {
+	const issues: string[] = [];
+	if (o.style !== undefined) {
+		if (mode === 'Instrumental') issues.push('options.style is used only in Describe and Lyrics modes');
+		else if (o.style.length > music.style_max_chars) {
+			issues.push(`options.style is longer than ${music.style_max_chars} characters`);
+		}
+	}
+	if (o.title !== undefined) {
+		if (mode === 'Describe') issues.push('options.title is used only in Lyrics and Instrumental modes');
+		else if (o.title.length > music.title_max_chars) {
+			issues.push(`options.title is longer than ${music.title_max_chars} characters`);
+		}
+	}
+	if (o.vocal !== undefined) {
+		if (mode !== 'Lyrics') issues.push('options.vocal is used only in Lyrics mode');
+		else if (!music.vocal.includes(o.vocal)) issues.push(`options.vocal must be one of ${music.vocal.join(', ')}`);
+	}
+	return issues;
+}
+
+const PRIVATE_V4 = [
+	/^10\./,
+	/^127\./,
+	/^169\.254\./,
+	/^192\.168\./,
+	/^172\.(1[6-9]|2\d|3[01])\./,
+	/^0\./,
+	/^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./,
+];
 
 /** webhookUrl: https on a public host (sandbox relaxation: http(s)://127.0.0.1 / localhost when allowed). */
 export function checkWebhookUrl(url: string, allowLoopback: boolean): string | undefined {

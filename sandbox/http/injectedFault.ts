@@ -1,0 +1,73 @@
+// What each injected fault kind does to a /v1 request: cut it, delay it, answer for it, or spoil its answer.
+import http from 'node:http';
+
+import { ApiFailure } from '../apiFailure';
+import type { PickedFault } from '../faults';
+import type { Exchange } from './context';
+import { sendJson } from './respond';
+
+/** Handles a /v1 request normally; `providerFailure` makes a submission fail upstream after its checks. */
+export type ApiRequestHandler = (exchange: Exchange, providerFailure: boolean) => Promise<number>;
+
+/** The route name fault rules use: "POST /generations", "GET /generations/:id", … */
+export function faultRouteOf(method: string, pathname: string): string {
+	return `${method} ${pathname.replace(/^\/v1/, '').replace(/\/generations\/[^/]+$/, '/generations/:id')}`;
+}
+
+/** Handles the request for its side effects only, into an answer nobody reads; returns the status it had. */
+function handleUnseen(exchange: Exchange, handle: ApiRequestHandler): Promise<number> {
+	const sink = new http.ServerResponse(exchange.req);
+	return handle({ ...exchange, res: sink }, false).catch((e) => (e instanceof ApiFailure ? e.status : 500));
+}
+
+/** Applies the fault, handling the request too where the fault kind says it is handled. */
+export async function handleWithFault(
+	exchange: Exchange,
+	fault: PickedFault,
+	handle: ApiRequestHandler,
+): Promise<void> {
+	const { entry, req, url } = exchange;
+	entry.fault = fault.kind;
+	let providerFailure = false;
+	switch (fault.kind) {
+		case 'drop':
+			req.socket.destroy();
+			return;
+		case 'slow':
+			await new Promise((resolve) => setTimeout(resolve, fault.slowMs));
+			break;
+		case '500':
+			throw new ApiFailure(500, 'server_error', 'Unexpected server error (injected)');
+		case '503':
+			if (url.pathname === '/v1/uploads') {
+				throw new ApiFailure(503, 'storage_unavailable', 'Storage is unavailable (injected)');
+			}
+			throw new ApiFailure(503, 'moderation_unavailable', 'Moderation is unavailable (injected)');
+		case '502':
+			// A submission passes its checks and is charged, then refunded (the spec's provider failure).
+			if (exchange.method !== 'POST' || url.pathname !== '/v1/generations') {
+				throw new ApiFailure(502, 'provider', 'Upstream failure (injected)');
+			}
+			providerFailure = true;
+			break;
+		case '404':
+			throw new ApiFailure(404, 'not_found', 'No such record (injected)');
+		case '429':
+			throw new ApiFailure(429, 'rate_limited', 'Too many requests (injected)', undefined, {
+				'retry-after': String(fault.retryAfterSeconds),
+			});
+		case 'malformed': {
+			// Handled, then answered with its status and an empty object (a broken proxy).
+			const status = await handleUnseen(exchange, handle);
+			entry.status = status;
+			sendJson(exchange.res, status, {});
+			return;
+		}
+		case 'drop_after':
+			// Handled, then the answer is lost: the client must retry with the same requestKey.
+			entry.status = await handleUnseen(exchange, handle);
+			req.socket.destroy();
+			return;
+	}
+	entry.status = await handle(exchange, providerFailure);
+}

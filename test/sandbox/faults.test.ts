@@ -1,0 +1,79 @@
+// Unit tests of fault picking: scripted sequences, seeded rates, route matching and defaults.
+import type { FaultKind } from '../../sandbox/config';
+import { FaultInjector, seeded } from '../../sandbox/faults';
+
+const kindsOf = (injector: FaultInjector, route: string, count: number) =>
+	Array.from({ length: count }, () => injector.pick(route)?.kind ?? 'ok');
+
+describe('FaultInjector', () => {
+	test('a script is consumed one step per matching request, "ok" lets one through, then nothing', () => {
+		const injector = new FaultInjector();
+		injector.set([{ route: 'POST /generations', script: ['503', 'ok', 'drop_after'] }]);
+		expect(injector.pick('GET /generations/:id')).toBeUndefined();
+		expect(kindsOf(injector, 'POST /generations', 5)).toEqual(['503', 'ok', 'drop_after', 'ok', 'ok']);
+	});
+
+	test('defaults: slow answers wait 2 s, injected 429s say Retry-After 1', () => {
+		const injector = new FaultInjector();
+		injector.set([{ route: '*', script: ['slow', '429'] }]);
+		expect(injector.pick('GET /models')).toEqual({ kind: 'slow', slowMs: 2000, retryAfterSeconds: 1 });
+		expect(injector.pick('GET /me')).toEqual({ kind: '429', slowMs: 2000, retryAfterSeconds: 1 });
+	});
+
+	test('a rule\'s own slowMs and retryAfterSeconds are used', () => {
+		const injector = new FaultInjector();
+		injector.set([{ route: '*', script: ['429'], slowMs: 50, retryAfterSeconds: 7 }]);
+		expect(injector.pick('GET /me')).toEqual({ kind: '429', slowMs: 50, retryAfterSeconds: 7 });
+	});
+
+	test('a rate draws from a seeded generator: the same seed gives the same faults', () => {
+		const rules = [{ route: 'GET /generations/:id', rate: 0.5, kinds: ['500', '404'] as FaultKind[], seed: 42 }];
+		const first = new FaultInjector();
+		const second = new FaultInjector();
+		first.set(rules);
+		second.set(rules);
+		const picks = kindsOf(first, 'GET /generations/:id', 200);
+		expect(kindsOf(second, 'GET /generations/:id', 200)).toEqual(picks);
+		expect(new Set(picks)).toEqual(new Set(['ok', '500', '404']));
+		const faulted = picks.filter((k) => k !== 'ok').length;
+		expect(faulted).toBeGreaterThan(60);
+		expect(faulted).toBeLessThan(140);
+	});
+
+	test('without kinds a rate picks among 500, 502, 503, drop and slow', () => {
+		const injector = new FaultInjector();
+		injector.set([{ route: '*', rate: 1 }]);
+		expect(new Set(kindsOf(injector, 'GET /me', 300))).toEqual(new Set(['500', '502', '503', 'drop', 'slow']));
+	});
+
+	test('the first rule that gives a fault wins; a spent script passes to the next rule', () => {
+		const injector = new FaultInjector();
+		injector.set([
+			{ route: 'GET /me', script: ['404'] },
+			{ route: '*', script: ['500', '500'] },
+		]);
+		expect(kindsOf(injector, 'GET /me', 3)).toEqual(['404', '500', '500']);
+	});
+
+	test('set() replaces the rules and starts scripts again', () => {
+		const injector = new FaultInjector();
+		const rules = [{ route: '*', script: ['500'] as FaultKind[] }];
+		injector.set(rules);
+		expect(kindsOf(injector, 'GET /me', 2)).toEqual(['500', 'ok']);
+		injector.set(rules);
+		expect(kindsOf(injector, 'GET /me', 1)).toEqual(['500']);
+		injector.set([]);
+		expect(injector.pick('GET /me')).toBeUndefined();
+	});
+});
+
+describe('seeded', () => {
+	test('gives numbers in [0, 1), the same sequence for the same seed', () => {
+		const a = seeded(7);
+		const b = seeded(7);
+		const values = Array.from({ length: 50 }, () => a());
+		expect(Array.from({ length: 50 }, () => b())).toEqual(values);
+		expect(values.every((v) => v >= 0 && v < 1)).toBe(true);
+		expect(seeded(8)()).not.toBe(values[0]);
+	});
+});
