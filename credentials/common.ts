@@ -2,13 +2,16 @@
 // sets after a shape check, and the connection test against GET /me with readable failures.
 import type {
 	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
 	ICredentialTestRequest,
+	INodeCredentialTestResult,
 	IHttpRequestOptions,
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
 
-import { describeBaseUrlProblem } from './shapes';
+import { describeBaseUrlProblem, describeWebhookCredentialProblem } from './shapes';
 
 export const MEDIAGEN_ICON: Icon = { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' };
 
@@ -70,4 +73,16 @@ export function identityTest(secretName: string): ICredentialTestRequest {
 			},
 		],
 	};
+}
+
+/**
+ * The connection test of the webhook signing secret (no request can test it: the service never asks
+ * for it), used by every node that lists that credential: the shape of both fields.
+ */
+export async function checkSigningSecret(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const problem = describeWebhookCredentialProblem(credential.data ?? {});
+	return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The signing secret has the expected shape' };
 }

@@ -1,11 +1,21 @@
 // The Media Generation node: its resources and their operations (each resource's index.ts owns its
-// Operation dropdown), the catalogue-driven dropdowns, and execute() handing off to the router.
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+// Operation dropdown), the catalogue-driven dropdowns, execute() handing off to the router, and the
+// resume webhook of pause mode.
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { MEDIAGEN_ICON } from '../../credentials/common';
+import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
 import { resources, router } from './actions/router';
 import { listSearch, loadOptions, resourceMapping } from './methods';
+import { resumeWebhook } from './resume/resumeWebhook';
+import { resumeWebhooks } from './resume/webhooks';
 
 export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {
@@ -23,7 +33,15 @@ export class MediaGen implements INodeType {
 		credentials: [
 			{ name: 'mediaGenApi', required: true, displayOptions: { show: { authentication: ['apiKey'] } } },
 			{ name: 'mediaGenAnonymousApi', required: true, displayOptions: { show: { authentication: ['anonymous'] } } },
+			// Pause mode checks with it that each call back really comes from the service.
+			{
+				name: 'mediaGenWebhookApi',
+				required: true,
+				testedBy: 'checkSigningSecret',
+				displayOptions: { show: { waitMode: ['pause'] } },
+			},
 		],
+		webhooks: resumeWebhooks,
 		properties: [
 			{
 				displayName: 'Authentication',
@@ -61,9 +79,14 @@ export class MediaGen implements INodeType {
 		],
 	};
 
-	methods = { listSearch, loadOptions, resourceMapping };
+	methods = { listSearch, loadOptions, resourceMapping, credentialTest: { checkSigningSecret } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);
+	}
+
+	/** Pause mode: the service's deliveries to the execution's resume URL. */
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await resumeWebhook.call(this);
 	}
 }

@@ -1,9 +1,6 @@
 import type {
-	ICredentialsDecrypted,
-	ICredentialTestFunctions,
 	IDataObject,
 	IHookFunctions,
-	INodeCredentialTestResult,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
@@ -12,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { MEDIAGEN_ICON } from '../../credentials/common';
+import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
 import { describePreviousSecretProblem, describeWebhookCredentialProblem } from '../../credentials/shapes';
 import { downloadOutputs } from '../MediaGen/helpers/binary';
 import { KIND_OPTIONS } from '../MediaGen/helpers/fields';
@@ -147,14 +144,7 @@ export class MediaGenTrigger implements INodeType {
 		},
 	};
 
-	methods = {
-		credentialTest: {
-			async checkSigningSecret(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
-				const problem = describeWebhookCredentialProblem(credential.data ?? {});
-				return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The signing secret has the expected shape' };
-			},
-		},
-	};
+	methods = { credentialTest: { checkSigningSecret } };
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const req = this.getRequestObject();

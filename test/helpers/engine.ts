@@ -159,10 +159,16 @@ export interface RunOptions {
 	onStart?: (execution: { cancel(): void }) => void;
 	/** How many times the node runs in the one execution (loop passes: $runIndex 0, 1, …). */
 	passes?: number;
+	/** Where n8n serves waiting executions (pause mode): see test/helpers/waitingHost.ts. */
+	webhookWaitingBaseUrl?: string;
 }
 
 export interface RunResult {
 	run: IRun;
+	/** The workflow and node as run, for resuming a paused execution. */
+	workflow: Workflow;
+	node: INode;
+	executionId: string;
 	items: INodeExecutionData[];
 	/** The output of every pass, when the node ran more than once. */
 	passes: INodeExecutionData[][];
@@ -184,6 +190,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		credentials: {
 			mediaGenApi: { id: '1', name: 'Media Generation API' },
 			mediaGenAnonymousApi: { id: '2', name: 'Media Generation Anonymous' },
+			mediaGenWebhookApi: { id: '3', name: 'Media Generation Webhook Signing Secret' },
 		},
 		...options.nodeOverrides,
 	};
@@ -206,7 +213,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		instanceBaseUrl: 'http://127.0.0.1/',
 		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
 		webhookBaseUrl: 'http://127.0.0.1/webhook',
-		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+		webhookWaitingBaseUrl: options.webhookWaitingBaseUrl ?? 'http://127.0.0.1/webhook-waiting',
 		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
 		variables: {},
 		userId: 'user-1',
@@ -222,6 +229,8 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		},
 	} as unknown as IWorkflowExecuteAdditionalData;
 	const runExecutionData: IRunExecutionData = {
+		// As n8n creates it with each execution: the token that the resume URL carries.
+		resumeToken: `token${Math.random().toString(36).slice(2)}`,
 		startData: {},
 		resultData: { runData: {} },
 		executionData: {
@@ -242,7 +251,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		running = execute.processRunExecutionData(workflow);
 	} catch (error) {
 		// n8n refuses a workflow with node issues (for example an empty required field) before running it.
-		return { run: undefined as unknown as IRun, items: [], passes: [], error: { message: (error as Error).message, description: (error as { description?: string }).description } };
+		return { run: undefined as unknown as IRun, workflow, node, executionId, items: [], passes: [], error: { message: (error as Error).message, description: (error as { description?: string }).description } };
 	}
 	options.onStart?.({ cancel: () => running.cancel() });
 	let run: IRun;
@@ -256,5 +265,5 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	const items = taskData?.data?.main?.[0] ?? [];
 	const passes = tasks.map((t) => t.data?.main?.[0] ?? []);
 	const err = (taskData?.error ?? run.data.resultData.error) as RunResult['error'] | undefined;
-	return { run, items, passes, error: err ? { message: err.message, description: err.description, context: err.context } : undefined };
+	return { run, workflow, node, executionId, items, passes, error: err ? { message: err.message, description: err.description, context: err.context } : undefined };
 }

@@ -92,7 +92,7 @@ export const waitingOptions: INodeProperties[] = [
 /** The "Waiting" collection (poll interval, time limit, file property, request time limit), or a subset named "Options". */
 export function waitingCollection(names?: string[]): INodeProperties {
 	return {
-		displayName: names ? 'Options' : 'Waiting',
+		displayName: names ? 'Options' : 'Waiting Settings',
 		name: 'waiting',
 		type: 'collection',
 		placeholder: names ? 'Add Option' : 'Add Waiting Setting',
@@ -110,6 +110,35 @@ export const runSettingsFields: INodeProperties[] = [
 		default: true,
 		description:
 			'Whether to wait until the run is finished and return its files. Off: the node returns the run record at once (status PENDING) and you can pick it up later with Generation → Wait or a Media Generation Trigger.',
+	},
+	{
+		displayName: 'Waiting',
+		name: 'waitMode',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { waitForCompletion: [true] } },
+		options: [
+			{
+				name: 'Poll (Keep the Execution Running)',
+				value: 'poll',
+				description: 'The node asks every few seconds until every run is done. Works everywhere; holds an n8n worker meanwhile.',
+			},
+			{
+				name: 'Pause Until the Service Calls Back (No Worker Held)',
+				value: 'pause',
+				description:
+					'The execution pauses and n8n is free; the service calls n8n back as runs finish, and the execution goes on when all are done. Needs n8n reachable at an https WEBHOOK_URL and the webhook signing secret credential.',
+			},
+		],
+		default: 'poll',
+	},
+	{
+		displayName:
+			'Pause mode: n8n must be reachable from the service at its WEBHOOK_URL (https, public host), and this node needs the Media Generation Webhook Signing Secret credential. Runs that are not finished within the time limit come out marked timedOut: true with their run ID (use an IF node), to pick up with Generation → Wait.',
+		name: 'pauseNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { waitForCompletion: [true], waitMode: ['pause'] } },
 	},
 	downloadOutputsField(
 		'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',

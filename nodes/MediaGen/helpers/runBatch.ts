@@ -11,11 +11,12 @@ import { uploadFile, type PreparedFile } from './binary';
 import type { CatalogueModel, RunRecord } from './catalogueTypes';
 import { uniquePerItem } from './requestKey';
 import { addRunDetails, errorItem } from './runErrors';
+import { pauseRuns } from './pause';
 import { finishedRunToItem } from './runOutput';
 import type { RunSettings } from './runSettings';
 import { isCapRefusal, SpendingCap, type PriceQuote } from './spendingCap';
 import { submitRun, type SubmitContext } from './submission';
-import { waitForRun } from './waitForRun';
+import { timeLimitMs, waitForRun } from './waitForRun';
 
 /** A reference file: an address to send as it is, or a binary property to upload just before submitting. */
 export type FileSource = { url: string } | { file: PreparedFile; field: string };
@@ -111,6 +112,23 @@ function paidRunsNote(runs: Map<number, RunRecord>, failedItem: number, notStart
 	return parts.join(' ');
 }
 
+/**
+ * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item
+ * whose price would take the total over the cap is refused (it is never submitted).
+ */
+function capFor(ready: PreparedRun[], cap: SpendingCap | undefined): (position: number) => string | undefined {
+	if (!cap) return () => undefined;
+	const refusals = new Map<number, string>();
+	let total = cap.spent;
+	for (const [position, p] of ready.entries()) {
+		const estimate = cap.estimate(quoteOf(p));
+		if (total + estimate > cap.cap) {
+			refusals.set(position, `Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} are already planned by this step in this execution`);
+		} else total += estimate;
+	}
+	return (position) => refusals.get(position);
+}
+
 export async function executeRuns(
 	ctx: IExecuteFunctions,
 	identity: Identity,
@@ -141,12 +159,18 @@ export async function executeRuns(
 		if (overrun) throw upfrontCapError(ctx, cap, overrun);
 	}
 
+	if (ready[0]?.settings.mode === 'pause') {
+		return await pauseRuns(ctx, identity, ready, continueOnFail ? bad : [], capFor(ready, cap));
+	}
+
 	// 2. Run them, as many at once as the account allows.
 	const claimed = new Set<string>();
 	const runs = new Map<number, RunRecord>();
 	const job = async (n: number): Promise<INodeExecutionData> => {
 		const p = ready[n];
-		const s: SubmitContext = { ctx, identity, settings: p.settings, itemIndex: p.itemIndex, claimed };
+		// The time limit covers the whole item: waiting for a slot or a rate window counts too.
+		const deadline = Date.now() + timeLimitMs(String(p.body.kind), p.settings.timeoutMs);
+		const s: SubmitContext = { ctx, identity, settings: p.settings, itemIndex: p.itemIndex, claimed, deadline };
 		const addressOf = async (source: FileSource) =>
 			'url' in source ? source.url : (await uploadFile(ctx, identity, source.file, p.itemIndex, source.field)).url;
 		const images: string[] = [];
@@ -160,7 +184,7 @@ export async function executeRuns(
 		runs.set(p.itemIndex, run);
 		const requestKey = String(p.body.requestKey);
 		if (p.settings.wait) {
-			run = await waitForRun(ctx, identity, run, p.settings, p.itemIndex, requestKey);
+			run = await waitForRun(ctx, identity, run, { ...p.settings, deadline }, p.itemIndex, requestKey);
 			runs.set(p.itemIndex, run);
 		}
 		if (run.status === 'FAILED') cap?.refund(run);

@@ -1,6 +1,6 @@
 // Errors about runs keep what the user needs to find the run again (id, request key, status, cost,
 // refund) in one typed structure, so error items and batch reports read the same fields.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { RunRecord } from './catalogueTypes';
@@ -51,7 +51,7 @@ export function detailsOfRun(run: RunRecord, requestKey?: string): RunDetails {
 
 /** An error about a run that keeps its id, status and refund, so "Continue On Fail" items say what happened. */
 export function runError(
-	ctx: IExecuteFunctions,
+	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,
 	message: string,
 	description: string,
@@ -63,7 +63,7 @@ export function runError(
 }
 
 /** A FAILED run is refunded automatically; a CANCELED one (never produced by the API so far) says nothing of credits. */
-export function failedRunError(ctx: IExecuteFunctions, run: RunRecord, itemIndex: number, requestKey?: string): NodeOperationError {
+export function failedRunError(ctx: IExecuteFunctions | IWebhookFunctions, run: RunRecord, itemIndex: number, requestKey?: string): NodeOperationError {
 	if (run.status === 'CANCELED') {
 		return runError(
 			ctx,

@@ -1,6 +1,6 @@
 // A run record as an output item: the record, the request key, and the files as binary data.
 // A failed run becomes an error carrying its id and refund; a failed download names the run.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadOutputs } from './binary';
@@ -13,7 +13,7 @@ export interface OutputSettings {
 }
 
 export async function finishedRunToItem(
-	ctx: IExecuteFunctions,
+	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,
 	settings: OutputSettings,
 	itemIndex: number,

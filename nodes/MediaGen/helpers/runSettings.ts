@@ -3,6 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 export interface RunSettings {
 	wait: boolean;
+	/** poll: the node checks the runs and holds the execution; pause: it lets go until the service calls back. */
+	mode: 'poll' | 'pause';
 	download: boolean;
 	binaryProperty: string;
 	pollIntervalMs: number;
@@ -16,6 +18,7 @@ export function readRunSettings(ctx: IExecuteFunctions, itemIndex: number): RunS
 	const waiting = ctx.getNodeParameter('waiting', itemIndex, {}) as IDataObject;
 	return {
 		wait,
+		mode: wait && ctx.getNodeParameter('waitMode', itemIndex, 'poll') === 'pause' ? 'pause' : 'poll',
 		download: wait && (ctx.getNodeParameter('downloadOutputs', itemIndex, true) as boolean),
 		binaryProperty: String(waiting.binaryProperty || 'data').trim() || 'data',
 		pollIntervalMs: Math.max(1, Number(waiting.pollIntervalSeconds ?? 3)) * 1000,

@@ -28,6 +28,8 @@ export interface SubmitContext {
 	itemIndex: number;
 	/** Runs already given to items of this batch: a look-up never hands one out twice. */
 	claimed: Set<string>;
+	/** Epoch ms the item must be done by (the time limit counts from the item's start); else from now. */
+	deadline?: number;
 }
 
 function isLostAnswer(error: unknown): boolean {
@@ -157,7 +159,7 @@ async function submitWithKey(s: SubmitContext, body: IDataObject, deadline: numb
  */
 export async function submitRun(s: SubmitContext, body: IDataObject): Promise<RunRecord> {
 	const firstKey = String(body.requestKey);
-	const deadline = Date.now() + timeLimitMs(String(body.kind), s.settings.timeoutMs);
+	const deadline = s.deadline ?? Date.now() + timeLimitMs(String(body.kind), s.settings.timeoutMs);
 	let last: RunRecord | undefined;
 	for (let attempt = 1; attempt <= MAX_FRESH_RUNS; attempt++) {
 		const key = retryKey(firstKey, attempt);

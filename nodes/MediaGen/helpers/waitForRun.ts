@@ -5,7 +5,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../transport';
+import { apiRequest, isNoAnswer, MediaGenApiError, type ApiContext, type Identity } from '../transport';
 import { generationAnswerProblem } from '../transport/answers';
 import { FINAL_STATUSES, type MediaKind, type RunRecord } from './catalogueTypes';
 import { addRunDetails, runError } from './runErrors';
@@ -20,6 +20,8 @@ export interface WaitSettings {
 	/** 0 or undefined: the spec's suggestion for the run's kind. */
 	timeoutMs?: number;
 	requestTimeoutMs?: number;
+	/** Epoch ms the whole item must be done by (submission included); else now plus the time limit. */
+	deadline?: number;
 }
 
 export function timeLimitMs(kind: string, timeoutMs?: number): number {
@@ -27,7 +29,7 @@ export function timeLimitMs(kind: string, timeoutMs?: number): number {
 }
 
 export async function getRun(
-	ctx: IExecuteFunctions,
+	ctx: ApiContext,
 	identity: Identity,
 	runId: string,
 	itemIndex: number,
@@ -51,7 +53,7 @@ export async function getRun(
 }
 
 /** Failures of a read that say nothing about the run itself, so the next poll may well succeed. */
-function isPassing(error: unknown): boolean {
+export function isPassing(error: unknown): boolean {
 	if (isNoAnswer(error)) return true;
 	if (!(error instanceof MediaGenApiError)) return false;
 	const status = Number(error.httpCode);
@@ -68,7 +70,7 @@ export async function waitForRun(
 ): Promise<RunRecord> {
 	const signal = ctx.getExecutionCancelSignal();
 	const limitMs = timeLimitMs(first.kind, settings.timeoutMs);
-	const deadline = Date.now() + limitMs;
+	const deadline = settings.deadline ?? Date.now() + limitMs;
 	let run = first;
 	let misses = 0;
 	let lastProblem = '';

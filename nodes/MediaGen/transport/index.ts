@@ -43,7 +43,11 @@ export interface Identity {
 
 function readCredentialKind(ctx: ApiContext): CredentialKind {
 	try {
-		const value = ctx.getNodeParameter('authentication', 0, 'apiKey') as string;
+		// Item-based contexts take an item index; dropdowns and webhooks read the node's value directly.
+		const value =
+			'getInputData' in ctx
+				? ctx.getNodeParameter('authentication', 0, 'apiKey')
+				: (ctx as ILoadOptionsFunctions).getNodeParameter('authentication', 'apiKey');
 		return value === 'anonymous' ? 'anonymous' : 'apiKey';
 	} catch {
 		return 'apiKey';

@@ -1,0 +1,71 @@
+// What a paused Generate or Run Look step records before it lets go of the execution, and the lane
+// arithmetic both sides share. n8n saves the node's context data with the waiting execution; the resume
+// webhook reads it back (a webhook call itself can save nothing, so every call works from this record
+// plus what the service says). Pure: no n8n calls.
+import type { IDataObject } from 'n8n-workflow';
+
+export const PAUSE_STATE_KEY = 'mediaGenPause';
+
+/** The query parameter on each run's webhook URL that says which prepared item the run belongs to. */
+export const ITEM_PARAM = 'mgItem';
+
+export interface PausedItem {
+	/** The input item. */
+	item: number;
+	/** The complete request (files already uploaded), with its request key. */
+	body: IDataObject;
+	/** Set for the runs submitted before pausing. */
+	runId?: string;
+	/** A submission the service refused before pausing (the item's outcome). */
+	refused?: { message: string; description?: string };
+	download: boolean;
+	binaryProperty: string;
+	extraJson?: IDataObject;
+}
+
+export interface PauseState {
+	version: 1;
+	/** Runs in flight at once: item p's run is followed by item p + lanes. */
+	lanes: number;
+	/** Epoch ms: a delivery after this with runs unfinished resumes with those marked as timed out. */
+	deadline: number;
+	continueOnFail: boolean;
+	items: PausedItem[];
+	/** Items refused while being read and checked (Continue On Fail): error items, in input order. */
+	invalid: Array<{ item: number; message: string; description?: string }>;
+}
+
+/** The item that follows position p in its lane, or undefined at the lane's end. */
+export function nextInLane(state: PauseState, position: number): number | undefined {
+	const next = position + state.lanes;
+	return next < state.items.length ? next : undefined;
+}
+
+/** Whether position p is the last of its lane: only such a delivery can find every lane finished. */
+export function endsLane(state: PauseState, position: number): boolean {
+	return nextInLane(state, position) === undefined;
+}
+
+/** The first position of each lane. */
+export function laneStarts(state: PauseState): number[] {
+	return Array.from({ length: Math.min(state.lanes, state.items.length) }, (_, i) => i);
+}
+
+/** The webhook URL for one item's run: the execution's resume URL, marked with the item's position. */
+export function itemWebhookUrl(resumeUrl: string, position: number): string {
+	const url = new URL(resumeUrl);
+	url.searchParams.set(ITEM_PARAM, String(position));
+	return url.toString();
+}
+
+/** The position a delivery's URL names, if it is a whole number within the batch. */
+export function positionFromQuery(query: unknown, state: PauseState): number | undefined {
+	const raw = (query as Record<string, unknown> | undefined)?.[ITEM_PARAM];
+	const value = Number(Array.isArray(raw) ? raw[0] : raw);
+	return Number.isInteger(value) && value >= 0 && value < state.items.length ? value : undefined;
+}
+
+export function isPauseState(value: unknown): value is PauseState {
+	const s = value as PauseState;
+	return !!s && typeof s === 'object' && s.version === 1 && Array.isArray(s.items) && Number.isInteger(s.lanes) && s.lanes > 0;
+}

@@ -1,0 +1,196 @@
+// Real n8n 2.40.7, pause mode: a published workflow (Webhook → Split Out → Generate with Waiting → Pause)
+// lets go of its execution while the sandbox's video runs go on (n8n lists it as waiting, nothing runs),
+// and the sandbox's signed deliveries to n8n's /webhook-waiting resume it with every item's MP4.
+// n8n stopped while the runs finish: the service's retries resume it after the restart, charged once.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import type { Account } from '../../sandbox/types';
+import {
+	CUSTOM_PREFIX,
+	importCredentials,
+	importWorkflow,
+	n8nCli,
+	ownerSession,
+	prepareN8n,
+	rest,
+	startServer,
+	stopServer,
+	type N8nInstance,
+} from '../../scripts/realN8n';
+
+const WORKFLOW_ID = 'mgPauseBatch0001';
+const HOOK_PATH = `mg-pause-${randomUUID().slice(0, 8)}`;
+let sb: Sandbox;
+let account: Account;
+let n8n: N8nInstance;
+let cookie = '';
+
+type Execution = { id: string; status: string };
+type ItemData = { json: Record<string, unknown>; binary?: Record<string, { mimeType: string }> };
+
+async function executions(): Promise<Execution[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW_ID }));
+	const res = await rest<{ data: { results: Execution[] } }>(n8n, cookie, `/rest/executions?filter=${filter}&limit=50`);
+	return res.data.results;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const value = await probe();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 500));
+	}
+}
+
+/** The output items of the Generate node in a stored execution (n8n stores run data with flatted). */
+async function generateOutput(id: string): Promise<ItemData[]> {
+	const flatted = require(path.join(n8n.cache, 'node_modules/flatted')) as { parse(text: string): unknown };
+	const res = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
+	const data = flatted.parse(res.data.data) as { resultData: { runData: Record<string, Array<{ data?: { main: ItemData[][] } }>> } };
+	const runs = data.resultData.runData['Generate Videos'] ?? [];
+	return runs[runs.length - 1]?.data?.main[0] ?? [];
+}
+
+async function start(prompts: string[]): Promise<void> {
+	const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK_PATH}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ items: prompts.map((prompt) => ({ prompt })) }),
+	});
+	expect(res.status).toBe(200);
+	await res.text();
+}
+
+const charged = () => -sb.engine.ledger.filter((l) => l.ownerId === account.id && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
+const runsOf = (prompts: string[]) => [...sb.engine.runs.values()].filter((r) => prompts.includes(r.prompt));
+
+beforeAll(async () => {
+	// timeScale 0.01: the service retries a failed delivery after 0.6 s, 3 s, 18 s, 72 s … instead of minutes.
+	sb = await startSandbox({ timeScale: 0.01, durations: { pendingMs: 300, image: 1500, video: 6000, music: 2000 } });
+	account = sb.engine.createAccount({ credits: 5000, concurrency: 3 });
+	n8n = await prepareN8n();
+	await importCredentials(n8n, [
+		{ id: 'mgPauseKey', name: 'Sandbox key', type: 'mediaGenApi', data: { baseUrl: sb.baseUrl, apiKey: account.keys[0] } },
+		{ id: 'mgPauseSecret', name: 'Sandbox signing secret', type: 'mediaGenWebhookApi', data: { secret: account.webhookSecret, previousSecret: '' } },
+	]);
+	const node = (name: string, type: string, typeVersion: number, x: number, parameters: Record<string, unknown>, extra = {}) => ({
+		id: randomUUID(),
+		name,
+		type,
+		typeVersion,
+		position: [x, 0],
+		parameters,
+		...extra,
+	});
+	await importWorkflow(n8n, {
+		id: WORKFLOW_ID,
+		name: 'Pause a video batch',
+		nodes: [
+			node('Start', 'n8n-nodes-base.webhook', 2, 0, { httpMethod: 'POST', path: HOOK_PATH, responseMode: 'onReceived' }, { webhookId: randomUUID() }),
+			node('Split Prompts', 'n8n-nodes-base.splitOut', 1, 220, { fieldToSplitOut: 'body.items' }),
+			node(
+				'Generate Videos',
+				`${CUSTOM_PREFIX}mediaGen`,
+				1,
+				440,
+				{
+					resource: 'generation',
+					operation: 'generate',
+					kind: 'video',
+					model: { __rl: true, mode: 'id', value: 'studio-video-v1' },
+					prompt: '={{ $json.prompt }}',
+					waitMode: 'pause',
+				},
+				{
+					credentials: {
+						mediaGenApi: { id: 'mgPauseKey', name: 'Sandbox key' },
+						mediaGenWebhookApi: { id: 'mgPauseSecret', name: 'Sandbox signing secret' },
+					},
+				},
+			),
+		],
+		connections: {
+			Start: { main: [[{ node: 'Split Prompts', type: 'main', index: 0 }]] },
+			'Split Prompts': { main: [[{ node: 'Generate Videos', type: 'main', index: 0 }]] },
+		},
+		settings: { saveDataSuccessExecution: 'all', saveManualExecutions: true },
+	});
+	await n8nCli(n8n, ['publish:workflow', `--id=${WORKFLOW_ID}`]);
+	await startServer(n8n);
+	cookie = await ownerSession(n8n);
+	await until('the webhook to be registered', async () => {
+		const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK_PATH}`, { method: 'GET' });
+		await res.text();
+		return res.status === 404 ? undefined : true;
+	});
+});
+
+afterAll(async () => {
+	if (n8n) await stopServer(n8n);
+	if (sb) await sb.close();
+});
+
+test('5 videos on 3 slots: the execution waits with nothing running, then finishes with 5 MP4s, 5 charges', async () => {
+	const prompts = Array.from({ length: 5 }, (_, i) => `pause video ${i}`);
+	const before = charged();
+	await start(prompts);
+	const waiting = await until('a waiting execution', async () => (await executions()).find((e) => e.status === 'waiting'));
+	// While the runs are in progress: waiting, and no execution running.
+	await until('runs in progress', async () => (runsOf(prompts).some((r) => r.status === 'PROCESSING') ? true : undefined));
+	const during = await executions();
+	expect(during.find((e) => e.id === waiting.id)?.status).toBe('waiting');
+	expect(during.filter((e) => e.status === 'running')).toEqual([]);
+	const done = await until('the execution to finish', async () => {
+		const e = (await executions()).find((x) => x.id === waiting.id);
+		return e && e.status !== 'waiting' && e.status !== 'running' ? e : undefined;
+	});
+	expect(done.status).toBe('success');
+	const items = await generateOutput(done.id);
+	expect(items.map((i) => i.json.prompt)).toEqual(prompts);
+	for (const item of items) {
+		expect(item.json.status).toBe('SUCCEEDED');
+		expect(item.binary?.data.mimeType).toBe('video/mp4');
+	}
+	expect(charged() - before).toBe(5 * 20);
+	expect(runsOf(prompts)).toHaveLength(5);
+});
+
+test('n8n stopped while the execution waits: the service\'s retries resume it after the restart; nothing charged twice', async () => {
+	const prompts = ['restart video 0', 'restart video 1', 'restart video 2'];
+	const before = charged();
+	const known = new Set((await executions()).map((e) => e.id));
+	await start(prompts);
+	const waiting = await until('a new waiting execution', async () =>
+		(await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
+	);
+	await stopServer(n8n);
+	// The runs finish while n8n is down; their first deliveries fail.
+	await until('every run finished with a failed delivery', async () => {
+		const runs = runsOf(prompts);
+		for (const r of runs) sb.engine.settle(r);
+		const failedFirst = sb.engine.webhooks.deliveries.filter(
+			(d) => runs.some((r) => r.id === d.runId) && d.attempts.length >= 1 && !d.delivered,
+		);
+		return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failedFirst.length >= 1 ? true : undefined;
+	});
+	await startServer(n8n);
+	cookie = await ownerSession(n8n);
+	const done = await until(
+		'the execution to resume after the restart',
+		async () => {
+			const e = (await executions()).find((x) => x.id === waiting.id);
+			return e && e.status !== 'waiting' && e.status !== 'running' ? e : undefined;
+		},
+		180_000,
+	);
+	expect(done.status).toBe('success');
+	const items = await generateOutput(done.id);
+	expect(items.map((i) => i.json.prompt)).toEqual(prompts);
+	expect(items.every((i) => i.binary?.data.mimeType === 'video/mp4')).toBe(true);
+	expect(charged() - before).toBe(3 * 20);
+	expect(runsOf(prompts)).toHaveLength(3);
+});

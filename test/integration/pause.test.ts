@@ -1,0 +1,194 @@
+// Pause mode through WorkflowExecute: the execution waits (no worker held) while the sandbox's runs go on,
+// and the sandbox's signed deliveries to the resume URL (served as n8n's WaitingWebhooks does) move
+// the batch on and resume it with the same items, files and errors as Poll mode.
+import { createHmac } from 'node:crypto';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import { runNode } from '../helpers/engine';
+import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
+
+let backend: TestBackend;
+let host: WaitingHost;
+beforeAll(async () => {
+	// timeScale: a delivery that finds the execution not yet waiting is retried after 1 minute, here 120 ms.
+	backend = await startBackend({ timeScale: 0.002, durations: { pendingMs: 50, image: 300, video: 600, music: 300 } });
+	host = await startWaitingHost();
+});
+afterAll(async () => {
+	await host.close();
+	await backend.sandbox.close();
+});
+
+const credentials = () => ({ ...backend.apiCredentials, mediaGenWebhookApi: { secret: backend.account.webhookSecret } });
+const prompts = (...list: string[]) => list.map((prompt) => ({ json: { prompt } }));
+
+async function pause(params: IDataObject, items?: INodeExecutionData[], extra: IDataObject = {}) {
+	const result = await runNode({
+		parameters: {
+			resource: 'generation',
+			operation: 'generate',
+			kind: 'image',
+			prompt: '={{ $json.prompt }}',
+			waitMode: 'pause',
+			...params,
+			model: { __rl: true, mode: 'id', value: params.model ?? 'studio-image-v1' },
+		},
+		items,
+		credentials: credentials(),
+		webhookWaitingBaseUrl: host.baseUrl,
+		...extra,
+	});
+	if (result.run?.status === 'waiting') host.hold(result, credentials());
+	return result;
+}
+
+test('a batch pauses the execution and resumes with every item\'s file when the deliveries come', async () => {
+	const spent = backend.charges();
+	const r = await pause({}, prompts('one', 'two'));
+	expect(r.error).toBeUndefined();
+	expect(r.run.status).toBe('waiting');
+	expect(host.isWaiting(r.executionId)).toBe(true);
+	const resumed = await host.resumed(r.executionId);
+	expect(resumed.error).toBeUndefined();
+	expect(resumed.items.map((i) => i.json.prompt)).toEqual(['one', 'two']);
+	for (const [i, item] of resumed.items.entries()) {
+		expect(item.json.status).toBe('SUCCEEDED');
+		expect(item.binary?.data.mimeType).toBe('image/png');
+		expect(item.pairedItem).toEqual({ item: i });
+	}
+	expect(backend.charges() - spent).toBe(10);
+});
+
+test('more items than the concurrency: 8 items on 3 slots all finish, each charged once', async () => {
+	const spent = backend.charges();
+	const r = await pause({}, prompts(...Array.from({ length: 8 }, (_, i) => `picture ${i}`)));
+	expect(r.run.status).toBe('waiting');
+	const resumed = await host.resumed(r.executionId);
+	expect(resumed.error).toBeUndefined();
+	expect(resumed.items.map((i) => i.json.prompt)).toEqual(Array.from({ length: 8 }, (_, i) => `picture ${i}`));
+	expect(resumed.items.every((i) => i.json.status === 'SUCCEEDED' && i.binary?.data)).toBe(true);
+	expect(backend.charges() - spent).toBe(40);
+});
+
+test('forged and replayed deliveries resume nothing', async () => {
+	const r = await pause({}, prompts('quick', 'held [stuck]'));
+	expect(r.run.status).toBe('waiting');
+	const url = `${host.baseUrl}/${r.executionId}?signature=${r.run.data.resumeToken}&mgItem=0`;
+	// The quick run's genuine delivery arrives, and the batch keeps waiting for the other.
+	const deliveries = () => backend.sandbox.engine.webhooks.deliveries.filter((d) => d.url.includes(r.executionId));
+	for (let i = 0; i < 50 && !deliveries().some((d) => d.delivered); i++) await new Promise((res) => setTimeout(res, 100));
+	const genuine = deliveries().find((d) => d.delivered)!;
+	expect(genuine).toBeDefined();
+	expect(host.isWaiting(r.executionId)).toBe(true);
+	// Replayed by the service (a resend), it changes nothing.
+	backend.sandbox.engine.webhooks.resend(genuine.id);
+	await new Promise((res) => setTimeout(res, 300));
+	expect(host.isWaiting(r.executionId)).toBe(true);
+	// Forged: a finished record signed with another secret, and one with no signature.
+	const body = JSON.stringify({ id: 'gen_forged', kind: 'image', model: 'studio-image-v1', prompt: 'held [stuck]', status: 'SUCCEEDED', outputs: [] });
+	const now = Math.floor(Date.now() / 1000);
+	const forgedSecret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+	const signature = `v1,${createHmac('sha256', Buffer.from(forgedSecret.slice(6), 'base64')).update(`msg_x.${now}.${body}`).digest('base64')}`;
+	const forged = await fetch(url.replace('mgItem=0', 'mgItem=1'), {
+		method: 'POST',
+		headers: { 'webhook-id': 'msg_x', 'webhook-timestamp': String(now), 'webhook-signature': signature },
+		body,
+	});
+	expect(forged.status).toBe(401);
+	expect((await fetch(url, { method: 'POST', body })).status).toBe(400);
+	expect(host.isWaiting(r.executionId)).toBe(true);
+	const wrongToken = await fetch(url.replace(/signature=[^&]+/, 'signature=nope'), { method: 'POST', body });
+	expect(wrongToken.status).toBe(401);
+});
+
+test('a failed run: an error item with its refund under Continue On Fail', async () => {
+	const spent = backend.charges();
+	const r = await pause({}, prompts('fine', 'broken [fail]'), { nodeOverrides: { onError: 'continueRegularOutput' } });
+	const resumed = await host.resumed(r.executionId);
+	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
+	expect(resumed.items[1].json).toMatchObject({ status: 'FAILED', refunded: 5, runId: expect.stringMatching(/^gen_/) });
+	expect(String(resumed.items[1].json.error)).toMatch(/failed/);
+	expect(backend.charges() - spent).toBe(5);
+});
+
+test('a failed run without Continue On Fail fails the execution, naming the run, its refund and the paid run beside it', async () => {
+	const r = await pause({}, prompts('fine too', 'broken again [fail]'));
+	const resumed = await host.resumed(r.executionId);
+	expect(resumed.error?.message).toMatch(/^Run gen_[0-9a-f]+ failed/);
+	expect(resumed.error?.description).toMatch(/5 credits were refunded automatically/);
+	expect(resumed.error?.description).toMatch(/Runs of this step that succeeded and are paid for: gen_[0-9a-f]+ \(item 1\)/);
+});
+
+test('the time limit: a delivery after it resumes at once, unfinished runs marked timedOut with their run IDs', async () => {
+	const spent = backend.charges();
+	// Item 2 is stuck; item 1's run (300 ms) ends after the 0.2 s limit, so its delivery finds the limit passed.
+	const r = await pause({ waiting: { timeoutMinutes: 0.2 / 60 } }, prompts('on time', 'never done [stuck]'));
+	const resumed = await host.resumed(r.executionId);
+	expect(resumed.error).toBeUndefined();
+	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
+	expect(resumed.items[1].json).toMatchObject({ timedOut: true, status: 'PROCESSING', runId: expect.stringMatching(/^gen_/) });
+	expect(String(resumed.items[1].json.note)).toMatch(/pick it up with Generation → Wait/);
+	expect(resumed.items[1].binary).toBeUndefined();
+	expect(backend.charges() - spent).toBe(10);
+});
+
+test("n8n not reachable at first: the service's retries bring the execution back", async () => {
+	const spent = backend.charges();
+	const result = await runNode({
+		parameters: { resource: 'generation', operation: 'generate', kind: 'image', prompt: 'later', waitMode: 'pause', model: { __rl: true, mode: 'id', value: 'studio-image-v1' } },
+		credentials: credentials(),
+		webhookWaitingBaseUrl: host.baseUrl,
+	});
+	expect(result.run.status).toBe('waiting');
+	// Deliveries fail while the execution is unknown to the host (n8n down), and are retried.
+	await new Promise((res) => setTimeout(res, 600));
+	const failed = backend.sandbox.engine.webhooks.deliveries.filter((d) => d.url.includes(result.executionId));
+	expect(failed.some((d) => d.attempts.length >= 1 && !d.delivered)).toBe(true);
+	host.hold(result, credentials());
+	const resumed = await host.resumed(result.executionId);
+	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
+	expect(backend.charges() - spent).toBe(5);
+});
+
+describe('pause mode is refused before anything is spent where the service could not call back', () => {
+	test.each([
+		['plain http on a public host', 'http://n8n.example.com/webhook-waiting', /resume URL \(http:\/\/n8n\.example\.com\/webhook-waiting\/[^)]+\) is not https/],
+		['a private host', 'https://10.1.2.3/webhook-waiting', /is on a private or local host/],
+	])('%s', async (_name, waitingBase, message) => {
+		const spent = backend.charges();
+		const posts = backend.requests('POST /v1/generations').length;
+		const r = await runNode({
+			parameters: { resource: 'generation', operation: 'generate', kind: 'image', prompt: 'p', waitMode: 'pause', model: { __rl: true, mode: 'id', value: 'studio-image-v1' } },
+			credentials: credentials(),
+			webhookWaitingBaseUrl: waitingBase,
+		});
+		expect(r.error?.message).toMatch(message);
+		expect(r.error?.description).toMatch(/WEBHOOK_URL/);
+		expect(r.error?.description).toMatch(/Waiting → Poll/);
+		expect(backend.requests('POST /v1/generations').length).toBe(posts);
+		expect(backend.charges()).toBe(spent);
+	});
+
+	test('no webhook signing secret', async () => {
+		const r = await runNode({
+			parameters: { resource: 'generation', operation: 'generate', kind: 'image', prompt: 'p', waitMode: 'pause', model: { __rl: true, mode: 'id', value: 'studio-image-v1' } },
+			credentials: { ...backend.apiCredentials, mediaGenWebhookApi: { secret: ' ' } },
+			webhookWaitingBaseUrl: host.baseUrl,
+		});
+		expect(r.error?.message).toMatch(/^Waiting → Pause needs the webhook signing secret/);
+	});
+});
+
+test('App → Run Look pauses too, and keeps the app and look on its items', async () => {
+	const result = await runNode({
+		parameters: { resource: 'app', operation: 'runLook', app: { __rl: true, mode: 'id', value: 'birthday-song' }, look: 'lofi', waitMode: 'pause' },
+		credentials: credentials(),
+		webhookWaitingBaseUrl: host.baseUrl,
+	});
+	expect(result.run.status).toBe('waiting');
+	host.hold(result, credentials());
+	const resumed = await host.resumed(result.executionId);
+	expect(resumed.items[0].json).toMatchObject({ status: 'SUCCEEDED', app: 'birthday-song', look: 'lofi' });
+	expect(resumed.items[0].binary?.data_1).toBeDefined();
+});
