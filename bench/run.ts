@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '..');
-const BENCHES = ['makespan', 'economy', 'memory', 'signature', 'catalogue'];
+const BENCHES = ['makespan', 'economy', 'memory', 'signature', 'catalogue', 'pause'];
 
 const lines: string[] = [];
 for (const name of BENCHES) {
@@ -17,7 +17,7 @@ for (const name of BENCHES) {
 		stdio: ['ignore', 'pipe', 'inherit'],
 		maxBuffer: 64 * 1024 * 1024,
 	});
-	for (const line of out.split('\n').filter((l) => /^(makespan|economy|memory|signature|catalogue):/.test(l))) {
+	for (const line of out.split('\n').filter((l) => /^(makespan|economy|memory|signature|catalogue|pause):/.test(l))) {
 		lines.push(line);
 		console.log(line);
 	}

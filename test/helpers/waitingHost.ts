@@ -32,6 +32,8 @@ export interface WaitingHost {
 	isWaiting(executionId: string): boolean;
 	/** Answers of every call, in order. */
 	answers: Array<{ executionId: string; status: number; body: string }>;
+	/** How long each call kept the process busy in the node's webhook(), in ms. */
+	busyMs: number[];
 	close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startWaitingHost(): Promise<WaitingHost> {
 	const paused = new Map<string, Paused>();
 	let base = '';
 	const answers: WaitingHost['answers'] = [];
+	const busyMs: number[] = [];
 	const nodeType = new TestNodeTypes().getByNameAndVersion(NODE_TYPE);
 
 	async function handle(req: http.IncomingMessage, rawBody: Buffer, res: http.ServerResponse): Promise<void> {
@@ -94,8 +97,9 @@ export async function startWaitingHost(): Promise<WaitingHost> {
 			entry.done = resumed;
 			for (const w of entry.waiters.splice(0)) w(resumed);
 		};
+		const began = performance.now();
 		try {
-			const result = await nodeType.webhook!.call(ctx);
+			const result = await nodeType.webhook!.call(ctx).finally(() => busyMs.push(performance.now() - began));
 			if (!result.noWebhookResponse) send(200, result.webhookResponse ?? { message: 'Resumed' });
 			if (result.workflowData) finish({ items: result.workflowData[0] ?? [] });
 		} catch (error) {
@@ -115,6 +119,7 @@ export async function startWaitingHost(): Promise<WaitingHost> {
 	return {
 		baseUrl: base,
 		answers,
+		busyMs,
 		hold(result, credentials) {
 			paused.set(result.executionId, { result, credentials, waiters: [] });
 		},

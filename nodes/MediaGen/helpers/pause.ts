@@ -108,6 +108,7 @@ export async function pauseRuns(
 		version: 1,
 		lanes,
 		deadline: Date.now() + Math.max(...ready.map((p) => timeLimitMs(String(p.body.kind), p.settings.timeoutMs))),
+		pausedAt: Date.now(),
 		continueOnFail,
 		items,
 		invalid: invalid.map(({ itemIndex, error }) => ({ item: itemIndex, ...refusal(error)! })),

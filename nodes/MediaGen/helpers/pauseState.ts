@@ -29,6 +29,8 @@ export interface PauseState {
 	lanes: number;
 	/** Epoch ms: a delivery after this with runs unfinished resumes with those marked as timed out. */
 	deadline: number;
+	/** Epoch ms the first run was sent: the resume webhook looks among runs created since then. */
+	pausedAt: number;
 	continueOnFail: boolean;
 	items: PausedItem[];
 	/** Items refused while being read and checked (Continue On Fail): error items, in input order. */
@@ -67,5 +69,13 @@ export function positionFromQuery(query: unknown, state: PauseState): number | u
 
 export function isPauseState(value: unknown): value is PauseState {
 	const s = value as PauseState;
-	return !!s && typeof s === 'object' && s.version === 1 && Array.isArray(s.items) && Number.isInteger(s.lanes) && s.lanes > 0;
+	return (
+		!!s &&
+		typeof s === 'object' &&
+		s.version === 1 &&
+		Array.isArray(s.items) &&
+		Number.isInteger(s.lanes) &&
+		s.lanes > 0 &&
+		typeof s.pausedAt === 'number'
+	);
 }

@@ -1,16 +1,16 @@
-// Pause mode, on a delivery: learns from the service where each lane of the batch stands, and submits
-// the next run of a lane whose run has finished. Nothing is remembered between deliveries (n8n saves
-// nothing a resume webhook does), so each call works from the recorded batch and the service alone:
-// a run submitted before the pause is read by its id; a later one is found by sending its request
-// again with the same request key, which returns the run instead of charging again. Item p + lanes
-// is only ever sent once item p's run has finished, so no lane has two runs in flight.
+// Pause mode, on a delivery: submits the next run of the delivered run's lane, and learns from the service
+// where every item stands. Nothing is remembered between deliveries (n8n saves nothing a resume webhook
+// does), so each call works from the recorded batch and the service alone. Submissions are scarce (20 a
+// minute), reads are not: runs are found in the newest-runs list (by id, or by their exact request), and
+// only where that is ambiguous is a request sent again with its request key, which returns the run it
+// made instead of charging again. Item p + lanes is only sent once item p's run has finished.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../transport';
-import { generationAnswerProblem } from '../transport/answers';
+import { generationAnswerProblem, generationListProblem } from '../transport/answers';
 import { FINAL_STATUSES, type RunRecord } from '../helpers/catalogueTypes';
 import { laneStarts, nextInLane, type PauseState } from '../helpers/pauseState';
-import { getRun } from '../helpers/waitForRun';
+import { mismatchOf } from '../helpers/submission';
 
 export type Outcome =
 	| { position: number; kind: 'finished'; run: RunRecord }
@@ -20,6 +20,12 @@ export type Outcome =
 	/** The service has no free slot or is briefly unreachable: the delivery should come again later. */
 	| { position: number; kind: 'later'; reason: string };
 
+/** A webhook call answers within seconds: it never waits out a long Retry-After, it asks to be called again. */
+const CALL_BUDGET_MS = 5_000;
+const LIST_PAGES = 5;
+/** Runs created this long before the pause still count as candidates (clocks differ a little). */
+const CLOCK_SLACK_MS = 120_000;
+
 function isBusyOrPassing(error: unknown): boolean {
 	if (isNoAnswer(error)) return true;
 	if (!(error instanceof MediaGenApiError)) return false;
@@ -27,51 +33,125 @@ function isBusyOrPassing(error: unknown): boolean {
 	return error.code === 'busy' || status === 429 || status >= 500 || error.code === 'unexpected_answer';
 }
 
-/** POST /generations with the item's request key: the run it made before, or a new one. */
-async function sendOrFind(ctx: IWebhookFunctions, identity: Identity, state: PauseState, position: number) {
-	const res = await apiRequest<{ generation: RunRecord }>(
-		ctx,
-		{ method: 'POST', path: '/generations', body: state.items[position].body, retryTransient: 1, expect: generationAnswerProblem },
-		identity,
-	);
-	return res.body.generation;
-}
+/** What the service knows of this batch: the newest runs, and the runs already tied to an item. */
+export class BatchView {
+	private readonly recent = new Map<string, RunRecord>();
 
-/** Where one item stands; `known` is a run record the caller already has (the delivered one). */
-async function outcomeOf(
-	ctx: IWebhookFunctions,
-	identity: Identity,
-	state: PauseState,
-	position: number,
-	known: Map<number, RunRecord>,
-): Promise<Outcome> {
-	const entry = state.items[position];
-	if (entry.refused) return { position, kind: 'refused', ...entry.refused };
-	let run = known.get(position);
-	try {
-		run ??= entry.runId ? await getRun(ctx, identity, entry.runId, entry.item) : await sendOrFind(ctx, identity, state, position);
-	} catch (error) {
-		if (isBusyOrPassing(error)) return { position, kind: 'later', reason: String((error as Error).message) };
-		const e = error as { message?: string; description?: string | null };
-		return { position, kind: 'refused', message: String(e.message), ...(e.description ? { description: e.description } : {}) };
+	/** Position → run, from the record (runs sent before the pause), the delivery and the list. */
+	readonly runs = new Map<number, RunRecord>();
+
+	constructor(
+		private readonly ctx: IWebhookFunctions,
+		private readonly identity: Identity,
+		private readonly state: PauseState,
+	) {}
+
+	private deadline(): number {
+		return Date.now() + CALL_BUDGET_MS;
 	}
-	known.set(position, run);
-	return { position, kind: FINAL_STATUSES.includes(run.status) ? 'finished' : 'running', run };
+
+	/** Reads the newest runs back to the pause (a few pages at most). */
+	async readList(): Promise<void> {
+		let before: number | null | undefined;
+		for (let page = 0; page < LIST_PAGES; page++) {
+			const res = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(
+				this.ctx,
+				{
+					method: 'GET',
+					path: '/generations',
+					qs: before ? { limit: 100, before } : { limit: 100 },
+					retryTransient: 1,
+					deadline: this.deadline(),
+					expect: generationListProblem,
+				},
+				this.identity,
+			);
+			for (const run of res.body.generations) this.recent.set(run.id, run);
+			before = res.body.next_before;
+			const oldest = res.body.generations[res.body.generations.length - 1];
+			if (!before || !oldest || oldest.createdAt < this.state.pausedAt - CLOCK_SLACK_MS) return;
+		}
+	}
+
+	/**
+	 * Ties runs from the list to items sent after the pause, by their exact request. Items with the same
+	 * request are interchangeable, so a group is tied when it has exactly as many candidates as items;
+	 * otherwise (not sent yet, or someone else sent the same request) those items are asked for by key.
+	 */
+	matchList(): void {
+		const tied = new Set([...this.runs.values()].map((r) => r.id));
+		const groups = new Map<string, number[]>();
+		this.state.items.forEach((entry, position) => {
+			if (this.runs.has(position) || entry.refused) return;
+			if (entry.runId) {
+				const run = this.recent.get(entry.runId);
+				if (run) this.runs.set(position, run);
+				return;
+			}
+			const key = JSON.stringify([entry.body.model, entry.body.prompt, entry.body.options]);
+			groups.set(key, [...(groups.get(key) ?? []), position]);
+		});
+		for (const positions of groups.values()) {
+			const body = this.state.items[positions[0]].body;
+			const candidates = [...this.recent.values()]
+				.filter((r) => !tied.has(r.id) && r.createdAt >= this.state.pausedAt - CLOCK_SLACK_MS)
+				.filter((r) => mismatchOf(r, body).length === 0)
+				.sort((a, b) => a.createdAt - b.createdAt);
+			if (candidates.length !== positions.length) continue;
+			positions.forEach((position, i) => this.runs.set(position, candidates[i]));
+		}
+	}
+
+	/** Sends the item's request with its key: the run it made before, or a new one. */
+	private async sendOrFind(position: number): Promise<RunRecord> {
+		const res = await apiRequest<{ generation: RunRecord }>(
+			this.ctx,
+			{
+				method: 'POST',
+				path: '/generations',
+				body: this.state.items[position].body,
+				retryTransient: 1,
+				deadline: this.deadline(),
+				expect: generationAnswerProblem,
+			},
+			this.identity,
+		);
+		return res.body.generation;
+	}
+
+	private async readRun(id: string, item: number): Promise<RunRecord> {
+		const res = await apiRequest<{ generation: RunRecord }>(
+			this.ctx,
+			{ method: 'GET', path: `/generations/${encodeURIComponent(id)}`, retryTransient: 1, itemIndex: item, deadline: this.deadline(), expect: generationAnswerProblem },
+			this.identity,
+		);
+		return res.body.generation;
+	}
+
+	/** Where one item stands; sends it if it was never sent (its lane predecessor has finished). */
+	async outcomeOf(position: number): Promise<Outcome> {
+		const entry = this.state.items[position];
+		if (entry.refused) return { position, kind: 'refused', ...entry.refused };
+		let run = this.runs.get(position);
+		try {
+			run ??= entry.runId ? await this.readRun(entry.runId, entry.item) : await this.sendOrFind(position);
+		} catch (error) {
+			if (isBusyOrPassing(error)) return { position, kind: 'later', reason: String((error as Error).message) };
+			const e = error as { message?: string; description?: string | null };
+			return { position, kind: 'refused', message: String(e.message), ...(e.description ? { description: e.description } : {}) };
+		}
+		this.runs.set(position, run);
+		return { position, kind: FINAL_STATUSES.includes(run.status) ? 'finished' : 'running', run };
+	}
 }
 
 /**
  * After item p's run finished: sends the next item of p's lane (skipping refused ones and runs that
  * already finished). Returns why to try again later when the service had no free slot.
  */
-export async function advanceLane(
-	ctx: IWebhookFunctions,
-	identity: Identity,
-	state: PauseState,
-	position: number,
-	known: Map<number, RunRecord>,
-): Promise<string | undefined> {
+export async function advanceLane(view: BatchView, state: PauseState, position: number): Promise<string | undefined> {
 	for (let q = nextInLane(state, position); q !== undefined; q = nextInLane(state, q)) {
-		const outcome = await outcomeOf(ctx, identity, state, q, known);
+		const outcome = await view.outcomeOf(q);
 		if (outcome.kind === 'later') return outcome.reason;
 		if (outcome.kind === 'running') return undefined;
 	}
@@ -86,30 +166,20 @@ export interface LaneReport {
 	later?: string;
 }
 
-/**
- * Walks every lane from its start while runs are finished. With `stopEarly`, stops at the first lane
- * still under way (nothing more is needed to know the batch is not done).
- */
-export async function walkLanes(
-	ctx: IWebhookFunctions,
-	identity: Identity,
-	state: PauseState,
-	known: Map<number, RunRecord>,
-	stopEarly: boolean,
-): Promise<LaneReport> {
+/** Walks every lane from its start while its runs are finished (sending what a lane is owed on the way). */
+export async function walkLanes(view: BatchView, state: PauseState): Promise<LaneReport> {
 	const outcomes: Outcome[] = [];
 	let complete = true;
 	for (const start of laneStarts(state)) {
 		let q: number | undefined = start;
 		for (; q !== undefined; q = nextInLane(state, q)) {
-			const outcome = await outcomeOf(ctx, identity, state, q, known);
+			const outcome = await view.outcomeOf(q);
 			if (outcome.kind === 'later') return { outcomes, complete: false, later: outcome.reason };
 			outcomes.push(outcome);
 			if (outcome.kind === 'running') break;
 		}
 		if (q === undefined) continue;
 		complete = false;
-		if (stopEarly) return { outcomes, complete };
 		for (let rest = nextInLane(state, q); rest !== undefined; rest = nextInLane(state, rest)) {
 			outcomes.push({ position: rest, kind: 'unsent' });
 		}

@@ -13,7 +13,7 @@ import type { RunRecord } from '../helpers/catalogueTypes';
 import { endsLane, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from '../helpers/pauseState';
 import { addRunDetails, errorItem, failedRunError } from '../helpers/runErrors';
 import { finishedRunToItem } from '../helpers/runOutput';
-import { advanceLane, walkLanes, type Outcome } from './laneWalk';
+import { advanceLane, BatchView, walkLanes, type Outcome } from './laneWalk';
 
 function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
 	const v = headers[name];
@@ -125,16 +125,18 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 		if (!state || runRecordProblem(run)) return answer(200, { received: true, ignored: 'not a run of this batch' });
 		const delivered = run as RunRecord;
 		const position = positionOf(this, state, delivered);
-		const identity = await getIdentity(this);
-		const known = new Map<number, RunRecord>();
+		const view = new BatchView(this, await getIdentity(this), state);
 		if (position !== undefined) {
-			known.set(position, delivered);
-			const later = await advanceLane(this, identity, state, position, known);
+			view.runs.set(position, delivered);
+			const later = await advanceLane(view, state, position);
 			if (later) return answer(503, { error: 'busy', message: `Will continue on the next try: ${later}` });
 		}
 		const expired = Date.now() > state.deadline;
+		// Only the end of a lane (or the time limit) can finish the batch: other deliveries stop here.
 		if (position !== undefined && !endsLane(state, position) && !expired) return answer(200, { received: true });
-		const walked = await walkLanes(this, identity, state, known, !expired);
+		await view.readList();
+		view.matchList();
+		const walked = await walkLanes(view, state);
 		if (walked.later) return answer(503, { error: 'busy', message: `Will continue on the next try: ${walked.later}` });
 		if (!walked.complete && !expired) return answer(200, { received: true });
 		report = { outcomes: walked.outcomes, state };
