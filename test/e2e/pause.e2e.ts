@@ -140,7 +140,8 @@ test('5 videos on 3 slots: the execution waits with nothing running, then finish
 	await start(prompts);
 	const waiting = await until('a waiting execution', async () => (await executions()).find((e) => e.status === 'waiting'));
 	// While the runs are in progress: waiting, and no execution running.
-	await until('runs in progress', async () => (runsOf(prompts).some((r) => r.status === 'PROCESSING') ? true : undefined));
+	const inProgress = () => runsOf(prompts).map((r) => sb.engine.settle(r)).some((r) => r.status === 'PROCESSING');
+	await until('runs in progress', async () => (inProgress() ? true : undefined));
 	const during = await executions();
 	expect(during.find((e) => e.id === waiting.id)?.status).toBe('waiting');
 	expect(during.filter((e) => e.status === 'running')).toEqual([]);
@@ -193,4 +194,44 @@ test('n8n stopped while the execution waits: the service\'s retries resume it af
 	expect(items.every((i) => i.binary?.data.mimeType === 'video/mp4')).toBe(true);
 	expect(charged() - before).toBe(3 * 20);
 	expect(runsOf(prompts)).toHaveLength(3);
+});
+
+test('forged and replayed deliveries resume nothing; a failed run fails the execution, naming the run and its refund', async () => {
+	const prompts = ['quick one', 'slow one [stuck]'];
+	const known = new Set((await executions()).map((e) => e.id));
+	await start(prompts);
+	const waiting = await until('a new waiting execution', async () =>
+		(await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
+	);
+	const quick = await until('the quick run\'s delivery', async () => {
+		const run = runsOf(['quick one'])[0];
+		return sb.engine.webhooks.deliveries.find((d) => d.runId === run?.id && d.delivered);
+	});
+	// Replayed by the service (a resend): still waiting for the stuck run.
+	sb.engine.webhooks.resend(quick.id);
+	await new Promise((r) => setTimeout(r, 2000));
+	expect((await executions()).find((e) => e.id === waiting.id)?.status).toBe('waiting');
+	// Forged: right URL and token, signed with another secret.
+	const ts = Math.floor(Date.now() / 1000);
+	const body = quick.body;
+	const other = Buffer.alloc(24, 9);
+	const { createHmac } = await import('node:crypto');
+	const signature = `v1,${createHmac('sha256', other).update(`msg_forged.${ts}.${body}`).digest('base64')}`;
+	const forged = await fetch(quick.url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'webhook-id': 'msg_forged', 'webhook-timestamp': String(ts), 'webhook-signature': signature },
+		body,
+	});
+	expect(forged.status).toBe(401);
+	expect((await executions()).find((e) => e.id === waiting.id)?.status).toBe('waiting');
+	// The stuck run fails after the service's 30 minutes (18 s here) and is refunded: the execution fails, naming it.
+	const done = await until('the execution to end', async () => {
+		const e = (await executions()).find((x) => x.id === waiting.id);
+		return e && e.status !== 'waiting' && e.status !== 'running' ? e : undefined;
+	});
+	expect(done.status).toBe('error');
+	const stuck = runsOf(['slow one [stuck]'])[0];
+	const details = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${done.id}`);
+	expect(details.data.data).toContain(`Run ${stuck.id} failed`);
+	expect(details.data.data).toMatch(/credits were refunded automatically/);
 });
