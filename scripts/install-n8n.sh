@@ -34,8 +34,10 @@ node_from_npm() { # $1: major version; prints its bin folder, sets NODEDIR
 system_node_ok() { # the machine's Node is 22 and has its headers (for sqlite3)
   command -v node >/dev/null || return 1
   node -e 'process.exit(process.versions.node.split(".")[0] === "22" ? 0 : 1)' || return 1
-  local prefix; prefix="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")"
-  [ -f "$prefix/include/node/node_api.h" ] && NODEDIR="$prefix" && NODE_BIN="$(dirname "$(readlink -f "$(command -v node)")")"
+  local bin prefix
+  bin="$(dirname "$(readlink -f "$(command -v node)")")"
+  prefix="$(dirname "$bin")"
+  [ -f "$prefix/include/node/node_api.h" ] && NODEDIR="$prefix" && NODE_BIN="$bin"
 }
 
 if [ "$MAJOR" -ge 2 ]; then

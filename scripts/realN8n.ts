@@ -16,7 +16,7 @@ export const N8N_VERSION = process.env.MEDIAGEN_N8N_VERSION || '2.40.7';
 export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 /** Our node types as n8n names them when the package is installed as a community package. */
 export const TYPE_PREFIX = 'n8n-nodes-mediagen.';
-/** Kept for callers written when the package was loaded as custom extensions (`CUSTOM.`): now the published prefix. */
+/** Kept for callers written when the package was loaded as custom extensions (`CUSTOM.`): now TYPE_PREFIX. */
 export const CUSTOM_PREFIX = TYPE_PREFIX;
 export const OWNER = { email: 'owner@mediagen.local', firstName: 'Demo', lastName: 'Owner', password: 'Mediagen-demo-1' };
 
@@ -126,9 +126,10 @@ export function localiseWorkflow(workflow: Record<string, unknown>, sandboxRoot:
 
 export const majorOf = (n8n: N8nInstance): number => Number(n8n.version.split('.')[0]);
 
-/** Activates a workflow from the CLI (2.x: `publish:workflow`; 1.x: `update:workflow --active=true`); before `start`. */
+/** Activates a workflow from the CLI before `start` (2.x: `publish:workflow`; 1.x: `update:workflow --active=true`). */
 export async function activateWorkflow(n8n: N8nInstance, id: string): Promise<void> {
-	const args = majorOf(n8n) >= 2 ? ['publish:workflow', `--id=${id}`] : ['update:workflow', `--id=${id}`, '--active=true'];
+	const args =
+		majorOf(n8n) >= 2 ? ['publish:workflow', `--id=${id}`] : ['update:workflow', `--id=${id}`, '--active=true'];
 	await n8nCli(n8n, args);
 }
 
