@@ -1,4 +1,4 @@
-/** End-to-end tests against real n8n 2.x (installed on demand by scripts/install-n8n.sh). */
+/** End-to-end tests against real n8n (MEDIAGEN_N8N_VERSION; installed on demand by scripts/install-n8n.sh). */
 module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test/e2e'],

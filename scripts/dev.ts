@@ -1,19 +1,19 @@
-// `npm run dev`: the sandbox plus the n8n editor with the package loaded, credentials in place,
+// `npm run dev`: the sandbox plus the n8n editor with the package installed from its tarball, credentials in place,
 // the example workflows imported and the trigger example published. Prints the URL and login;
 // Ctrl+C stops everything.
 import os from 'node:os';
 import path from 'node:path';
 
-import { n8nCli, OWNER, ownerSession, startServer, stopServer } from './realN8n';
+import { activateWorkflow, N8N_VERSION, OWNER, ownerSession, startServer, stopServer } from './realN8n';
 import { bootStack, exampleId } from './stack';
 
 async function main(): Promise<void> {
 	const port = Number(process.env.N8N_PORT ?? 5678);
 	const sandboxPort = Number(process.env.SANDBOX_PORT ?? 4010);
 	const userFolder = process.env.MEDIAGEN_DEV_FOLDER ?? path.join(os.homedir(), '.cache/n8n-nodes-mediagen/dev-user');
-	console.log('Starting the sandbox and n8n (the first run installs n8n 2.40.7, a few minutes)…');
+	console.log(`Starting the sandbox and n8n (the first run installs n8n ${N8N_VERSION}, a few minutes)…`);
 	const stack = await bootStack({ n8nPort: port, userFolder, sandbox: { port: sandboxPort, durations: { pendingMs: 500, image: 3000, video: 6000, music: 4000 } } });
-	await n8nCli(stack.n8n, ['publish:workflow', `--id=${exampleId(6)}`]);
+	await activateWorkflow(stack.n8n, exampleId(6));
 	await startServer(stack.n8n);
 	await ownerSession(stack.n8n);
 	console.log(

@@ -1,20 +1,39 @@
-// Real n8n 2.x on this machine, for the demo, the dev editor and the end-to-end tests:
-// installs it once into a cache outside the repo (scripts/install-n8n.sh), runs its CLI and
-// server on Node 24 with our built package loaded from dist/ as custom extensions.
+// Real n8n on this machine, for the demo, the dev editor and the end-to-end tests: installs it
+// once into a cache outside the repo (scripts/install-n8n.sh), runs its CLI and server on the Node
+// that version needs, with our package installed from its `npm pack` tarball into the user
+// folder's `nodes/` package, as n8n's Community Nodes installer does (scripts/communityPackage.ts).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+import { installCommunityPackage } from './communityPackage';
+
 export const REPO = path.resolve(__dirname, '..');
-/** Custom-extension nodes are registered under this package name by n8n. */
-export const CUSTOM_PREFIX = 'CUSTOM.';
+/** The n8n version the scripts and tests run on (`MEDIAGEN_N8N_VERSION`, default 2.40.7). */
+export const N8N_VERSION = process.env.MEDIAGEN_N8N_VERSION || '2.40.7';
+export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
+/** Our node types as n8n names them when the package is installed as a community package. */
+export const TYPE_PREFIX = 'n8n-nodes-mediagen.';
+/** Kept for callers written when the package was loaded as custom extensions (`CUSTOM.`): now TYPE_PREFIX. */
+export const CUSTOM_PREFIX = TYPE_PREFIX;
 export const OWNER = { email: 'owner@mediagen.local', firstName: 'Demo', lastName: 'Owner', password: 'Mediagen-demo-1' };
 
-export function ensureN8n(): string {
-	const out = execFileSync('bash', [path.join(REPO, 'scripts/install-n8n.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+/** Installs n8n `version` once (cached under ~/.cache) and returns its folder. */
+export function ensureN8n(version = N8N_VERSION): string {
+	const out = execFileSync('bash', [path.join(REPO, 'scripts/install-n8n.sh')], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'inherit'],
+		env: { ...process.env, N8N_VERSION: version },
+	});
 	return out.trim().split('\n').pop()!;
+}
+
+/** The bin folder of the Node that runs the n8n in `cache` (written by install-n8n.sh). */
+export function nodeBinOf(cache: string): string {
+	const file = path.join(cache, '.node-bin');
+	return existsSync(file) ? readFileSync(file, 'utf8').trim() : path.join(cache, 'node24/node_modules/node/bin');
 }
 
 export async function freePort(): Promise<number> {
@@ -29,6 +48,7 @@ export async function freePort(): Promise<number> {
 }
 
 export interface N8nInstance {
+	version: string;
 	cache: string;
 	userFolder: string;
 	outputDir: string;
@@ -38,21 +58,24 @@ export interface N8nInstance {
 	log: string[];
 }
 
-export async function prepareN8n(options: { userFolder?: string; port?: number } = {}): Promise<N8nInstance> {
-	const cache = ensureN8n();
+export async function prepareN8n(
+	options: { userFolder?: string; port?: number; version?: string; tarball?: string } = {},
+): Promise<N8nInstance> {
+	const version = options.version ?? N8N_VERSION;
+	const cache = ensureN8n(version);
 	const userFolder = options.userFolder ?? mkdtempSync(path.join(os.tmpdir(), 'mediagen-n8n-'));
 	const outputDir = path.join(userFolder, 'files');
 	mkdirSync(outputDir, { recursive: true });
+	installCommunityPackage(userFolder, options.tarball);
 	const port = options.port ?? (await freePort());
-	const node24 = path.join(cache, 'node24/node_modules/node/bin');
+	const nodeBin = nodeBinOf(cache);
 	// Not the test runner's environment: under NODE_ENV=test n8n silences its CLI output.
 	const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_ENV' && !k.startsWith('JEST_')));
 	const env: NodeJS.ProcessEnv = {
 		...inherited,
 		NODE_ENV: 'production',
-		PATH: `${node24}:${process.env.PATH}`,
+		PATH: `${nodeBin}:${process.env.PATH}`,
 		N8N_USER_FOLDER: userFolder,
-		N8N_CUSTOM_EXTENSIONS: path.join(REPO, 'dist'),
 		N8N_PORT: String(port),
 		N8N_HOST: '127.0.0.1',
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
@@ -70,7 +93,7 @@ export async function prepareN8n(options: { userFolder?: string; port?: number }
 		DB_SQLITE_POOL_SIZE: '2',
 		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 	};
-	return { cache, userFolder, outputDir, port, env, log: [] };
+	return { version, cache, userFolder, outputDir, port, env, log: [] };
 }
 
 /** Runs n8n's CLI asynchronously: a synchronous call would block an in-process sandbox the workflow talks to. */
@@ -93,13 +116,21 @@ export async function n8nCli(n8n: N8nInstance, args: string[], timeoutMs = 300_0
 	});
 }
 
-/** Rewrites an example for this instance: our node types as custom extensions, sandbox and output addresses. */
+/** Rewrites an example for this instance: sandbox and output addresses (node types stay the published ones). */
 export function localiseWorkflow(workflow: Record<string, unknown>, sandboxRoot: string, outputDir: string, id: string): Record<string, unknown> {
 	const text = JSON.stringify(workflow)
-		.split('"n8n-nodes-mediagen.').join(`"${CUSTOM_PREFIX}`)
 		.split('http://127.0.0.1:4010').join(sandboxRoot)
 		.split('/tmp/n8n-mediagen-demo').join(outputDir);
 	return { ...(JSON.parse(text) as Record<string, unknown>), id };
+}
+
+export const majorOf = (n8n: N8nInstance): number => Number(n8n.version.split('.')[0]);
+
+/** Activates a workflow from the CLI before `start` (2.x: `publish:workflow`; 1.x: `update:workflow --active=true`). */
+export async function activateWorkflow(n8n: N8nInstance, id: string): Promise<void> {
+	const args =
+		majorOf(n8n) >= 2 ? ['publish:workflow', `--id=${id}`] : ['update:workflow', `--id=${id}`, '--active=true'];
+	await n8nCli(n8n, args);
 }
 
 export async function importCredentials(n8n: N8nInstance, credentials: Array<{ id: string; name: string; type: string; data: Record<string, string> }>): Promise<void> {
@@ -112,6 +143,13 @@ export async function importWorkflow(n8n: N8nInstance, workflow: Record<string, 
 	const file = path.join(n8n.userFolder, `wf-${String(workflow.id)}.json`);
 	writeFileSync(file, JSON.stringify(workflow));
 	await n8nCli(n8n, ['import:workflow', `--input=${file}`]);
+}
+
+/** Imports several workflows with one CLI run (`import:workflow --separate`): each CLI run boots n8n. */
+export async function importWorkflows(n8n: N8nInstance, workflows: Array<Record<string, unknown>>): Promise<void> {
+	const dir = mkdtempSync(path.join(n8n.userFolder, 'workflows-'));
+	for (const wf of workflows) writeFileSync(path.join(dir, `${String(wf.id)}.json`), JSON.stringify(wf));
+	await n8nCli(n8n, ['import:workflow', '--separate', `--input=${dir}`]);
 }
 
 /** `n8n execute --id … --rawOutput`: the run data of a headless execution. */

@@ -1,12 +1,24 @@
-// Real n8n 2.40.7 (Node 24) with the built package loaded: the example workflows run headlessly,
-// the trigger workflow receives signed deliveries from the sandbox on n8n's production webhook
-// URL, forged and replayed deliveries start nothing, and n8n lists our node and credential types.
+// Real n8n (MEDIAGEN_N8N_VERSION: 2.40.7 on Node 24, 1.123.x on Node 20) with the package installed
+// from its `npm pack` tarball as a community package: the example workflows run headlessly, the
+// trigger workflow receives signed deliveries from the sandbox on n8n's production webhook URL,
+// forged and replayed deliveries start nothing, and n8n lists our node types (with the AI tool
+// variant it derives from `usableAsTool`) and credential types.
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 import type { Sandbox } from '../../sandbox/server';
 import { newWebhookSecret } from '../../sandbox/webhooks';
-import { CUSTOM_PREFIX, executeWorkflow, n8nCli, ownerSession, rest, startServer, stopServer, type N8nInstance, type RunData } from '../../scripts/realN8n';
+import {
+	activateWorkflow,
+	executeWorkflow,
+	ownerSession,
+	rest,
+	startServer,
+	stopServer,
+	TYPE_PREFIX,
+	type N8nInstance,
+	type RunData,
+} from '../../scripts/realN8n';
 import { bootStack, exampleId } from '../../scripts/stack';
 
 let sb: Sandbox;
@@ -46,7 +58,10 @@ beforeAll(async () => {
 	const stack = await bootStack();
 	({ sandbox: sb, n8n, apiKey, webhookSecret: endpointSecret, hookUrl } = stack);
 	for (let i = 1; i <= 5; i++) runs[idOf(i)] = await executeWorkflow(n8n, idOf(i));
-	await n8nCli(n8n, ['publish:workflow', `--id=${idOf(6)}`]);
+	// The example runs' deliveries found no server yet; their retries (60 s later) would start executions
+	// during the trigger tests below, which count the executions of the runs they start themselves.
+	sb.engine.webhooks.stop();
+	await activateWorkflow(n8n, idOf(6));
 	await startServer(n8n);
 	cookie = await ownerSession(n8n);
 	// The example runs were delivered to the trigger while n8n was not serving; the sandbox retries them
@@ -65,11 +80,15 @@ afterAll(async () => {
 	if (sb) await sb.close();
 });
 
-describe('(d) n8n loads the package', () => {
-	test('our node types and credential types are listed', async () => {
-		const nodes = await rest<Array<{ name: string }>>(n8n, cookie, '/types/nodes.json');
+describe('(d) n8n loads the package installed from its tarball', () => {
+	test('our node types, the derived tool variant and our credential types are listed', async () => {
+		const nodes = await rest<Array<{ name: string; outputs?: unknown }>>(n8n, cookie, '/types/nodes.json');
 		const names = nodes.map((n) => n.name);
-		expect(names).toEqual(expect.arrayContaining([`${CUSTOM_PREFIX}mediaGen`, `${CUSTOM_PREFIX}mediaGenTrigger`]));
+		expect(names).toEqual(
+			expect.arrayContaining([`${TYPE_PREFIX}mediaGen`, `${TYPE_PREFIX}mediaGenTrigger`, `${TYPE_PREFIX}mediaGenTool`]),
+		);
+		expect(names.filter((n) => n.startsWith('CUSTOM.'))).toEqual([]);
+		expect(JSON.stringify(nodes.find((n) => n.name === `${TYPE_PREFIX}mediaGenTool`)?.outputs)).toContain('ai_tool');
 		const creds = await rest<Array<{ name: string }>>(n8n, cookie, '/types/credentials.json');
 		expect(creds.map((c) => c.name)).toEqual(expect.arrayContaining(['mediaGenApi', 'mediaGenAnonymousApi', 'mediaGenWebhookApi']));
 	});
@@ -81,7 +100,7 @@ describe('(d) n8n renders our catalogue-driven fields', () => {
 			method: 'POST',
 			body: JSON.stringify({
 				path: endpoint === 'resource-locator-results' ? 'parameters.model' : 'parameters.modelOptions',
-				nodeTypeAndVersion: { name: `${CUSTOM_PREFIX}mediaGen`, version: 1 },
+				nodeTypeAndVersion: { name: `${TYPE_PREFIX}mediaGen`, version: 1 },
 				currentNodeParameters: { authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'list', value: model } },
 				methodName,
 				credentials: { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } },

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The single-process end-to-end suite on every n8n version users run (MEDIAGEN_N8N_VERSIONS),
+# against one `npm pack` tarball of this repo, installed as a community package.
+# Extra arguments go to jest (for example a test name filter: -t 'trigger').
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VERSIONS="${MEDIAGEN_N8N_VERSIONS:-2.40.7 1.123.81}"
+pack_dir="$(mktemp -d)"
+trap 'rm -rf "$pack_dir"' EXIT
+start=$SECONDS
+# .npmrc sets ignore-scripts=true (for npm ci): turn scripts back on so prepack builds dist/
+npm pack --ignore-scripts=false --loglevel=warn --pack-destination "$pack_dir" >/dev/null
+export MEDIAGEN_TARBALL="$pack_dir/$(ls "$pack_dir")"
+echo "packed $(basename "$MEDIAGEN_TARBALL") in $((SECONDS - start)) s"
+for v in $VERSIONS; do
+  t=$SECONDS
+  echo "== end-to-end on n8n $v"
+  MEDIAGEN_N8N_VERSION="$v" npx jest --runInBand --config jest.e2e.config.js "$@"
+  echo "== n8n $v: $((SECONDS - t)) s"
+done

@@ -1,0 +1,255 @@
+// Helpers for the queue-mode end-to-end tests: workflows started by a Webhook node (production
+// executions, which n8n hands to its workers), reading executions back through the main process's
+// REST API, and telling which worker ran an execution from the workers' logs.
+import { createHmac } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { Sandbox } from '../../sandbox/server';
+import type { Run } from '../../sandbox/types';
+import type { Delivery } from '../../sandbox/webhooks';
+import { localiseWorkflow, readExample, rest, type N8nInstance } from '../../scripts/realN8n';
+import type { QueueStack } from '../../scripts/queueStack';
+
+export const IDS = {
+	batchHook: 'mgQueueBatchHook',
+	batchKeyed: 'mgQueueBatchKeys',
+	batchBase: 'mgQueueBatchBase',
+	lookHook: 'mgQueueLookHook1',
+	lookBase: 'mgQueueLookBase1',
+	trigger: 'mgQueueTrigger01',
+};
+export const HOOK_PATHS = {
+	batch: 'mediagen-queue-batch',
+	keyed: 'mediagen-queue-batch-keyed',
+	look: 'mediagen-queue-look',
+};
+/** The keyed batch's Request Key: the caller's batch id (POSTed to its webhook) and the item's position. */
+export const KEYED_REQUEST_KEY = "={{ $('Webhook').first().json.body.batchId + '-' + $itemIndex }}";
+export const NINE_PROMPTS = [
+	'a red fox in snow',
+	'a paper boat on a lake',
+	'a neon city at night',
+	'a bowl of ramen, top view',
+	'a lighthouse at dawn',
+	'a cat on a windowsill',
+	'a desert road at noon',
+	'a jellyfish in blue water',
+	'a snowy cabin at night',
+];
+
+type Workflow = Record<string, unknown> & {
+	nodes: Array<Record<string, unknown>>;
+	connections: Record<string, unknown>;
+};
+
+/** The example with its Manual Trigger swapped for a Webhook node (POST /webhook/<path>, answered at once). */
+export function withWebhookStart(workflow: Record<string, unknown>, hookPath: string): Record<string, unknown> {
+	const wf = JSON.parse(JSON.stringify(workflow)) as Workflow;
+	const manual = wf.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger')!;
+	const webhook = {
+		id: `${String(manual.id).slice(0, 24)}feedfacecafe`,
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: manual.position,
+		webhookId: `0e5c2a1f-7d3b-4c8e-9f10-${Buffer.from(hookPath).toString('hex').slice(-12).padStart(12, '0')}`,
+		parameters: { httpMethod: 'POST', path: hookPath, responseMode: 'onReceived', options: {} },
+	};
+	wf.nodes = wf.nodes.map((n) => (n === manual ? webhook : n));
+	const renamed = Object.entries(wf.connections).map(([k, v]) => [k === manual.name ? 'Webhook' : k, v]);
+	wf.connections = Object.fromEntries(renamed) as Record<string, unknown>;
+	return wf;
+}
+
+/** Example 02 with nine prompts instead of four. */
+export function nineItemBatch(): Record<string, unknown> {
+	const wf = readExample('02-batch-of-prompts.json') as Workflow;
+	const prompts = wf.nodes.find((n) => n.name === 'Prompts')!;
+	(prompts.parameters as Record<string, unknown>).jsonOutput = JSON.stringify({ prompts: NINE_PROMPTS }, null, 2);
+	return { ...wf, name: 'Media Generation: nine prompts into images' };
+}
+
+/** The nine-prompt batch with a Request Key taken from the data, so a re-run of the same batch is the same runs. */
+function keyedBatch(): Record<string, unknown> {
+	const wf = withWebhookStart(nineItemBatch(), HOOK_PATHS.keyed) as Workflow;
+	const generate = wf.nodes.find((n) => n.name === 'Generate Images')!;
+	(generate.parameters as Record<string, unknown>).additionalFields = { requestKey: KEYED_REQUEST_KEY };
+	return { ...wf, name: 'Media Generation: nine prompts into images, keyed by batch id' };
+}
+
+export function queueWorkflows(sandboxRoot: string, outputDir = '/tmp'): Array<Record<string, unknown>> {
+	const local = (wf: Record<string, unknown>, id: string) => localiseWorkflow(wf, sandboxRoot, outputDir, id);
+	const look = readExample('05-app-look.json');
+	return [
+		local(withWebhookStart(nineItemBatch(), HOOK_PATHS.batch), IDS.batchHook),
+		local(keyedBatch(), IDS.batchKeyed),
+		local(nineItemBatch(), IDS.batchBase),
+		local(withWebhookStart(look, HOOK_PATHS.look), IDS.lookHook),
+		local(look, IDS.lookBase),
+		local(readExample('06-trigger-finished-runs.json'), IDS.trigger),
+	];
+}
+
+/** flatted's format (n8n stores execution data with it): every string inside an entry is an index. */
+export function parseFlatted(text: string): unknown {
+	const input = JSON.parse(text) as unknown[];
+	const filled = new Set<object>();
+	const fill = (entry: unknown): unknown => {
+		if (entry === null || typeof entry !== 'object' || filled.has(entry)) return entry;
+		filled.add(entry);
+		const o = entry as Record<string, unknown>;
+		for (const k of Object.keys(o)) {
+			const v = o[k];
+			if (typeof v === 'string') o[k] = fill(input[Number(v)]);
+		}
+		return entry;
+	};
+	return fill(input[0]);
+}
+
+export interface Item {
+	json: Record<string, unknown>;
+	binary?: Record<string, Record<string, unknown>>;
+}
+export interface ExecutionSummary {
+	id: string;
+	status: string;
+	workflowId?: string;
+	retryOf?: string | null;
+	mode?: string;
+}
+export interface ExecutionDetail extends ExecutionSummary {
+	runData: Record<string, Array<{ data?: { main: Item[][] }; error?: { message: string } }>>;
+	error?: { message: string };
+}
+
+export async function executionsOf(n8n: N8nInstance, cookie: string, workflowId: string): Promise<ExecutionSummary[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const url = `/rest/executions?filter=${filter}&limit=100`;
+	const res = await rest<{ data: { results: ExecutionSummary[] } }>(n8n, cookie, url);
+	return res.data.results;
+}
+
+const FINISHED = ['success', 'error', 'crashed', 'canceled'];
+
+/** Waits until `count` executions of the workflow exist and none is running, queued or new. */
+export async function settledExecutions(
+	n8n: N8nInstance,
+	cookie: string,
+	workflowId: string,
+	count: number,
+	ms = 180_000,
+): Promise<ExecutionSummary[]> {
+	const deadline = Date.now() + ms;
+	let list = await executionsOf(n8n, cookie, workflowId);
+	while (Date.now() < deadline && (list.length < count || list.some((e) => !FINISHED.includes(e.status)))) {
+		await new Promise((r) => setTimeout(r, 1000));
+		list = await executionsOf(n8n, cookie, workflowId);
+	}
+	return list;
+}
+
+export async function execution(n8n: N8nInstance, cookie: string, id: string): Promise<ExecutionDetail> {
+	const res = await rest<{ data: ExecutionSummary & { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
+	type Stored = { resultData: { runData: ExecutionDetail['runData']; error?: { message: string } } };
+	const data = parseFlatted(res.data.data) as Stored;
+	return { ...res.data, runData: data.resultData.runData, error: data.resultData.error };
+}
+
+export function outputOf(detail: ExecutionDetail, node: string): Item[] {
+	const task = detail.runData[node]?.[0];
+	if (!task?.data) {
+		const why = JSON.stringify(task?.error ?? detail.error);
+		throw new Error(`No output from "${node}" in execution ${detail.id}: ${why}`);
+	}
+	return task.data.main[0];
+}
+
+/** Which process logged "Worker started execution <id>" (log files survive restarts). */
+export function workerOf(stack: QueueStack, executionId: string): string | undefined {
+	for (const name of stack.processes.keys()) {
+		const file = path.join(stack.dir, `${name}.log`);
+		const started = `Worker started execution ${executionId} (job`;
+		if (existsSync(file) && readFileSync(file, 'utf8').includes(started)) return name;
+	}
+	return undefined;
+}
+
+/** What must match between two runs of a workflow: the item's fields and values without ids, times and URLs. */
+export function comparable(items: Item[]): unknown[] {
+	const volatile = /^(id|createdAt|updatedAt|finishedAt|startedAt|url|urls|requestKey|outputs|files|fileName)$/;
+	return items.map((i) => ({
+		json: Object.fromEntries(
+			Object.entries(i.json)
+				.filter(([k]) => !volatile.test(k))
+				.sort(([a], [b]) => a.localeCompare(b)),
+		),
+		jsonKeys: Object.keys(i.json).sort(),
+		binary: Object.fromEntries(
+			// the sandbox draws a different picture for every run, so sizes differ
+			Object.entries(i.binary ?? {}).map(([k, b]) => [k, { mimeType: b.mimeType, fileExtension: b.fileExtension }]),
+		),
+	}));
+}
+
+/** Posts a delivery again to `url`, signed now with `secret`, with its original webhook-id and body. */
+export async function replay(delivery: Delivery, url: string, secret: string): Promise<number> {
+	const now = Math.floor(Date.now() / 1000);
+	const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+	const signature = createHmac('sha256', key).update(`${delivery.msgId}.${now}.${delivery.body}`).digest('base64');
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: {
+			'content-type': 'application/json',
+			'webhook-id': delivery.msgId,
+			'webhook-timestamp': String(now),
+			'webhook-signature': `v1,${signature}`,
+		},
+		body: delivery.body,
+	});
+	await res.text();
+	return res.status;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs the node submitted under an execution (default key `n8n-<instance>-<execution>-<node>-<run>-<item>`). */
+export const runsOf = (sb: Sandbox, executionId: string): Run[] =>
+	[...sb.engine.runs.values()].filter((r) => r.requestKey?.split('-')[2] === executionId);
+export const runsKeyed = (sb: Sandbox, prefix: string): Run[] =>
+	[...sb.engine.runs.values()].filter((r) => r.requestKey?.startsWith(prefix));
+export const chargesOf = (sb: Sandbox, runs: Run[]) => {
+	const ids = new Set(runs.map((r) => r.id));
+	return sb.engine.ledger.filter((l) => l.reason === 'charge' && l.runId && ids.has(l.runId));
+};
+/** Which items (the key's last two parts: <runIndex>-<item>) were charged among `runs`. */
+export const chargedItems = (sb: Sandbox, runs: Run[]): Set<string> => {
+	const charged = new Set(chargesOf(sb, runs).map((l) => l.runId));
+	return new Set(runs.filter((r) => charged.has(r.id)).map((r) => r.requestKey!.split('-').slice(-2).join('-')));
+};
+export const overlap = (a: Set<string>, b: Set<string>) => [...a].filter((x) => b.has(x)).length;
+
+export const postHook = async (stack: QueueStack, hookPath: string, body: Record<string, unknown> = {}) =>
+	(
+		await fetch(`${stack.webhookBase}/webhook/${hookPath}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		})
+	).status;
+
+/** Starts `count` executions of a webhook workflow together and returns them once they have finished. */
+export async function runOnWorkers(
+	stack: QueueStack,
+	cookie: string,
+	workflowId: string,
+	hookPath: string,
+	count: number,
+): Promise<ExecutionSummary[]> {
+	const before = new Set((await executionsOf(stack.main, cookie, workflowId)).map((e) => e.id));
+	const statuses = await Promise.all(Array.from({ length: count }, async () => await postHook(stack, hookPath)));
+	if (statuses.some((s) => s !== 200)) throw new Error(`webhook ${hookPath} answered ${statuses.join(', ')}`);
+	const all = await settledExecutions(stack.main, cookie, workflowId, before.size + count);
+	return all.filter((e) => !before.has(e.id));
+}

@@ -1,0 +1,155 @@
+// A worker killed (SIGKILL) in the middle of a 9-item batch (part of queue.e2e.ts). Measured: what n8n
+// does with the execution (2.40.7 runs Bull with maxStalledCount 0: the job is failed once another
+// worker sees its lock expire, never re-run), what was charged and delivered, and what a retry from the
+// executions list and a re-run (the same webhook call again) charge. Then the same crash with the batch
+// keyed by the caller's batch id (Request Key from the data), re-run at once on the other worker.
+import type { QueueStack } from '../../scripts/queueStack';
+import {
+	chargedItems,
+	chargesOf,
+	execution,
+	executionsOf,
+	HOOK_PATHS,
+	IDS,
+	overlap,
+	postHook,
+	runOnWorkers,
+	runsKeyed,
+	runsOf,
+	settledExecutions,
+	sleep,
+	workerOf,
+} from './helpers';
+
+export const sigkillFigures: Record<string, unknown> = {};
+
+type Ctx = () => { stack: QueueStack; cookie: string };
+
+/** Starts a batch on a worker, waits until its first wave (3 runs) is submitted, then SIGKILLs that worker. */
+async function killMidBatch(
+	ctx: Ctx,
+	workflowId: string,
+	hookPath: string,
+	body: Record<string, unknown>,
+	submitted: (executionId: string) => number,
+) {
+	const { stack, cookie } = ctx();
+	const before = new Set((await executionsOf(stack.main, cookie, workflowId)).map((e) => e.id));
+	expect(await postHook(stack, hookPath, body)).toBe(200);
+	let victim: { id: string; worker?: string } | undefined;
+	for (let i = 0; i < 240 && !(victim?.worker && submitted(victim.id) >= 3); i++) {
+		await sleep(250);
+		const e = (await executionsOf(stack.main, cookie, workflowId)).find((x) => !before.has(x.id));
+		if (e) victim = { id: e.id, worker: workerOf(stack, e.id) };
+	}
+	if (!victim?.worker) throw new Error(`no worker picked up ${workflowId}`);
+	const killedAt = Date.now();
+	await stack.stop(victim.worker, 'SIGKILL');
+	return { id: victim.id, worker: victim.worker, killedAt, before };
+}
+
+async function withSlowImages(stack: QueueStack, fn: () => Promise<void>): Promise<void> {
+	const image = stack.sandbox.config.durations.image;
+	stack.sandbox.config.durations.image = 6000; // three waves of 6 s: time to kill in the middle
+	try {
+		await fn();
+	} finally {
+		stack.sandbox.config.durations.image = image;
+	}
+}
+
+export function sigkillTests(ctx: Ctx): void {
+	test('default request keys: the execution fails, nothing re-runs it; a retry and a re-run charge again', async () => {
+		const { stack, cookie } = ctx();
+		const sb = stack.sandbox;
+		await withSlowImages(stack, async () => {
+			const { id, worker, killedAt, before } = await killMidBatch(ctx, IDS.batchHook, HOOK_PATHS.batch, {}, (e) =>
+				runsOf(sb, e).length,
+			);
+			const chargedBeforeKill = chargesOf(sb, runsOf(sb, id)).length;
+			const settled = await settledExecutions(stack.main, cookie, IDS.batchHook, before.size + 1, 240_000);
+			const final = settled.find((e) => e.id === id);
+			const detectedAfterSeconds = Math.round((Date.now() - killedAt) / 1000);
+			await sleep(15_000); // would anything pick the job up again?
+			const after = await executionsOf(stack.main, cookie, IDS.batchHook);
+			const automaticReruns = after.filter((e) => !before.has(e.id) && e.id !== id).length;
+			const submittedAfterKill = runsOf(sb, id).filter((r) => r.createdAt > killedAt).length;
+			const detail = await execution(stack.main, cookie, id);
+			await stack.start(worker); // back to two workers
+
+			// "Retry" in the executions list (POST /rest/executions/:id/retry answers when the retry has finished)
+			const retry = await fetch(`${stack.mainBase}/rest/executions/${id}/retry`, {
+				method: 'POST',
+				headers: { cookie, 'content-type': 'application/json' },
+				body: JSON.stringify({ loadWorkflow: false }),
+			});
+			const retryText = await retry.text();
+			const retryFigures: Record<string, unknown> = { httpStatus: retry.status };
+			if (retry.ok) {
+				const retried = (JSON.parse(retryText) as { data: { id: string; status: string } }).data;
+				const runs = runsOf(sb, retried.id);
+				Object.assign(retryFigures, {
+					execution: retried.id,
+					status: retried.status,
+					error: (await execution(stack.main, cookie, retried.id)).error?.message,
+					worker: workerOf(stack, retried.id) ?? 'main',
+					charges: chargesOf(sb, runs).length,
+					itemsChargedTwice: overlap(chargedItems(sb, runsOf(sb, id)), chargedItems(sb, runs)),
+				});
+			} else retryFigures.answer = retryText.slice(0, 300);
+			// a re-run: the same webhook call again, a new execution
+			const [rerun] = await runOnWorkers(stack, cookie, IDS.batchHook, HOOK_PATHS.batch, 1);
+			sigkillFigures.defaultKeys = {
+				execution: id,
+				worker,
+				finalStatus: final?.status,
+				error: detail.error?.message,
+				detectedAfterSeconds,
+				automaticReruns,
+				submittedAfterKill,
+				chargedBeforeKill,
+				itemsDelivered: detail.runData['Generate Images']?.[0]?.data?.main[0]?.length ?? 0,
+				retry: retryFigures,
+				rerun: {
+					execution: rerun.id,
+					status: rerun.status,
+					charges: chargesOf(sb, runsOf(sb, rerun.id)).length,
+					itemsChargedTwice: overlap(chargedItems(sb, runsOf(sb, id)), chargedItems(sb, runsOf(sb, rerun.id))),
+				},
+			};
+			expect(final?.status).toBe('error');
+			expect(automaticReruns).toBe(0);
+			expect(submittedAfterKill).toBe(0);
+			expect(rerun.status).toBe('success');
+		});
+	});
+
+	test('request key from the data: the same batch re-run at once on the other worker is charged once', async () => {
+		const { stack, cookie } = ctx();
+		const sb = stack.sandbox;
+		const batchId = `crash-${Date.now().toString(36)}`;
+		await withSlowImages(stack, async () => {
+			const { id, worker } = await killMidBatch(ctx, IDS.batchKeyed, HOOK_PATHS.keyed, { batchId }, () =>
+				runsKeyed(sb, `${batchId}-`).length,
+			);
+			const chargedBeforeKill = chargesOf(sb, runsKeyed(sb, `${batchId}-`)).length;
+			// re-run straight away, while n8n still counts the killed execution as running
+			expect(await postHook(stack, HOOK_PATHS.keyed, { batchId })).toBe(200);
+			const settled = await settledExecutions(stack.main, cookie, IDS.batchKeyed, 2, 240_000);
+			const rerun = settled.find((e) => e.id !== id)!;
+			await stack.start(worker);
+			const runs = runsKeyed(sb, `${batchId}-`);
+			sigkillFigures.keyedByBatchId = {
+				killed: { execution: id, worker, status: settled.find((e) => e.id === id)?.status, chargedBeforeKill },
+				rerun: { execution: rerun.id, worker: workerOf(stack, rerun.id), status: rerun.status },
+				runs: runs.length,
+				charges: chargesOf(sb, runs).length,
+			};
+			expect(rerun.status).toBe('success');
+			const items = (await execution(stack.main, cookie, rerun.id)).runData['Generate Images'][0].data!.main[0];
+			expect(items.map((i) => i.json.status)).toEqual(Array(9).fill('SUCCEEDED'));
+			expect(runs).toHaveLength(9);
+			expect(chargesOf(sb, runs)).toHaveLength(9);
+		});
+	});
+}
