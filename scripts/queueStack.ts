@@ -191,6 +191,13 @@ export async function bootQueueStack(options: QueueStackOptions): Promise<QueueS
 				type: 'mediaGenWebhookApi',
 				data: { secret: webhookSecret, previousSecret: '' },
 			},
+			// Per-run webhook URLs (pause mode) are signed with the account's own secret in the sandbox.
+			{
+				id: 'mediagenSandboxAccountSecret',
+				name: 'Media Generation sandbox account secret',
+				type: 'mediaGenWebhookApi',
+				data: { secret: account.webhookSecret, previousSecret: '' },
+			},
 		]);
 		await importWorkflows(main.instance, options.workflows(sandbox.rootUrl));
 		for (const id of options.activate) await activateWorkflow(main.instance, id);

@@ -133,6 +133,18 @@ export async function activateWorkflow(n8n: N8nInstance, id: string): Promise<vo
 	await n8nCli(n8n, args);
 }
 
+/** Deactivates or activates a workflow of the running server (2.x: publish endpoints; 1.x: PATCH active). */
+export async function setWorkflowActive(n8n: N8nInstance, cookie: string, id: string, active: boolean): Promise<void> {
+	const at = `/rest/workflows/${id}`;
+	const { data: wf } = await rest<{ data: { versionId: string } }>(n8n, cookie, at);
+	if (majorOf(n8n) >= 2) {
+		const body = active ? JSON.stringify({ versionId: wf.versionId }) : '{}';
+		await rest(n8n, cookie, `${at}/${active ? 'activate' : 'deactivate'}`, { method: 'POST', body });
+	} else {
+		await rest(n8n, cookie, at, { method: 'PATCH', body: JSON.stringify({ active, versionId: wf.versionId }) });
+	}
+}
+
 export async function importCredentials(n8n: N8nInstance, credentials: Array<{ id: string; name: string; type: string; data: Record<string, string> }>): Promise<void> {
 	const file = path.join(n8n.userFolder, 'credentials.json');
 	writeFileSync(file, JSON.stringify(credentials));

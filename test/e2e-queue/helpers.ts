@@ -18,11 +18,13 @@ export const IDS = {
 	lookHook: 'mgQueueLookHook1',
 	lookBase: 'mgQueueLookBase1',
 	trigger: 'mgQueueTrigger01',
+	pauseHook: 'mgQueuePauseHook',
 };
 export const HOOK_PATHS = {
 	batch: 'mediagen-queue-batch',
 	keyed: 'mediagen-queue-batch-keyed',
 	look: 'mediagen-queue-look',
+	pause: 'mediagen-queue-pause',
 };
 /** The keyed batch's Request Key: the caller's batch id (POSTed to its webhook) and the item's position. */
 export const KEYED_REQUEST_KEY = "={{ $('Webhook').first().json.body.batchId + '-' + $itemIndex }}";
@@ -78,6 +80,27 @@ function keyedBatch(): Record<string, unknown> {
 	return { ...wf, name: 'Media Generation: nine prompts into images, keyed by batch id' };
 }
 
+/** The nine-prompt batch in pause mode: the execution waits while the runs go on, and resumes on deliveries. */
+function pausedBatch(): Record<string, unknown> {
+	const wf = withWebhookStart(nineItemBatch(), HOOK_PATHS.pause) as Workflow;
+	const generate = wf.nodes.find((n) => n.name === 'Generate Images')!;
+	(generate.parameters as Record<string, unknown>).waitMode = 'pause';
+	generate.credentials = {
+		...(generate.credentials as Record<string, unknown>),
+		mediaGenWebhookApi: { id: 'mediagenSandboxAccountSecret', name: 'Media Generation sandbox account secret' },
+	};
+	return { ...wf, name: 'Media Generation: nine prompts into images, paused while they run' };
+}
+
+/** Every process that logged "Worker started execution <id>" (a paused execution is started again on resume). */
+export function workersOf(stack: QueueStack, executionId: string): string[] {
+	const started = `Worker started execution ${executionId} (job`;
+	return [...stack.processes.keys()].flatMap((name) => {
+		const file = path.join(stack.dir, `${name}.log`);
+		return existsSync(file) ? readFileSync(file, 'utf8').split(started).slice(1).map(() => name) : [];
+	});
+}
+
 export function queueWorkflows(sandboxRoot: string, outputDir = '/tmp'): Array<Record<string, unknown>> {
 	const local = (wf: Record<string, unknown>, id: string) => localiseWorkflow(wf, sandboxRoot, outputDir, id);
 	const look = readExample('05-app-look.json');
@@ -88,6 +111,7 @@ export function queueWorkflows(sandboxRoot: string, outputDir = '/tmp'): Array<R
 		local(withWebhookStart(look, HOOK_PATHS.look), IDS.lookHook),
 		local(look, IDS.lookBase),
 		local(readExample('06-trigger-finished-runs.json'), IDS.trigger),
+		local(pausedBatch(), IDS.pauseHook),
 	];
 }
 

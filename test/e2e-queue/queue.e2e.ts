@@ -17,6 +17,7 @@ import {
 	runOnWorkers,
 	runsOf,
 	workerOf,
+	workersOf,
 	type Item,
 } from './helpers';
 import { sigkillFigures, sigkillTests } from './sigkill';
@@ -30,7 +31,7 @@ beforeAll(async () => {
 	const t = Date.now();
 	stack = await bootQueueStack({
 		workflows: (root) => queueWorkflows(root),
-		activate: [IDS.batchHook, IDS.batchKeyed, IDS.lookHook, IDS.trigger],
+		activate: [IDS.batchHook, IDS.batchKeyed, IDS.lookHook, IDS.trigger, IDS.pauseHook],
 	});
 	cookie = await ownerSession(stack.main);
 	figures.bootSeconds = Math.round((Date.now() - t) / 1000);
@@ -103,6 +104,28 @@ describe('workers run our node with the outputs of single-process mode', () => {
 		const counts = { submissions: submissions.length, busy409: busy, rateLimited429: limited, charges: 18 };
 		figures.twoTogether = { workers, ...counts };
 		expect(new Set(workers).size).toBe(2);
+	});
+});
+
+describe('pause mode in queue mode', () => {
+	test('a paused batch is resumed by a worker after the deliveries reach the webhook process', async () => {
+		const mark = stack.sandbox.engine.webhooks.deliveries.length;
+		const [done] = await runOnWorkers(stack, cookie, IDS.pauseHook, HOOK_PATHS.pause, 1);
+		expect(done.status).toBe('success');
+		const items = outputOf(await execution(stack.main, cookie, done.id), 'Generate Images');
+		expect(items.map((i) => i.json.prompt)).toEqual(NINE_PROMPTS);
+		for (const i of items) expect(i.binary?.data.mimeType).toBe('image/png');
+		const runs = runsOf(stack.sandbox, done.id);
+		expect(runs).toHaveLength(9);
+		expect(chargesOf(stack.sandbox, runs)).toHaveLength(9);
+		// Every delivery went to the webhook process; a worker ran the execution before and after the pause.
+		const deliveries = stack.sandbox.engine.webhooks.deliveries.slice(mark).filter((d) => runs.some((r) => r.id === d.runId));
+		expect(deliveries.length).toBe(9);
+		expect(deliveries.every((d) => d.url.startsWith(`${stack.webhookBase}/webhook-waiting/`))).toBe(true);
+		const workers = workersOf(stack, done.id);
+		expect(workers.length).toBeGreaterThanOrEqual(2);
+		expect(workers.every((w) => /^worker\d$/.test(w))).toBe(true);
+		figures.pause = { execution: done.id, workers, deliveries: deliveries.length, runs: runs.length };
 	});
 });
 

@@ -1,4 +1,4 @@
-// Real n8n 2.40.7, pause mode: a published workflow (Webhook → Split Out → Generate with Waiting → Pause)
+// Real n8n (2.40.7 and 1.123.81), pause mode: a published workflow (Webhook → Split Out → Generate with Waiting → Pause)
 // lets go of its execution while the sandbox's video runs go on (n8n lists it as waiting, nothing runs),
 // and the sandbox's signed deliveries to n8n's /webhook-waiting resume it with every item's MP4.
 // n8n stopped while the runs finish: the service's retries resume it after the restart, charged once.
@@ -8,10 +8,10 @@ import path from 'node:path';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
 import {
+	activateWorkflow,
 	CUSTOM_PREFIX,
 	importCredentials,
 	importWorkflow,
-	n8nCli,
 	ownerSession,
 	prepareN8n,
 	rest,
@@ -119,7 +119,7 @@ beforeAll(async () => {
 		},
 		settings: { saveDataSuccessExecution: 'all', saveManualExecutions: true },
 	});
-	await n8nCli(n8n, ['publish:workflow', `--id=${WORKFLOW_ID}`]);
+	await activateWorkflow(n8n, WORKFLOW_ID);
 	await startServer(n8n);
 	cookie = await ownerSession(n8n);
 	// A GET to a POST webhook is answered "not registered for GET requests" once the workflow is active.

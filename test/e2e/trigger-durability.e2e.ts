@@ -5,14 +5,15 @@ import { createHmac, randomUUID } from 'node:crypto';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import {
+	activateWorkflow,
 	CUSTOM_PREFIX,
 	importCredentials,
 	importWorkflow,
-	n8nCli,
 	ownerSession,
 	prepareN8n,
 	rest,
 	restartServer,
+	setWorkflowActive,
 	startServer,
 	stopServer,
 	type N8nInstance,
@@ -143,7 +144,7 @@ beforeAll(async () => {
 		connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
 		settings: {},
 	});
-	await n8nCli(n8n, ['publish:workflow', `--id=${WORKFLOW_ID}`]);
+	await activateWorkflow(n8n, WORKFLOW_ID);
 	await startServer(n8n);
 	cookie = await ownerSession(n8n);
 	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${webhookId}/webhook`;
@@ -172,10 +173,8 @@ test('blank previous secret: no forgery; 130 deliveries, restart, re-activation:
 	measured.replayAfterRestartNot2xx = not2xx(await deliverAll(Array.from({ length: 130 }, (_, n) => n), 20));
 	measured.newExecutionsAfterRestart = (await settledCount()) - before;
 
-	const { data: wf } = await rest<{ data: { versionId: string } }>(n8n, cookie, WORKFLOW_PATH);
-	await rest(n8n, cookie, `${WORKFLOW_PATH}/deactivate`, { method: 'POST', body: '{}' });
-	const activate = { method: 'POST', body: JSON.stringify({ versionId: wf.versionId }) };
-	await rest(n8n, cookie, `${WORKFLOW_PATH}/activate`, activate);
+	await setWorkflowActive(n8n, cookie, WORKFLOW_ID, false);
+	await setWorkflowActive(n8n, cookie, WORKFLOW_ID, true);
 	await webhookReady();
 	measured.storedIdsAfterReactivation = await storedIds();
 	const beforeReplay = await executionCount();
