@@ -63,12 +63,14 @@ export function triggerTests(ctx: () => { stack: QueueStack; cookie: string }): 
 		const sb = stack.sandbox;
 		sb.engine.addEndpoint(stack.accountId, `${stack.webhookBase}${hookPath}`, stack.webhookSecret);
 		const submitted: string[] = [];
+		// One run at a time, each delivered before the next is submitted (the guarantee stated for sequential
+		// deliveries; concurrent writers of static data can still lose each other's newest ids).
 		for (let i = 0; i < RUNS; i++) {
 			submitted.push(await submitRun(stack, `queue trigger ${i}${i === 0 ? ' [fail]' : ''}`));
-		}
-		for (let i = 0; i < 60 && deliveries.length < RUNS; i++) {
-			await sleep(500);
-			deliveries = sb.engine.webhooks.deliveries.filter((d) => d.runId && submitted.includes(d.runId) && d.delivered);
+			for (let w = 0; w < 60 && deliveries.length <= i; w++) {
+				await sleep(250);
+				deliveries = sb.engine.webhooks.deliveries.filter((d) => d.runId && submitted.includes(d.runId) && d.delivered);
+			}
 		}
 		expect(deliveries).toHaveLength(RUNS);
 		const fresh = await newExecutions(RUNS);
@@ -84,7 +86,8 @@ export function triggerTests(ctx: () => { stack: QueueStack; cookie: string }): 
 		expect(await send()).toEqual(Array(RUNS).fill(200));
 		const fresh = await newExecutions(0);
 		triggerFigures[figure] = { deliveries: RUNS, duplicateExecutions: fresh.length };
-		expect(fresh.length).toBeLessThanOrEqual(RUNS);
+		// The remembered ids are in the workflow's static data (Postgres), which every process reads.
+		expect(fresh.length).toBe(0);
 	}
 	/** The sandbox's "resend": same webhook-id and body, to the endpoint (the webhook process). */
 	async function resendAll() {
