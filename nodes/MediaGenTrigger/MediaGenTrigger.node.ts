@@ -156,7 +156,7 @@ export class MediaGenTrigger implements INodeType {
 		const node = this.getNode();
 		const credentials = await this.getCredentials('mediaGenWebhookApi');
 		const headers = req.headers as Record<string, unknown>;
-		const raw = (req as unknown as { rawBody?: Buffer }).rawBody;
+		const raw = req.rawBody as Buffer | undefined;
 		if (!raw) return reject(400, 'The delivery has no body');
 		const secrets = { current: credentials.secret, previous: credentials.previousSecret };
 		const verdict = verifyWebhook(

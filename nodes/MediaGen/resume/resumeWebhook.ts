@@ -108,7 +108,7 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	try {
 		const credentials = await this.getCredentials('mediaGenWebhookApi');
 		const headers = req.headers as Record<string, unknown>;
-		const raw = (req as unknown as { rawBody?: Buffer }).rawBody ?? Buffer.from('');
+		const raw = (req.rawBody as Buffer | undefined) ?? Buffer.from('');
 		const verdict = verifyWebhook(
 			{ id: headerOf(headers, 'webhook-id'), timestamp: headerOf(headers, 'webhook-timestamp'), signature: headerOf(headers, 'webhook-signature') },
 			raw,
