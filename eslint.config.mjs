@@ -4,17 +4,28 @@ import tsParser from '@typescript-eslint/parser';
 import * as jsoncParser from 'jsonc-eslint-parser';
 import communityNodes from '@n8n/eslint-plugin-community-nodes';
 import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
+import tseslint from 'typescript-eslint';
 
 const base = n8nNodesBase;
 
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', 'sandbox/**', 'test/**', 'bench/**', 'scripts/**', '*.js', '*.mjs'] },
+	{ ignores: ['dist/**', 'node_modules/**', '*.js', '*.mjs', 'bench/prefer-ts.js'] },
+	// The code that does not ship (emulator, tests, scripts, benchmarks): TypeScript's recommended rules.
+	...tseslint.configs.recommended.map((config) => ({
+		...config,
+		files: ['sandbox/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
+	})),
 	{
-		files: ['**/*.ts'],
+		// Tests read the API's answers as the loose JSON they are.
+		files: ['test/**/*.ts'],
+		rules: { '@typescript-eslint/no-explicit-any': 'off' },
+	},
+	{
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'index.ts'],
 		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module' } },
 		rules: { 'no-console': 'error' },
 	},
-	communityNodes.configs.recommended,
+	{ ...communityNodes.configs.recommended, files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'index.ts', 'package.json'] },
 	{
 		files: ['package.json'],
 		languageOptions: { parser: jsoncParser },

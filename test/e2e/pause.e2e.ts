@@ -3,7 +3,6 @@
 // and the sandbox's signed deliveries to n8n's /webhook-waiting resume it with every item's MP4.
 // n8n stopped while the runs finish: the service's retries resume it after the restart, charged once.
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
@@ -19,6 +18,7 @@ import {
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
+import { parseFlatted } from '../e2e-queue/helpers';
 
 const WORKFLOW_ID = 'mgPauseBatch0001';
 const HOOK_PATH = `mg-pause-${randomUUID().slice(0, 8)}`;
@@ -48,9 +48,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 
 /** The output items of the Generate node in a stored execution (n8n stores run data with flatted). */
 async function generateOutput(id: string): Promise<ItemData[]> {
-	const flatted = require(path.join(n8n.cache, 'node_modules/flatted')) as { parse(text: string): unknown };
 	const res = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
-	const data = flatted.parse(res.data.data) as { resultData: { runData: Record<string, Array<{ data?: { main: ItemData[][] } }>> } };
+	const data = parseFlatted(res.data.data) as { resultData: { runData: Record<string, Array<{ data?: { main: ItemData[][] } }>> } };
 	const runs = data.resultData.runData['Generate Videos'] ?? [];
 	return runs[runs.length - 1]?.data?.main[0] ?? [];
 }

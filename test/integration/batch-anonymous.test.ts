@@ -1,4 +1,8 @@
 // Batches within the account's concurrency and rate limits; the anonymous free tier.
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import { loadOptionsContext, runNode } from '../helpers/engine';
@@ -147,13 +151,13 @@ describe('anonymous free tier', () => {
 
 describe('the catalogue decides what is offered', () => {
 	let backend: TestBackend;
-	const file = require('node:path').join(require('node:os').tmpdir(), `models-${process.pid}.json`);
+	const file = path.join(os.tmpdir(), `models-${process.pid}.json`);
 	beforeAll(async () => {
-		const models = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, '../../sandbox/data/models.json'), 'utf8'));
+		const models = JSON.parse(readFileSync(path.join(__dirname, '../../sandbox/data/models.json'), 'utf8'));
 		const copy = { ...models.models.find((m: { id: string }) => m.id === 'studio-image-v1'), id: 'brand-new-painter-9', name: 'Brand New Painter', free_tier: false, credits_at_defaults: 7 };
 		copy.options = { ...copy.options, resolution: ['3K'], aspect: ['5:4'] };
 		copy.defaults = { resolution: '3K', aspect: '5:4', format: 'PNG' };
-		require('node:fs').writeFileSync(file, JSON.stringify({ models: [copy] }));
+		writeFileSync(file, JSON.stringify({ models: [copy] }));
 		backend = await startBackend({ modelsFile: file });
 	});
 	afterAll(async () => backend.sandbox.close());
