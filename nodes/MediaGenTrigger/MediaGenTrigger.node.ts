@@ -98,7 +98,7 @@ export class MediaGenTrigger implements INodeType {
 				displayName:
 					'Testing: deliveries go to the URL you registered, normally the Production URL, so they start ' +
 					'executions of the published workflow, not this panel. Send a test event from your account settings ' +
-					'(sandbox: POST /_sandbox/accounts/<account ID>/test-event) and open Executions: it arrives with ' +
+					'(sandbox: POST /_sandbox/accounts/{account ID}/test-event) and open Executions: it arrives with ' +
 					'testEvent: true. To catch a delivery here instead, register the Test URL as an endpoint too (its ' +
 					'secret goes in Previous Signing Secret), click Execute step, then send the test event.',
 				name: 'testingNotice',

@@ -22,6 +22,29 @@ import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/ru
 import { readRunSettings } from '../../helpers/runSettings';
 import { maxCreditsField, requestKeyField, runSettingsFields, webhookUrlField } from '../descriptions';
 
+/**
+ * A box filled from the chosen model's catalogue entry (a resource mapper): reloaded when Kind, Model or
+ * Music Mode change, every field shown at once.
+ */
+function catalogueBox(
+	resourceMapperMethod: string,
+	fieldWords: { singular: string; plural: string },
+	valuesLabel?: string,
+): INodeProperties['typeOptions'] {
+	return {
+		loadOptionsDependsOn: ['kind', 'model.value', 'musicMode'],
+		resourceMapper: {
+			resourceMapperMethod,
+			mode: 'add',
+			fieldWords,
+			addAllFields: true,
+			...(valuesLabel ? { valuesLabel } : {}),
+			multiKeyMatch: false,
+			supportAutoMap: false,
+		},
+	};
+}
+
 const properties: INodeProperties[] = [
 	{
 		displayName: 'Kind',
@@ -67,17 +90,7 @@ const properties: INodeProperties[] = [
 		type: 'resourceMapper',
 		noDataExpression: true,
 		default: { mappingMode: 'defineBelow', value: null },
-		typeOptions: {
-			loadOptionsDependsOn: ['model.value', 'musicMode'],
-			resourceMapper: {
-				resourceMapperMethod: 'getModelSummary',
-				mode: 'add',
-				fieldWords: { singular: 'detail', plural: 'details' },
-				addAllFields: true,
-				multiKeyMatch: false,
-				supportAutoMap: false,
-			},
-		},
+		typeOptions: catalogueBox('getModelSummary', { singular: 'detail', plural: 'details' }),
 		description: 'What the chosen model does and needs: prompt limit, reference images, driving audio, end frame',
 	},
 	{
@@ -124,19 +137,8 @@ const properties: INodeProperties[] = [
 		type: 'resourceMapper',
 		noDataExpression: true,
 		default: { mappingMode: 'defineBelow', value: null },
-		typeOptions: {
-			loadOptionsDependsOn: ['model.value', 'musicMode'],
-			resourceMapper: {
-				resourceMapperMethod: 'getModelOptionFields',
-				mode: 'add',
-				fieldWords: { singular: 'option', plural: 'options' },
-				// Every option the model accepts is shown at once, starting at "Model Default (…)".
-				addAllFields: true,
-				valuesLabel: 'Options',
-				multiKeyMatch: false,
-				supportAutoMap: false,
-			},
-		},
+		// Every option the model accepts is shown at once, starting at "Model Default (…)".
+		typeOptions: catalogueBox('getModelOptionFields', { singular: 'option', plural: 'options' }, 'Options'),
 		description:
 			'Only the options this model accepts, with their allowed values. Each starts at "Model Default (…)": ' +
 			'nothing is sent and the model uses its default.',
