@@ -261,6 +261,8 @@ describe('outputs preview in the output panel', () => {
 
 	test('the image example: the PNG is shown', async () => {
 		const out = await runAndView(1, 'Generate Image');
+		// The example's Model field shows the list's name, not the raw id.
+		expect(await ed.valueOf('model')).toBe('Studio Image (Studio) · 5 credits, free tier');
 		const img = out.locator('img[src*="binary-data"]');
 		await img.waitFor();
 		await page.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0, await img.elementHandle());
