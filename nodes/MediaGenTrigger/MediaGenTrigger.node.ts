@@ -55,6 +55,22 @@ export class MediaGenTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'mediaGenWebhookApi', required: true, testedBy: 'checkSigningSecret' }],
+		// The "When will this node trigger my flow?" help of n8n's trigger panel.
+		triggerPanel: {
+			header: 'Waits for a finished Media Generation run',
+			executionsHelp: {
+				inactive:
+					'Deliveries go to the URL registered in your account settings. Click <b>Execute step</b> to catch ' +
+					'one delivery to the <b>Test URL</b> here (register it as an endpoint while testing). Once the ' +
+					'workflow is <b>published</b>, every delivery to the <b>Production URL</b> starts an execution.',
+				active:
+					'The workflow is published: every signed delivery to the <b>Production URL</b> starts an execution ' +
+					'(see Executions). Click <b>Execute step</b> to catch one delivery to the Test URL here instead.',
+			},
+			activationHint:
+				'Once you have finished building, publish the workflow and register its Production URL in your account ' +
+				'settings.',
+		},
 		webhooks: [
 			{
 				name: 'default',
@@ -67,8 +83,22 @@ export class MediaGenTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Copy this node\'s Production URL (above, under Webhook URLs) into your account settings as a webhook endpoint, or into the Webhook URL field of a Generate step. Then copy that endpoint\'s signing secret (whsec_…) into the credential. Activate the workflow to receive deliveries.',
+					'Set up: copy the Production URL (under Webhook URLs above) into your account settings as a webhook ' +
+					'endpoint, or into the Webhook URL field of a Generate step. Copy that endpoint\'s signing secret ' +
+					'(whsec_…) into the credential. Then publish the workflow: each finished run starts an execution, ' +
+					'listed under Executions.',
 				name: 'setupNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName:
+					'Testing: deliveries go to the URL you registered, normally the Production URL, so they start ' +
+					'executions of the published workflow, not this panel. Send a test event from your account settings ' +
+					'(sandbox: POST /_sandbox/accounts/{account ID}/test-event) and open Executions: it arrives with ' +
+					'testEvent: true. To catch a delivery here instead, register the Test URL as an endpoint too (its ' +
+					'secret goes in Previous Signing Secret), click Execute step, then send the test event.',
+				name: 'testingNotice',
 				type: 'notice',
 				default: '',
 			},

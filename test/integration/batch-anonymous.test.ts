@@ -171,7 +171,7 @@ describe('the catalogue decides what is offered', () => {
 		expect(list.results.map((r) => r.value)).toEqual(['brand-new-painter-9']);
 		expect(list.results[0].name).toBe('Brand New Painter (Studio) · 7 credits');
 		const [model] = await getModels(ctx as never);
-		expect(optionFieldsFor(model).find((f) => f.id === 'aspect')?.options).toEqual([{ name: '5:4 (default)', value: '5:4' }]);
+		expect(optionFieldsFor(model).find((f) => f.id === 'aspect')?.options?.map((o) => [o.name, o.value])).toEqual([['Model Default (5:4)', ''], ['5:4 (default)', '5:4']]);
 		const r = await runNode({
 			parameters: { resource: 'generation', operation: 'generate', kind: 'image', model: { __rl: true, mode: 'id', value: 'brand-new-painter-9' }, prompt: 'new', modelOptions: { mappingMode: 'defineBelow', value: { aspect: '5:4' } }, waiting: { pollIntervalSeconds: 1 } },
 			credentials: backend.apiCredentials,

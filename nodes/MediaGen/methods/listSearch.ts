@@ -9,8 +9,9 @@ import { readParameter } from './parameters';
 export function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 	const price = m.credits_at_defaults === 1 ? '1 credit' : `${m.credits_at_defaults} credits`;
 	const free = m.free_tier ? ', free tier' : '';
+	const audio = m.inputs?.includes('audio') ? ', needs driving audio' : '';
 	const notCovered = anonymous && !(m.free_tier && m.kind === 'image') ? ' — needs an API key' : '';
-	return `${m.name} (${m.vendor}) · ${price}${free}${notCovered}`;
+	return `${m.name} (${m.vendor}) · ${price}${free}${audio}${notCovered}`;
 }
 
 export async function searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {

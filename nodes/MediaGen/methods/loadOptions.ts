@@ -1,8 +1,7 @@
-// Dropdowns that depend on another field: music modes of the model, looks and photo slots of the app.
+// Dropdowns that depend on another field: the looks and photo slots of the chosen app.
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { promptLimit } from '../helpers/resolveOptions';
-import { currentApp, currentModel } from './parameters';
+import { currentApp } from './parameters';
 
 export async function getLooks(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const app = await currentApp(this);
@@ -16,15 +15,4 @@ export async function getAppSlots(this: ILoadOptionsFunctions): Promise<INodePro
 		value: s.id,
 		description: `${s.hint ?? ''} ${s.min === s.max ? `Exactly ${s.min}` : `${s.min} to ${s.max}`} photo(s), ${s.accept}.`.trim(),
 	}));
-}
-
-export async function getMusicModes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const model = await currentModel(this);
-	if (!model) return [];
-	const modes = model.options.tier ?? Object.keys(model.music?.modes ?? {});
-	return modes.map((mode) => {
-		const limit = promptLimit(model, mode);
-		const prompt = Number.isFinite(limit) ? ` Prompt up to ${limit} characters.` : '';
-		return { name: mode, value: mode, description: `${model.music?.modes?.[mode] ?? ''}${prompt}`.trim() };
-	});
 }

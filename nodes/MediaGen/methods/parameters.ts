@@ -13,12 +13,48 @@ export function readParameter(ctx: ILoadOptionsFunctions, name: string, extractV
 	}
 }
 
-export async function currentModel(ctx: ILoadOptionsFunctions): Promise<CatalogueModel | undefined> {
-	const id = readParameter(ctx, 'model', true);
-	return id ? (await getModels(ctx)).find((m) => m.id === id) : undefined;
+/**
+ * The chosen model for the Options box, or what to tell the user instead: no model yet, an id typed by
+ * hand that the catalogue lacks, or a model of another kind.
+ */
+export async function findModelFor(
+	ctx: ILoadOptionsFunctions,
+): Promise<{ model: CatalogueModel; musicMode?: string } | { problem: string }> {
+	const id = readParameter(ctx, 'model', true).trim();
+	const kind = readParameter(ctx, 'kind') || 'image';
+	const article = kind === 'image' ? 'an' : 'a';
+	if (!id) return { problem: `Pick ${article} ${kind} model above: what it accepts appears here.` };
+	if (id.startsWith('=') || id.includes('{{')) {
+		return { problem: 'The model comes from an expression, so its options are known only when the step runs.' };
+	}
+	const models = await getModels(ctx);
+	const model = models.find((m) => m.id === id);
+	if (!model) {
+		const ids = models.filter((m) => m.kind === kind).map((m) => m.id);
+		return {
+			problem:
+				`"${id}" is not a model in the catalogue. Pick one from the list, or use one of these ${kind} ` +
+				`model IDs: ${ids.join(', ')}.`,
+		};
+	}
+	if (model.kind !== kind) {
+		return {
+			problem: `${model.name} makes ${model.kind}, not ${kind}: change Kind to ${model.kind}, or pick a ${kind} model.`,
+		};
+	}
+	return { model, musicMode: readParameter(ctx, 'musicMode') || undefined };
 }
 
 export async function currentApp(ctx: ILoadOptionsFunctions): Promise<CatalogueApp | undefined> {
 	const slug = readParameter(ctx, 'app', true);
 	return slug ? (await getApps(ctx)).find((a) => a.slug === slug) : undefined;
+}
+
+/** One sentence for a dropdown or notice when the catalogue could not be read (credential, address, service). */
+export function describeLoadProblem(error: unknown): string {
+	const e = error as { message?: string; description?: string | null };
+	const message = String(e?.message ?? error).trim();
+	const description = typeof e?.description === 'string' ? e.description.trim() : '';
+	const more = description && !message.includes(description) ? ` ${description}` : '';
+	return `Could not read the catalogue: ${message}${more}`;
 }

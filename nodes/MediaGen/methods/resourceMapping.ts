@@ -1,25 +1,54 @@
-// The Options box of Generate: only the options the chosen model accepts, each with its allowed
-// values and default (a resource mapper, filled from the model's catalogue entry).
-import type { ILoadOptionsFunctions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
+// The Options box of Generate: every option the chosen model accepts, shown at once with its allowed
+// values. Each starts at "Model Default (…)", which sends nothing so the model's own default applies: an
+// added but untouched option can never send a value the user did not pick (n8n's editor would start a
+// yes/no field switched off, whatever the model's default).
+import type {
+	ILoadOptionsFunctions,
+	INodePropertyOptions,
+	ResourceMapperField,
+	ResourceMapperFields,
+} from 'n8n-workflow';
 
 import type { CatalogueModel } from '../helpers/catalogueTypes';
 import { listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../helpers/resolveOptions';
-import { currentModel, readParameter } from './parameters';
+import { describeLoadProblem, findModelFor } from './parameters';
+
+/** How a value reads in the Options box: yes/no options read On / Off. */
+export function showValue(v: unknown): string {
+	return typeof v === 'boolean' ? (v ? 'On' : 'Off') : String(v);
+}
+
+/**
+ * The entry every option starts at. Its value is blank: n8n stores a blank choice as "not set", and unset
+ * options are left out of the request, so the model decides.
+ */
+function modelDefaultEntry(def: unknown): INodePropertyOptions {
+	return {
+		name: def === undefined ? 'Model Default' : `Model Default (${showValue(def)})`,
+		value: '',
+		description: 'Sends nothing for this option: the model uses its own default',
+	};
+}
 
 function listField(model: CatalogueModel, name: string): ResourceMapperField {
 	const list = (model.options as Record<string, unknown[]>)[name];
 	const def = (model.defaults as Record<string, unknown>)[name];
-	const yesNo = list.every((v) => typeof v === 'boolean');
 	return {
 		id: name,
-		displayName: `${OPTION_LABELS[name] ?? name}${def !== undefined ? ` (default: ${String(def)})` : ''}`,
+		displayName: `${OPTION_LABELS[name] ?? name}${def !== undefined ? ` (default: ${showValue(def)})` : ''}`,
 		required: false,
 		defaultMatch: false,
 		display: true,
-		type: yesNo ? 'boolean' : 'options',
-		options: yesNo
-			? undefined
-			: list.map((v) => ({ name: `${String(v)}${v === def ? ' (default)' : ''}`, value: v as string | number })),
+		// Yes/no options are a list too (Model Default, On, Off): n8n's yes/no switch has no "not set" state.
+		type: 'options',
+		options: [
+			modelDefaultEntry(def),
+			...list.map((v) => ({
+				name: `${showValue(v)}${v === def ? ' (default)' : ''}`,
+				value: v as string | number | boolean,
+			})),
+		],
+		defaultValue: '',
 		canBeUsedToMatch: false,
 	};
 }
@@ -27,20 +56,28 @@ function listField(model: CatalogueModel, name: string): ResourceMapperField {
 function musicField(model: CatalogueModel, name: 'style' | 'title' | 'vocal'): ResourceMapperField {
 	const music = model.music!;
 	const labels = {
-		style: `Style (up to ${music.style_max_chars} characters)`,
-		title: `Song Title (up to ${music.title_max_chars} characters)`,
+		style: `Style (≤ ${music.style_max_chars} chars)`,
+		title: `Song Title (≤ ${music.title_max_chars} chars)`,
 		vocal: 'Voice',
 	};
 	const voice = (v: string) => (v === 'm' ? 'Male (m)' : v === 'f' ? 'Female (f)' : v);
-	return {
+	const common = {
 		id: name,
 		displayName: labels[name],
 		required: false,
 		defaultMatch: false,
 		display: true,
-		type: name === 'vocal' ? 'options' : 'string',
-		options: name === 'vocal' ? music.vocal.map((v) => ({ name: voice(v), value: v })) : undefined,
 		canBeUsedToMatch: false,
+	};
+	if (name !== 'vocal') return { ...common, type: 'string', defaultValue: '' };
+	return {
+		...common,
+		type: 'options',
+		options: [
+			{ name: 'Any Voice (Model Chooses)', value: '', description: 'Sends no voice: the model picks one' },
+			...music.vocal.map((v) => ({ name: voice(v), value: v })),
+		],
+		defaultValue: '',
 	};
 }
 
@@ -56,8 +93,60 @@ export function optionFieldsFor(model: CatalogueModel, musicMode?: string): Reso
 }
 
 export async function getModelOptionFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
-	const model = await currentModel(this);
-	if (!model) return { fields: [], emptyFieldsNotice: 'Pick a model first: its options appear here.' };
-	const fields = optionFieldsFor(model, readParameter(this, 'musicMode') || undefined);
-	return { fields, emptyFieldsNotice: `${model.name} has no options to set.` };
+	try {
+		const found = await findModelFor(this);
+		if ('problem' in found) return { fields: [], emptyFieldsNotice: found.problem };
+		const { model, musicMode } = found;
+		const fields = optionFieldsFor(model, musicMode);
+		return { fields, emptyFieldsNotice: `${model.name} has no options to set: it always uses its defaults.` };
+	} catch (error) {
+		// A broken credential or an unreachable service: say so in the box instead of failing the request.
+		return { fields: [], emptyFieldsNotice: describeLoadProblem(error) };
+	}
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/**
+ * What the chosen model does and needs, in a few lines: shown under Model (About the Model) because
+ * n8n's model list shows names only.
+ */
+export function modelSummary(model: CatalogueModel, musicMode?: string): string {
+	const price = `${count(model.credits_at_defaults, 'credit')} at its defaults${model.free_tier ? ', free tier' : ''}`;
+	const lines = [`<b>${model.name}</b> (${model.vendor}) · ${price}. ${model.description ?? ''}`.trim()];
+	const facts: string[] = [];
+	if (model.kind === 'music' && model.music) {
+		const mode = musicMode ?? model.defaults.tier ?? 'Describe';
+		const limits = model.music.prompt_max_chars_by_mode;
+		const modes = Object.entries(limits).map(([m, n]) => `${m} ${n.toLocaleString('en-US')}`);
+		const limit = count(limits[mode] ?? model.prompt_max_chars, 'character');
+		facts.push(`Prompt up to ${limit} in ${mode} mode (${modes.join(', ')})`);
+		facts.push(`${count(model.music.songs_per_run, 'song')} per run, each an MP3 with cover art`);
+	} else {
+		facts.push(`Prompt up to ${count(model.prompt_max_chars, 'character')}`);
+		const images = model.reference_images_max;
+		facts.push(images > 0 ? `up to ${count(images, 'reference image')}` : 'text only: no reference images');
+		if (model.kind === 'video') facts.push(model.end_frame ? 'takes an end frame' : 'no end frame');
+		if (model.negative_prompt) facts.push('takes a negative prompt');
+	}
+	lines.push(`${facts.join(' · ')}.`);
+	if (model.inputs?.includes('audio')) {
+		lines.push(
+			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio (Binary) or Driving Audio URL. ' +
+				'The price follows the audio\'s length.',
+		);
+	}
+	lines.push('Options below start at "Model Default": nothing is sent for them and the model uses its default.');
+	return lines.join('<br>');
+}
+
+/** About the Model: never any fields, only the notice describing the chosen model (or why there is none). */
+export async function getModelSummary(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	try {
+		const found = await findModelFor(this);
+		const notice = 'problem' in found ? found.problem : modelSummary(found.model, found.musicMode);
+		return { fields: [], emptyFieldsNotice: notice };
+	} catch (error) {
+		return { fields: [], emptyFieldsNotice: describeLoadProblem(error) };
+	}
 }

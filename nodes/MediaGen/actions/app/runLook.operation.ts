@@ -30,6 +30,8 @@ const properties: INodeProperties[] = [
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
+		// Changing App Kind clears the app, as Kind clears the model in Generate.
+		typeOptions: { loadOptionsDependsOn: ['appKind'] },
 		description: 'The ready-made app whose look to run',
 		modes: [
 			{ displayName: 'From List', name: 'list', type: 'list', typeOptions: { searchListMethod: 'searchApps', searchable: true } },

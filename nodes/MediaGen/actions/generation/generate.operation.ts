@@ -22,6 +22,29 @@ import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/ru
 import { readRunSettings } from '../../helpers/runSettings';
 import { maxCreditsField, requestKeyField, runSettingsFields, webhookUrlField } from '../descriptions';
 
+/**
+ * A box filled from the chosen model's catalogue entry (a resource mapper): reloaded when Kind, Model or
+ * Music Mode change, every field shown at once.
+ */
+function catalogueBox(
+	resourceMapperMethod: string,
+	fieldWords: { singular: string; plural: string },
+	valuesLabel?: string,
+): INodeProperties['typeOptions'] {
+	return {
+		loadOptionsDependsOn: ['kind', 'model.value', 'musicMode'],
+		resourceMapper: {
+			resourceMapperMethod,
+			mode: 'add',
+			fieldWords,
+			addAllFields: true,
+			...(valuesLabel ? { valuesLabel } : {}),
+			multiKeyMatch: false,
+			supportAutoMap: false,
+		},
+	};
+}
+
 const properties: INodeProperties[] = [
 	{
 		displayName: 'Kind',
@@ -42,6 +65,8 @@ const properties: INodeProperties[] = [
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
+		// Changing Kind clears the model: n8n's editor empties a resource locator when a parameter it depends on changes.
+		typeOptions: { loadOptionsDependsOn: ['kind'] },
 		description: 'The model that makes the file. The list shows each model\'s price in credits at its default options.',
 		modes: [
 			{
@@ -59,13 +84,42 @@ const properties: INodeProperties[] = [
 		],
 	},
 	{
-		displayName: 'Music Mode Name or ID',
+		// Never read when the node runs: an always-empty field list whose notice describes the chosen model.
+		displayName: 'About the Model',
+		name: 'modelInfo',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		typeOptions: catalogueBox('getModelSummary', { singular: 'detail', plural: 'details' }),
+		description: 'What the chosen model does and needs: prompt limit, reference images, driving audio, end frame',
+	},
+	{
+		displayName: 'Music Mode',
 		name: 'musicMode',
 		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getMusicModes', loadOptionsDependsOn: ['model.value'] },
+		// The three modes of the API (spec "Music"); which of them a model offers, and their prompt limits,
+		// are shown under About the Model and checked before anything is sent.
+		options: [
+			{
+				name: 'Describe',
+				value: 'Describe',
+				description: 'One sentence about the song; the lyrics are written for you. Options: Style.',
+			},
+			{
+				name: 'Lyrics',
+				value: 'Lyrics',
+				description: 'Your own lyrics, sung in order ([Verse], [Chorus] marks). Options: Style, Song Title, Voice.',
+			},
+			{
+				name: 'Instrumental',
+				value: 'Instrumental',
+				description: 'No vocals: describe the sound (genre, instruments, tempo). Options: Song Title.',
+			},
+		],
 		default: 'Describe',
 		displayOptions: { show: { kind: ['music'] } },
-		description: 'Describe: one sentence about the song, lyrics are written for you. Lyrics: your own lyrics, sung in order. Instrumental: no vocals, describe the sound. Every mode costs the same per run. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		description:
+			'What the prompt holds, and which of Style, Song Title and Voice are offered. Every mode costs the same per run.',
 	},
 	{
 		displayName: 'Prompt',
@@ -83,28 +137,23 @@ const properties: INodeProperties[] = [
 		type: 'resourceMapper',
 		noDataExpression: true,
 		default: { mappingMode: 'defineBelow', value: null },
-		typeOptions: {
-			loadOptionsDependsOn: ['model.value', 'musicMode'],
-			resourceMapper: {
-				resourceMapperMethod: 'getModelOptionFields',
-				mode: 'add',
-				fieldWords: { singular: 'option', plural: 'options' },
-				addAllFields: false,
-				multiKeyMatch: false,
-				supportAutoMap: false,
-			},
-		},
-		description: 'Only the options this model accepts are offered, with their allowed values. Options you leave out use the model default (shown in each name).',
+		// Every option the model accepts is shown at once, starting at "Model Default (…)".
+		typeOptions: catalogueBox('getModelOptionFields', { singular: 'option', plural: 'options' }, 'Options'),
+		description:
+			'Only the options this model accepts, with their allowed values. Each starts at "Model Default (…)": ' +
+			'nothing is sent and the model uses its default.',
 	},
 	{
-		displayName: 'Reference Images (Binary Properties)',
+		displayName: 'Reference Images (Binary)',
 		name: 'referenceImageProperties',
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. data, photo2',
 		displayOptions: { show: { kind: ['image', 'video'] } },
 		description:
-			'Names of binary properties on the input item holding reference images (PNG, JPEG or WebP, up to 10 MB each), separated by commas. They are uploaded first. Makes the run image-to-image or image-to-video. Leave empty for text only.',
+			'Names of binary fields on the input item holding reference images (PNG, JPEG or WebP, up to 10 MB each), ' +
+			'separated by commas. They are uploaded first. Makes the run image-to-image or image-to-video. ' +
+			'Leave empty for text only.',
 	},
 	{
 		displayName: 'Reference Image URLs',
@@ -123,32 +172,39 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
-				displayName: 'Driving Audio (Binary Property)',
+				displayName: 'Driving Audio (Binary)',
 				name: 'audioProperty',
 				type: 'string',
 				default: '',
-				description: 'Talking-avatar video models only: the binary property holding the voice (MP3, WAV or M4A, up to 50 MB). It is uploaded first; the price follows its real length.',
+				displayOptions: { show: { '/kind': ['video'] } },
+				description:
+					'Talking-avatar video models only (About the Model says when a model needs it): the binary field ' +
+					'holding the voice (MP3, WAV or M4A, up to 50 MB). It is uploaded first; the price follows its real length.',
 			},
 			{
 				displayName: 'Driving Audio URL',
 				name: 'audioUrl',
 				type: 'string',
 				default: '',
+				displayOptions: { show: { '/kind': ['video'] } },
 				description: 'Talking-avatar video models only: an audio address returned by File → Upload',
 			},
 			{
-				displayName: 'End Frame (Binary Property)',
+				displayName: 'End Frame (Binary)',
 				name: 'endFrameProperty',
 				type: 'string',
 				default: '',
-				description: 'Video models that support it: the binary property holding the image the clip should end on',
+				displayOptions: { show: { '/kind': ['video'] } },
+				description:
+					'Video models that support it (see About the Model): the binary field holding the image the clip should end on',
 			},
 			{
 				displayName: 'End Frame URL',
 				name: 'endFrameUrl',
 				type: 'string',
 				default: '',
-				description: 'Video models that support it: the address of the image the clip should end on',
+				displayOptions: { show: { '/kind': ['video'] } },
+				description: 'Video models that support it (see About the Model): the address of the image the clip should end on',
 			},
 			maxCreditsField,
 			{
@@ -157,7 +213,9 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				typeOptions: { rows: 2 },
 				default: '',
-				description: 'What to keep out of the result, up to 2,000 characters. Only models that use it accept it.',
+				displayOptions: { show: { '/kind': ['image', 'video'] } },
+				description:
+					'What to keep out of the result, up to 2,000 characters. Only models that use it accept it (see About the Model).',
 			},
 			requestKeyField,
 			webhookUrlField,

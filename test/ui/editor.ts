@@ -1,0 +1,236 @@
+// Driving n8n's editor as a person does: sign in, open a workflow, open a node, pick from dropdowns,
+// read what the panels show. Selectors are n8n's own data-test-id attributes (editor-ui 2.40.7).
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+
+import { REPO } from '../../scripts/realN8n';
+import type { DevStack } from '../../scripts/uiDev';
+
+export const SCREENSHOTS = path.join(REPO, 'docs/screenshots');
+
+/** The REST API with the owner's session, for setting up scratch workflows and credentials. */
+export async function restSession(dev: DevStack) {
+	const login = await fetch(`${dev.editorUrl}/rest/login`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ emailOrLdapLoginId: dev.email, password: dev.password }),
+	});
+	if (!login.ok) throw new Error(`n8n login: HTTP ${login.status}`);
+	const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+	return async <T>(p: string, init: RequestInit = {}): Promise<T> => {
+		const res = await fetch(`${dev.editorUrl}${p}`, { ...init, headers: { cookie, 'content-type': 'application/json', 'browser-id': 'ui-tests', ...(init.headers ?? {}) } });
+		const text = await res.text();
+		if (!res.ok) throw new Error(`n8n ${p}: HTTP ${res.status} ${text.slice(0, 500)}`);
+		return (JSON.parse(text) as { data: T }).data;
+	};
+}
+
+export class Editor {
+	constructor(
+		readonly page: Page,
+		readonly dev: DevStack,
+	) {
+		// n8n 2.x saves as you go; a leave-page prompt would only block the next navigation.
+		page.on('dialog', (d) => void d.accept().catch(() => undefined));
+	}
+
+	async signIn(email = this.dev.email, password = this.dev.password): Promise<void> {
+		await this.page.goto(`${this.dev.editorUrl}/signin`);
+		await this.page.locator('[data-test-id="emailOrLdapLoginId"] input').fill(email);
+		await this.page.locator('[data-test-id="password"] input').fill(password);
+		await this.page.locator('[data-test-id="form-submit-button"]').click();
+		await this.page.waitForURL(/\/(home|workflows)/, { timeout: 60_000 });
+	}
+
+	async openWorkflow(id: string): Promise<void> {
+		await this.page.goto(`${this.dev.editorUrl}/workflow/${id}`);
+		await this.page.locator('[data-test-id="canvas-node"]').first().waitFor();
+		await this.page.waitForLoadState('networkidle');
+	}
+
+	canvasNode(name: string): Locator {
+		return this.page.locator('[data-test-id="canvas-node"]').filter({ hasText: name });
+	}
+
+	get ndv(): Locator {
+		return this.page.locator('[data-test-id="ndv"]');
+	}
+
+	get parameters(): Locator {
+		return this.page.locator('[data-test-id="node-parameters"]');
+	}
+
+	async openNode(name: string): Promise<void> {
+		await this.canvasNode(name).dblclick();
+		await this.parameters.waitFor();
+		await this.settle();
+	}
+
+	async closeNode(): Promise<void> {
+		await this.page.locator('[data-test-id="ndv-close-button"]').click();
+		await this.ndv.waitFor({ state: 'hidden' });
+	}
+
+	/** Lets dropdown lists, resource mappers and notices finish loading. */
+	async settle(ms = 400): Promise<void> {
+		await this.page.waitForLoadState('networkidle');
+		await this.page.waitForTimeout(ms);
+		await this.page.waitForLoadState('networkidle');
+	}
+
+	param(name: string): Locator {
+		return this.parameters.locator(`[data-test-id="parameter-input-${name}"]`).first();
+	}
+
+	/** The value an input or select shows (for a model or app locator: the picked entry). */
+	async valueOf(name: string): Promise<string> {
+		const field = this.param(name);
+		const locator = field.locator('[data-test-id="rlc-input"]');
+		if (await locator.count()) return await locator.first().inputValue();
+		return await field.locator('input, textarea').first().inputValue();
+	}
+
+	/** Opens a dropdown (options parameter) and returns its entries' titles, first lines only. */
+	async entries(name: string): Promise<string[]> {
+		await this.param(name).click();
+		const items = this.page.locator('.el-select-dropdown__item:visible, [role="option"]:visible');
+		await items.first().waitFor();
+		const texts = (await items.allInnerTexts()).map((t) => t.split('\n')[0].trim());
+		await this.page.keyboard.press('Escape');
+		await items.first().waitFor({ state: 'hidden' }); // the next dropdown must not be confused with this one
+		return texts;
+	}
+
+	/** Picks the dropdown entry whose title (first line; descriptions follow it) is `entry`. */
+	async pick(name: string, entry: string): Promise<void> {
+		await this.param(name).click();
+		const items = this.page.locator('.el-select-dropdown__item:visible');
+		await items.first().waitFor();
+		const titles = (await items.allInnerTexts()).map((t) => t.split('\n')[0].trim());
+		const index = titles.indexOf(entry);
+		if (index < 0) throw new Error(`"${entry}" is not among the entries of ${name}: ${titles.join(', ')}`);
+		await items.nth(index).click();
+		await this.settle();
+	}
+
+	/** Opens the model (or app) list and returns what it shows, optionally after typing a search. */
+	async locatorList(search?: string): Promise<string[]> {
+		if (await this.page.locator('input[data-test-id="rlc-search"]:visible').count()) await this.page.keyboard.press('Escape');
+		await this.parameters.locator('[data-test-id="rlc-input"]').first().click();
+		if (search !== undefined) await this.page.locator('input[data-test-id="rlc-search"]:visible').fill(search);
+		const items = this.page.locator('[data-test-id="rlc-item"]');
+		await this.settle(600);
+		if ((await items.count()) === 0) return [];
+		return (await items.allInnerTexts()).map((t) => t.trim());
+	}
+
+	async pickFromList(name: string, search = name.split(' (')[0]): Promise<void> {
+		await this.locatorList(search);
+		await this.page.locator('[data-test-id="rlc-item"]').filter({ hasText: name }).first().click();
+		await this.settle(800);
+	}
+
+	/** The text of the resource-locator dropdown (items or its error view). */
+	async locatorDropdownText(): Promise<string> {
+		const error = this.page.locator('[data-test-id="rlc-error-container"]');
+		if (await error.count()) return (await error.innerText()).trim();
+		return (await this.page.locator('[data-test-id="rlc-item"]').allInnerTexts()).join('\n');
+	}
+
+	/** The resource mapper boxes of the panel: [About the Model, Options]. */
+	mappers(): Locator {
+		return this.parameters.locator('[data-test-id="resource-mapper-container"]');
+	}
+
+	async aboutText(): Promise<string> {
+		return (await this.mappers().nth(0).innerText()).trim();
+	}
+
+	async optionsText(): Promise<string> {
+		return (await this.mappers().nth(1).innerText()).trim();
+	}
+
+	/** Polls until `read` gives a value `ok` accepts (a panel still loading), or returns the last value. */
+	async until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 15_000): Promise<T> {
+		const deadline = Date.now() + ms;
+		let value = await read();
+		while (!ok(value) && Date.now() < deadline) {
+			await this.page.waitForTimeout(250);
+			value = await read();
+		}
+		return value;
+	}
+
+	/** The labels of the Options box's fields once it has loaded, or [] when it shows a notice. */
+	async options(expectedCount: number): Promise<string[]> {
+		return await this.until(() => this.optionLabels(), (v) => v.length === expectedCount);
+	}
+
+	/** The labels of the Options box's fields, in order. */
+	async optionLabels(): Promise<string[]> {
+		const labels = this.mappers().nth(1).locator('.parameter-item [data-test-id="input-label"]');
+		return (await labels.allInnerTexts()).map((t) => t.split('\n')[0].trim());
+	}
+
+	/** Labels of the open panel whose text does not fit (n8n cuts them with "…"). */
+	async cutLabels(): Promise<string[]> {
+		return await this.parameters.evaluate((root) =>
+			Array.from(root.querySelectorAll('[data-test-id="input-label"] label span'))
+				.filter((el) => (el as HTMLElement).scrollWidth > (el as HTMLElement).clientWidth + 1 || (el.parentElement && el.parentElement.scrollWidth > el.parentElement.clientWidth + 1))
+				.map((el) => (el.textContent ?? '').trim()),
+		);
+	}
+
+	async labels(): Promise<string[]> {
+		return (await this.parameters.locator('[data-test-id="input-label"] label').allInnerTexts()).map((t) => t.split('\n')[0].trim());
+	}
+
+	/** Adds a field of an "Additional Fields" collection, or lists what it offers. */
+	async collectionOffers(index = 0): Promise<string[]> {
+		await this.parameters.locator('[data-test-id="collection-parameter-add"]').nth(index).click();
+		const items = this.page.locator('[data-test-id="collection-parameter-option"]:visible, .el-select-dropdown__item:visible');
+		await items.first().waitFor();
+		const texts = (await items.allInnerTexts()).map((t) => t.trim());
+		await this.page.keyboard.press('Escape');
+		return texts;
+	}
+
+	/** A picture of the parameters column, scrolled so that `top` (a parameter name) is its first field. */
+	async shotPanel(name: string, top: string): Promise<string> {
+		await this.param(top).evaluate((el) => el.closest('.parameter-item, [data-test-id="parameter-item"]')?.scrollIntoView({ block: 'start' }) ?? el.scrollIntoView({ block: 'start' }));
+		await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+		const box = (await this.parameters.boundingBox())!;
+		const viewport = this.page.viewportSize()!;
+		return await this.shot(name, undefined, { x: box.x - 16, y: 60, width: box.width + 32, height: viewport.height - 100 });
+	}
+
+	async shot(name: string, target?: Locator, clip?: { x: number; y: number; width: number; height: number }): Promise<string> {
+		mkdirSync(SCREENSHOTS, { recursive: true });
+		const file = path.join(SCREENSHOTS, `${name}.png`);
+		await this.page.mouse.move(2, 790); // no hover effects in the picture
+		await this.page.waitForTimeout(200);
+		if (target) await target.screenshot({ path: file, animations: 'disabled' });
+		else await this.page.screenshot({ path: file, clip, animations: 'disabled' });
+		return file;
+	}
+}
+
+/** The help tooltip of a labelled field (n8n shows it on hovering the label's "?" icon). */
+export async function helpOf(page: Page, scope: Locator, label: string): Promise<string> {
+	const row = scope.locator('label.n8n-input-label').filter({ hasText: label }).first();
+	const tip = page.locator('[data-test-id="tooltip-content"]:visible').last();
+	for (let attempt = 1; ; attempt++) {
+		await page.mouse.move(2, 790);
+		await row.hover();
+		await row.locator('[class*="_infoIcon_"] > span').first().hover();
+		try {
+			await tip.waitFor({ timeout: 4000 });
+			const text = (await tip.innerText()).trim();
+			await page.mouse.move(2, 790);
+			return text;
+		} catch (error) {
+			if (attempt === 3) throw error; // a dialog still fading in or out can swallow the first hover
+		}
+	}
+}

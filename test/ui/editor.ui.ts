@@ -1,0 +1,387 @@
+// The editor as a person sees it: `npm run dev` (sandbox + real n8n 2.40.7 with the package, credentials
+// and examples), driven in Debian's chromium through playwright-core. Every scenario asserts what the
+// panels show. Screenshots of the main panels are written to docs/screenshots/ (the README shows them).
+import type { BrowserContext, Page } from 'playwright-core';
+
+import { CUSTOM_PREFIX } from '../../scripts/realN8n';
+import { exampleId } from '../../scripts/stack';
+import { launchBrowser } from '../../scripts/uiBrowser';
+import { startDev, type DevStack } from '../../scripts/uiDev';
+import { Editor, helpOf, restSession } from './editor';
+
+let dev: DevStack;
+let browser: BrowserContext;
+let page: Page;
+let ed: Editor;
+let rest: Awaited<ReturnType<typeof restSession>>;
+
+const API_CREDENTIAL = { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } };
+const NODE = `${CUSTOM_PREFIX}mediaGen`;
+
+beforeAll(async () => {
+	dev = await startDev();
+	browser = await launchBrowser();
+	page = browser.pages()[0] ?? (await browser.newPage());
+	page.setDefaultTimeout(30_000);
+	ed = new Editor(page, dev);
+	rest = await restSession(dev);
+	// The login `npm run dev` printed, typed into n8n's sign-in form.
+	await ed.signIn(dev.email, dev.password);
+}, 20 * 60_000);
+
+afterAll(async () => {
+	await browser?.close();
+	await dev?.stop();
+});
+
+async function credits(): Promise<number> {
+	const res = await fetch(`${dev.apiBase}/me`, { headers: { authorization: `Bearer ${dev.apiKey}` } });
+	return ((await res.json()) as { credits: number }).credits;
+}
+
+/** A workflow with a manual trigger and one Media Generation node, made through n8n's REST API. */
+async function scratch(name: string, parameters: Record<string, unknown>, credentials: Record<string, unknown> = API_CREDENTIAL): Promise<string> {
+	const wf = await rest<{ id: string }>('/rest/workflows', {
+		method: 'POST',
+		body: JSON.stringify({
+			name: `UI test: ${name}`,
+			nodes: [
+				{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{ id: 'gen', name, type: NODE, typeVersion: 1, position: [240, 0], parameters, credentials },
+			],
+			connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		}),
+	});
+	return wf.id;
+}
+
+const generate = (kind: string, model = '', extra: Record<string, unknown> = {}) => ({
+	resource: 'generation',
+	operation: 'generate',
+	kind,
+	model: { __rl: true, mode: 'list', value: model },
+	prompt: 'a lighthouse at dawn',
+	...extra,
+});
+
+describe('npm run dev', () => {
+	test('prints a login that signs in; the examples and the credentials are in place', async () => {
+		expect(dev.email).toMatch(/@/);
+		expect(page.url()).toMatch(/\/(home|workflows)/); // signed in with it (beforeAll)
+		await page.goto(`${dev.editorUrl}/home/workflows`);
+		const names = page.locator('[data-test-id="resources-list-item-workflow"] [data-test-id="workflow-card-name"]');
+		await names.first().waitFor();
+		const workflows = (await names.allInnerTexts()).filter((t) => t.startsWith('Media Generation:'));
+		expect(workflows).toHaveLength(6);
+		expect(workflows).toContain('Media Generation: generate an image and save it');
+		await page.goto(`${dev.editorUrl}/home/credentials`);
+		await page.locator('[data-test-id="resources-list-search"]').locator('xpath=descendant-or-self::input').first().fill('Media Generation sandbox');
+		const cards = page.locator('[data-test-id="resources-list-item"]');
+		await ed.settle();
+		await cards.first().waitFor();
+		const creds = (await cards.allInnerTexts()).join('\n');
+		for (const name of ['Media Generation sandbox', 'Media Generation sandbox (free tier)', 'Media Generation sandbox webhook']) expect(creds).toContain(name);
+	});
+});
+
+describe('the canvas', () => {
+	test.each([1, 2, 3, 4, 5, 6])('example %i shows our nodes with their icon and a subtitle', async (n) => {
+		await ed.openWorkflow(exampleId(n));
+		const ours = page.locator('[data-test-id="canvas-node"]').filter({ has: page.locator('img[src*="mediagen"]') });
+		expect(await ours.count()).toBeGreaterThan(0);
+		for (const text of await ours.allInnerTexts()) {
+			const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+			expect(lines.length).toBeGreaterThanOrEqual(2); // name, then subtitle
+			expect(text).not.toMatch(/undefined|\[object/);
+		}
+		if (n === 3) await ed.shot('canvas', undefined, { x: 40, y: 180, width: 1240, height: 420 });
+	});
+});
+
+describe('Generate, kind by kind', () => {
+	let id = '';
+	beforeAll(async () => {
+		id = await scratch('Generate', generate('image'));
+	});
+
+	test('image: the model list shows names with prices and is searchable; the options are the model\'s, each at its default', async () => {
+		await ed.openWorkflow(id);
+		await ed.openNode('Generate');
+		expect(await ed.aboutText()).toBe('Pick an image model above: what it accepts appears here.');
+		const list = await ed.locatorList();
+		expect(list).toHaveLength(14);
+		for (const entry of list) expect(entry).toMatch(/^.+ \(.+\) · \d+ credits?/);
+		expect(list[0]).toBe('Studio Image (Studio) · 5 credits, free tier');
+		await ed.shot('model-list', undefined, { x: 430, y: 60, width: 420, height: 420 });
+		expect(await ed.locatorList('lumora')).toEqual(['Lumora Image 2 Fast (Lumora) · 15 credits', 'Lumora Image 2 (Lumora) · 25 credits']);
+		await page.keyboard.press('Escape');
+		await ed.pickFromList('Studio Image (Studio)');
+		expect(await ed.valueOf('model')).toBe('Studio Image (Studio) · 5 credits, free tier');
+		expect(await ed.aboutText()).toContain('Studio Image (Studio) · 5 credits at its defaults, free tier.');
+		expect(await ed.options(3)).toEqual(['Resolution (default: 1K)', 'Aspect Ratio (default: 1:1)', 'File Format (default: PNG)']);
+		for (const [field, value] of [['resolution', 'Model Default (1K)'], ['aspect', 'Model Default (1:1)'], ['format', 'Model Default (PNG)']]) {
+			expect(await ed.valueOf(field)).toBe(value);
+		}
+		expect(await ed.entries('format')).toEqual(['Model Default (PNG)', 'PNG (default)', 'JPG', 'WEBP']);
+		expect(await ed.cutLabels()).toEqual([]);
+		await ed.shotPanel('generate-panel', 'kind');
+	});
+
+	test('image: Additional Fields offer no driving audio and no end frame', async () => {
+		const offers = (await ed.collectionOffers()).join('\n');
+		expect(offers).not.toMatch(/Driving Audio|End Frame/);
+		expect(offers).toMatch(/Negative Prompt/);
+	});
+
+	test('Kind → Video clears the image model; a video model brings its options, Sound starting at its default (on)', async () => {
+		await ed.pick('kind', 'Video');
+		expect(await ed.valueOf('model')).toBe('');
+		const pickVideo = 'Pick a video model above: what it accepts appears here.';
+		expect(await ed.until(() => ed.aboutText(), (t) => t === pickVideo)).toBe(pickVideo);
+		expect(await ed.until(() => ed.optionsText(), (t) => t === pickVideo)).toBe(pickVideo);
+		const list = await ed.locatorList();
+		expect(list).toHaveLength(15);
+		expect(list).toContain('Orchid Avatar (Orchid) · 185 credits, needs driving audio');
+		await page.keyboard.press('Escape');
+		await ed.pickFromList('Lumora Motion 3 (Lumora)');
+		expect(await ed.options(4)).toEqual(['Resolution (default: 1080p)', 'Aspect Ratio (default: 16:9)', 'Duration (Seconds) (default: 8)', 'Sound (default: On)']);
+		expect(await ed.valueOf('audio')).toBe('Model Default (On)');
+		expect(await ed.entries('audio')).toEqual(['Model Default (On)', 'On (default)', 'Off']);
+		expect(await ed.entries('duration')).toEqual(['Model Default (8)', '5', '8 (default)', '10']);
+		expect(await ed.aboutText()).toContain('Prompt up to 4,000 characters · up to 2 reference images · takes an end frame · takes a negative prompt.');
+		expect(await ed.cutLabels()).toEqual([]);
+		const offers = (await ed.collectionOffers()).join('\n');
+		expect(offers).toMatch(/Driving Audio \(Binary\)/);
+		expect(offers).toMatch(/End Frame \(Binary\)/);
+		await ed.shotPanel('video-options', 'model');
+	});
+
+	test('a talking-avatar model says it needs driving audio', async () => {
+		await ed.pickFromList('Orchid Avatar');
+		expect(await ed.aboutText()).toContain('Needs driving audio: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.');
+	});
+
+	test('Kind → Music clears the video model; each music mode offers only its fields, Voice at "Any Voice"', async () => {
+		await ed.pick('kind', 'Music');
+		expect(await ed.valueOf('model')).toBe('');
+		const list = await ed.locatorList();
+		expect(list).toEqual(['Cadence Song (Cadence) · 60 credits']);
+		expect(await page.locator('[data-test-id="rlc-item"][class*="selected"]').count()).toBe(0);
+		await ed.pickFromList('Cadence Song');
+		expect(await ed.entries('musicMode')).toEqual(['Describe', 'Lyrics', 'Instrumental']);
+		expect(await ed.options(1)).toEqual(['Style (≤ 1000 chars)']);
+		await ed.pick('musicMode', 'Lyrics');
+		expect(await ed.options(3)).toEqual(['Style (≤ 1000 chars)', 'Song Title (≤ 80 chars)', 'Voice']);
+		expect(await ed.valueOf('vocal')).toBe('Any Voice (Model Chooses)');
+		expect(await ed.entries('vocal')).toEqual(['Any Voice (Model Chooses)', 'Male (m)', 'Female (f)']);
+		expect(await ed.aboutText()).toContain('Prompt up to 5,000 characters in Lyrics mode (Describe 3,000, Lyrics 5,000, Instrumental 1,000)');
+		expect(await ed.cutLabels()).toEqual([]);
+		expect((await ed.labels()).join('\n')).not.toMatch(/Name or ID/);
+		await ed.shotPanel('music-modes', 'musicMode');
+		await ed.pick('musicMode', 'Instrumental');
+		expect(await ed.options(1)).toEqual(['Song Title (≤ 80 chars)']);
+	});
+
+	test('a model typed By ID that does not exist is named in both boxes', async () => {
+		await ed.pick('kind', 'Video');
+		await ed.parameters.locator('[data-test-id="rlc-mode-selector"]').click();
+		await page.locator('.el-select-dropdown__item:visible').filter({ hasText: 'By ID' }).click();
+		await ed.parameters.locator('[data-test-id="rlc-input"]').fill('no-such-model');
+		await page.keyboard.press('Tab');
+		await ed.settle(800);
+		expect(await ed.aboutText()).toMatch(/^"no-such-model" is not a model in the catalogue\. Pick one from the list, or use one of these video model IDs: /);
+		expect(await ed.optionsText()).toBe(await ed.aboutText());
+		await ed.closeNode();
+	});
+});
+
+describe('bad values typed in the editor stop before any credit is spent', () => {
+	test('a prompt over the model\'s limit: the error panel gives the message and what to do', async () => {
+		const id = await scratch('Too Long', generate('image', 'studio-image-v1'));
+		await ed.openWorkflow(id);
+		await ed.openNode('Too Long');
+		await ed.param('prompt').locator('textarea').fill('x'.repeat(2001));
+		const before = await credits();
+		await page.locator('[data-test-id="node-execute-button"]').click();
+		const error = page.locator('[data-test-id="node-error-message"]');
+		await error.waitFor({ timeout: 60_000 });
+		expect(await error.innerText()).toContain('Prompt is 2001 characters long; Studio Image takes at most 2000.');
+		const panel = await page.locator('[data-test-id="output-panel"]').innerText();
+		expect(panel).toMatch(/Nothing was (sent|submitted) and nothing was charged/);
+		expect(await credits()).toBe(before);
+		await ed.shot('error-panel', page.locator('[data-test-id="output-panel"]'));
+		await ed.closeNode();
+	});
+
+	test('an option value the model does not allow, typed as an expression', async () => {
+		const id = await scratch('Bad Option', generate('video', 'lumora-motion-3', { modelOptions: { mappingMode: 'defineBelow', value: { resolution: '=8K' } } }));
+		await ed.openWorkflow(id);
+		await ed.openNode('Bad Option');
+		const before = await credits();
+		await page.locator('[data-test-id="node-execute-button"]').click();
+		const error = page.locator('[data-test-id="node-error-message"]');
+		await error.waitFor({ timeout: 60_000 });
+		expect(await error.innerText()).toContain('Resolution (resolution) "8K" is not allowed for Lumora Motion 3. Allowed values: "720p", "1080p" (default "1080p").');
+		expect(await page.locator('[data-test-id="output-panel"]').innerText()).toMatch(/Nothing was (sent|submitted) and nothing was charged/);
+		expect(await credits()).toBe(before);
+		await ed.closeNode();
+	});
+
+	test('options left at "Model Default" run at the model\'s price (a video with sound: 300 credits)', async () => {
+		const id = await scratch('Untouched', generate('video', 'lumora-motion-3'));
+		await ed.openWorkflow(id);
+		await ed.openNode('Untouched');
+		expect(await ed.valueOf('audio')).toBe('Model Default (On)');
+		const before = await credits();
+		await page.locator('[data-test-id="node-execute-button"]').click();
+		const out = page.locator('[data-test-id="output-panel"]');
+		await out.locator('[data-test-id="radio-button-schema"]').waitFor({ timeout: 120_000 });
+		await out.locator('[data-test-id="radio-button-schema"]').click();
+		await out.locator('[data-test-id="run-data-schema-item"]').first().waitFor();
+		const schema = await out.innerText();
+		expect(schema).toMatch(/cost\s+300\b/);
+		expect(schema).toMatch(/audio\s+true\b/);
+		expect(before - (await credits())).toBe(300);
+		await ed.closeNode();
+	});
+});
+
+describe('outputs preview in the output panel', () => {
+	async function runAndView(example: number, node: string) {
+		await ed.openWorkflow(exampleId(example));
+		await page.locator('[data-test-id="execute-workflow-button"]').click();
+		await page.getByText('Workflow executed successfully').first().waitFor({ timeout: 180_000 });
+		await ed.openNode(node);
+		const out = page.locator('[data-test-id="output-panel"]');
+		await out.locator('[data-test-id="radio-button-binary"]').click();
+		await out.locator('[data-test-id="ndv-view-binary-data"]').first().click();
+		return out;
+	}
+
+	test('the image example: the PNG is shown', async () => {
+		const out = await runAndView(1, 'Generate Image');
+		// The example's Model field shows the list's name, not the raw id.
+		expect(await ed.valueOf('model')).toBe('Studio Image (Studio) · 5 credits, free tier');
+		const img = out.locator('img[src*="binary-data"]');
+		await img.waitFor();
+		await page.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0, await img.elementHandle());
+		expect(await img.getAttribute('src')).toContain('mimeType=image%2Fpng');
+		await ed.shot('output-preview', undefined, { x: 430, y: 60, width: 830, height: 560 });
+		await ed.closeNode();
+	});
+
+	test.each([
+		['video', 3, 'Generate Video', 'video', /video\/mp4|mimeType=video%2Fmp4/],
+		['song', 4, 'Generate Song', 'audio', /audio\/mpeg|mimeType=audio%2Fmpeg/],
+	])('the %s example: the file plays as media', async (_label, example, node, element, type) => {
+		const out = await runAndView(example as number, node as string);
+		const media = out.locator(element as string).first();
+		await media.waitFor();
+		const source = await media.evaluate((m) => m.querySelector('source')?.getAttribute('type') ?? (m as HTMLMediaElement).src);
+		expect(source).toMatch(type as RegExp);
+		await ed.closeNode();
+	});
+});
+
+describe('credentials', () => {
+	async function openCredential(name: string) {
+		await page.goto(`${dev.editorUrl}/home/credentials`);
+		await page.locator('[data-test-id="resources-list-search"]').locator('xpath=descendant-or-self::input').first().fill(name);
+		await ed.settle();
+		await page.locator('[data-test-id="resources-list-item"]').filter({ has: page.getByText(name, { exact: true }) }).first().click();
+		const dialog = page.locator('[data-test-id="credential-edit-dialog"]:visible');
+		await dialog.locator('label.n8n-input-label').first().waitFor();
+		return dialog;
+	}
+
+	async function connectionResult(dialog: ReturnType<Page['locator']>): Promise<string> {
+		await dialog.getByText(/Connection tested successfully|Couldn.t connect with these settings/).first().waitFor({ timeout: 60_000 });
+		const more = dialog.getByText('More details');
+		if (await more.count()) await more.first().click();
+		await page.waitForTimeout(300);
+		return (await dialog.innerText()).trim();
+	}
+
+	async function makeCredential(name: string, data: Record<string, string>): Promise<string> {
+		const c = await rest<{ id: string }>('/rest/credentials', { method: 'POST', body: JSON.stringify({ name, type: 'mediaGenApi', data }) });
+		return c.id;
+	}
+
+	test('the API key dialog: help texts, and a good key connects', async () => {
+		const dialog = await openCredential('Media Generation sandbox');
+		expect(await connectionResult(dialog)).toContain('Connection tested successfully');
+		expect(await helpOf(page, dialog, 'API Key')).toContain('sk_ followed by 40 hex characters');
+		expect(await helpOf(page, dialog, 'Base URL')).toContain('ending in /v1');
+		await ed.shot('credential', dialog);
+		await page.keyboard.press('Escape');
+	});
+
+	test('the free-tier and webhook dialogs explain what they are for', async () => {
+		let dialog = await openCredential('Media Generation sandbox (free tier)');
+		expect(await dialog.innerText()).toContain('The free tier covers only the free house image engine');
+		expect(await helpOf(page, dialog, 'Anonymous ID')).toContain('8 to 80 characters');
+		await page.keyboard.press('Escape');
+		dialog = await openCredential('Media Generation sandbox webhook');
+		expect(await helpOf(page, dialog, 'Signing Secret')).toContain('whsec_');
+		await page.keyboard.press('Escape');
+	});
+
+	test.each<[string, { apiKey: string; baseUrl?: string }, string]>([
+		['a malformed key', { apiKey: 'sk_12' }, 'The API key does not have the expected shape'],
+		['an unknown key', { apiKey: `sk_${'ab'.repeat(20)}` }, 'The service did not accept this API key: it is unknown, revoked or mistyped.'],
+		['a Base URL without /v1', { apiKey: 'from the dev stack', baseUrl: 'root' }, 'The Base URL does not lead to the API: it must be the version 1 root, ending in /v1'],
+	])('%s gets a clear reason from the connection test', async (label, data, reason) => {
+		const apiKey = data.apiKey === 'from the dev stack' ? dev.apiKey : data.apiKey;
+		const baseUrl = data.baseUrl === 'root' ? dev.apiBase.replace(/\/v1$/, '') : dev.apiBase;
+		await makeCredential(`UI test ${label}`, { baseUrl, apiKey });
+		const dialog = await openCredential(`UI test ${label}`);
+		expect(await connectionResult(dialog)).toContain(reason);
+		await page.keyboard.press('Escape');
+	});
+
+	test('with a broken credential the model list and the boxes say what is wrong', async () => {
+		const credId = await makeCredential('UI test broken for list', { baseUrl: dev.apiBase, apiKey: 'sk_12' });
+		const id = await scratch('Broken', generate('video', 'lumora-motion-3'), { mediaGenApi: { id: credId, name: 'UI test broken for list' } });
+		await ed.openWorkflow(id);
+		await ed.openNode('Broken');
+		expect(await ed.aboutText()).toMatch(/^Could not read the catalogue: The API key does not have the expected shape/);
+		await ed.parameters.locator('[data-test-id="rlc-input"]').first().click();
+		await ed.settle(800);
+		expect(await ed.locatorDropdownText()).toContain('The API key does not have the expected shape');
+		await page.keyboard.press('Escape');
+		await ed.closeNode();
+	});
+});
+
+describe('trigger and Run Look', () => {
+	test('the trigger panel shows its Production URL and how to set it up and test it', async () => {
+		await ed.openWorkflow(exampleId(6));
+		await ed.openNode('Media Generation Trigger');
+		await ed.parameters.locator('[title="Click to display webhook URLs"]').click();
+		await ed.parameters.locator('[data-test-id="radio-button-production"]').click();
+		expect(await ed.parameters.innerText()).toContain(dev.triggerUrl);
+		const text = await ed.parameters.innerText();
+		expect(text).toContain('Then publish the workflow');
+		expect(text).not.toMatch(/Activate the workflow/);
+		expect(text).toContain('Testing: deliveries go to the URL you registered, normally the Production URL');
+		expect(text).toContain('POST /_sandbox/accounts/{account ID}/test-event');
+		expect(await ed.ndv.innerText()).toContain('Waits for a finished Media Generation run');
+		await ed.shot('trigger-setup', undefined, { x: 25, y: 60, width: 830, height: 560 });
+		await ed.closeNode();
+	});
+
+	test('App → Run Look: apps, then the app\'s looks and photo slots', async () => {
+		await ed.openWorkflow(exampleId(5));
+		await ed.openNode('Royal Pet Portrait');
+		expect(await ed.valueOf('app')).toBe('Pet Portrait (image, 2 looks)');
+		const apps = await ed.locatorList();
+		expect(apps.length).toBeGreaterThan(1);
+		for (const app of apps) expect(app).toMatch(/^.+ \((image|video|music), \d+ looks?\)$/);
+		await page.keyboard.press('Escape');
+		expect((await ed.entries('look')).length).toBe(2);
+		const slots = await ed.entries('slotId');
+		expect(slots.length).toBeGreaterThan(0);
+		await ed.closeNode();
+	});
+});
