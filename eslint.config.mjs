@@ -25,7 +25,10 @@ export default [
 		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module' } },
 		rules: { 'no-console': 'error' },
 	},
-	{ ...communityNodes.configs.recommended, files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'index.ts', 'package.json'] },
+	{
+		...communityNodes.configs.recommended,
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'index.ts', 'package.json'],
+	},
 	{
 		files: ['package.json'],
 		languageOptions: { parser: jsoncParser },

@@ -7,7 +7,10 @@ import { startBackend } from '../test/helpers/sandbox';
 async function main(): Promise<void> {
 	// A fresh sandbox has its own address, so nothing of it is cached yet (caches are per Base URL).
 	const backend = await startBackend();
-	const ctx = loadOptionsContext({ authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'image' }, backend.apiCredentials);
+	const ctx = loadOptionsContext(
+		{ authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'image' },
+		backend.apiCredentials,
+	);
 	const reads = () => backend.requests('GET /v1/models').length;
 	let t = performance.now();
 	await searchModels.call(ctx);
@@ -17,7 +20,9 @@ async function main(): Promise<void> {
 	await searchModels.call(ctx);
 	const second = performance.now() - t;
 	const secondReads = reads() - firstReads;
-	console.log(`catalogue: model dropdown | first ${first.toFixed(2)} ms (${firstReads} GET /models), second ${second.toFixed(2)} ms (${secondReads} GET /models; target 0)`);
+	console.log(
+		`catalogue: model dropdown | first ${first.toFixed(2)} ms (${firstReads} GET /models), second ${second.toFixed(2)} ms (${secondReads} GET /models; target 0)`,
+	);
 	await backend.sandbox.close();
 }
 

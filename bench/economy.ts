@@ -9,10 +9,20 @@ const POLL_S = 1;
 const SCALE = 0.1;
 
 async function main(): Promise<void> {
-	const backend = await startBackend({ timeScale: SCALE, durations: { pendingMs: 0, image: DURATION_MS, video: DURATION_MS, music: DURATION_MS } }, { concurrency: 3, credits: 10_000 });
+	const backend = await startBackend(
+		{ timeScale: SCALE, durations: { pendingMs: 0, image: DURATION_MS, video: DURATION_MS, music: DURATION_MS } },
+		{ concurrency: 3, credits: 10_000 },
+	);
 	const started = Date.now();
 	const r = await runNode({
-		parameters: { resource: 'generation', operation: 'generate', kind: 'image', model: { __rl: true, mode: 'id', value: 'studio-image-v1' }, prompt: '={{ $json.p }}', waiting: { pollIntervalSeconds: POLL_S } },
+		parameters: {
+			resource: 'generation',
+			operation: 'generate',
+			kind: 'image',
+			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			prompt: '={{ $json.p }}',
+			waiting: { pollIntervalSeconds: POLL_S },
+		},
 		items: Array.from({ length: N }, (_, i) => ({ json: { p: `economy ${i}` } })),
 		credentials: backend.apiCredentials,
 	});

@@ -9,10 +9,20 @@ const CONCURRENCY = 3;
 const DURATION_MS = 3000;
 
 async function batch(concurrency: number): Promise<number> {
-	const backend = await startBackend({ durations: { pendingMs: 0, image: DURATION_MS, video: DURATION_MS, music: DURATION_MS } }, { concurrency });
+	const backend = await startBackend(
+		{ durations: { pendingMs: 0, image: DURATION_MS, video: DURATION_MS, music: DURATION_MS } },
+		{ concurrency },
+	);
 	const started = Date.now();
 	const r = await runNode({
-		parameters: { resource: 'generation', operation: 'generate', kind: 'image', model: { __rl: true, mode: 'id', value: 'studio-image-v1' }, prompt: '={{ $json.p }}', waiting: { pollIntervalSeconds: 1 } },
+		parameters: {
+			resource: 'generation',
+			operation: 'generate',
+			kind: 'image',
+			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			prompt: '={{ $json.p }}',
+			waiting: { pollIntervalSeconds: 1 },
+		},
 		items: Array.from({ length: N }, (_, i) => ({ json: { p: `bench ${i}` } })),
 		credentials: backend.apiCredentials,
 	});

@@ -39,36 +39,80 @@ async function rawNodeFirstTransfer(url: string): Promise<number> {
 		const child = spawn(process.execPath, ['--expose-gc', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
 		let out = '';
 		child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-		child.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`raw transfer failed (${code})`))));
+		child.on('exit', (code) =>
+			code === 0 ? resolve(Number(out.trim())) : reject(new Error(`raw transfer failed (${code})`)),
+		);
 	});
 }
 
 async function main(): Promise<void> {
 	const port = 4300 + Math.floor(Math.random() * 500);
-	const child = spawn(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', '--project', 'tsconfig.test.json', 'sandbox/cli.ts', String(port)], {
-		cwd: path.resolve(__dirname, '..'),
-		env: { ...process.env, SANDBOX_API_KEY: KEY },
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
-	await new Promise<void>((resolve) => child.stdout!.on('data', (b: Buffer) => b.toString().includes('listening') && resolve()));
+	const child = spawn(
+		process.execPath,
+		[
+			require.resolve('ts-node/dist/bin.js'),
+			'--transpile-only',
+			'--project',
+			'tsconfig.test.json',
+			'sandbox/cli.ts',
+			String(port),
+		],
+		{
+			cwd: path.resolve(__dirname, '..'),
+			env: { ...process.env, SANDBOX_API_KEY: KEY },
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
+	await new Promise<void>((resolve) =>
+		child.stdout!.on('data', (b: Buffer) => b.toString().includes('listening') && resolve()),
+	);
 	const root = `http://127.0.0.1:${port}`;
-	await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 50 * MB, durations: { pendingMs: 0, video: 200 } }) });
+	await fetch(`${root}/_sandbox/config`, {
+		method: 'POST',
+		body: JSON.stringify({ outputBytes: 50 * MB, durations: { pendingMs: 0, video: 200 } }),
+	});
 	await useBinaryMode('filesystem');
 	const credentials = { mediaGenApi: { baseUrl: `${root}/v1`, apiKey: KEY } };
 	try {
 		// Warm-up with a small file: the first execution loads n8n-core's and the node's code, which
 		// is not memory used by the transfer.
 		await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 0 }) });
-		await runNode({ parameters: { resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'id', value: 'studio-video-v1' }, prompt: 'warm up', waiting: { pollIntervalSeconds: 1 } }, credentials });
+		await runNode({
+			parameters: {
+				resource: 'generation',
+				operation: 'generate',
+				kind: 'video',
+				model: { __rl: true, mode: 'id', value: 'studio-video-v1' },
+				prompt: 'warm up',
+				waiting: { pollIntervalSeconds: 1 },
+			},
+			credentials,
+		});
 		await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 50 * MB }) });
 		const generate = (prompt: string) =>
-			runNode({ parameters: { resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'id', value: 'studio-video-v1' }, prompt, waiting: { pollIntervalSeconds: 1 } }, credentials });
+			runNode({
+				parameters: {
+					resource: 'generation',
+					operation: 'generate',
+					kind: 'video',
+					model: { __rl: true, mode: 'id', value: 'studio-video-v1' },
+					prompt,
+					waiting: { pollIntervalSeconds: 1 },
+				},
+				credentials,
+			});
 		const first = await peakDuring(() => generate('big file'));
 		const item = first.value.items[0];
 		if (!item?.binary?.data?.id) throw new Error(`download failed: ${first.value.error?.message}`);
 		const size = Number(item.binary.data.bytes ?? 0) / MB;
 		const again = await peakDuring(() => generate('big file again'));
-		const upload = await peakDuring(() => runNode({ parameters: { resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, items: [{ json: {}, binary: item.binary }], credentials }));
+		const upload = await peakDuring(() =>
+			runNode({
+				parameters: { resource: 'file', operation: 'upload', binaryPropertyName: 'data' },
+				items: [{ json: {}, binary: item.binary }],
+				credentials,
+			}),
+		);
 		if (upload.value.error) throw new Error(`upload failed: ${upload.value.error.message}`);
 		// The same download at three times the size: if memory does not grow with the file, it is streamed.
 		await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 150 * MB }) });

@@ -25,7 +25,10 @@ const items = (tag: string) => Array.from({ length: N }, (_, i) => ({ json: { p:
 async function account() {
 	const durations = { pendingMs: 0, image: DURATION_MS, video: DURATION_MS, music: DURATION_MS };
 	const backend = await startBackend({ durations }, { concurrency: CONCURRENCY });
-	return { backend, credentials: { ...backend.apiCredentials, mediaGenWebhookApi: { secret: backend.account.webhookSecret } } };
+	return {
+		backend,
+		credentials: { ...backend.apiCredentials, mediaGenWebhookApi: { secret: backend.account.webhookSecret } },
+	};
 }
 
 async function main(): Promise<void> {
@@ -41,13 +44,19 @@ async function main(): Promise<void> {
 	({ backend, credentials } = await account());
 	const host = await startWaitingHost();
 	started = performance.now();
-	const paused = await runNode({ parameters: parameters('pause'), items: items('pause'), credentials, webhookWaitingBaseUrl: host.baseUrl });
+	const paused = await runNode({
+		parameters: parameters('pause'),
+		items: items('pause'),
+		credentials,
+		webhookWaitingBaseUrl: host.baseUrl,
+	});
 	const executeMs = performance.now() - started;
 	if (paused.run?.status !== 'waiting') throw new Error(`pause batch did not pause: ${paused.error?.message}`);
 	host.hold(paused, credentials);
 	const resumed = await host.resumed(paused.executionId, 120_000);
 	const pauseMakespan = performance.now() - started;
-	if (resumed.error || resumed.items.filter((i) => i.binary?.data).length !== N) throw new Error(`pause batch failed: ${resumed.error?.message}`);
+	if (resumed.error || resumed.items.filter((i) => i.binary?.data).length !== N)
+		throw new Error(`pause batch failed: ${resumed.error?.message}`);
 	const pauseBusy = executeMs + host.busyMs.reduce((a, b) => a + b, 0);
 	const pauseRequests = backend.sandbox.engine.log.length;
 	const posts = backend.sandbox.engine.log.filter((e) => e.method === 'POST' && e.path === '/v1/generations').length;

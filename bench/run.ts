@@ -10,13 +10,17 @@ const BENCHES = ['makespan', 'economy', 'memory', 'signature', 'catalogue', 'pau
 
 const lines: string[] = [];
 for (const name of BENCHES) {
-	const out = execFileSync(process.execPath, ['--expose-gc', '-r', 'ts-node/register/transpile-only', '-r', './bench/prefer-ts.js', `bench/${name}.ts`], {
-		cwd: ROOT,
-		env: { ...process.env, TS_NODE_PROJECT: 'tsconfig.test.json' },
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'inherit'],
-		maxBuffer: 64 * 1024 * 1024,
-	});
+	const out = execFileSync(
+		process.execPath,
+		['--expose-gc', '-r', 'ts-node/register/transpile-only', '-r', './bench/prefer-ts.js', `bench/${name}.ts`],
+		{
+			cwd: ROOT,
+			env: { ...process.env, TS_NODE_PROJECT: 'tsconfig.test.json' },
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'inherit'],
+			maxBuffer: 64 * 1024 * 1024,
+		},
+	);
 	for (const line of out.split('\n').filter((l) => /^(makespan|economy|memory|signature|catalogue|pause):/.test(l))) {
 		lines.push(line);
 		console.log(line);

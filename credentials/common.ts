@@ -84,5 +84,7 @@ export async function checkSigningSecret(
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const problem = describeWebhookCredentialProblem(credential.data ?? {});
-	return problem ? { status: 'Error', message: problem } : { status: 'OK', message: 'The signing secret has the expected shape' };
+	return problem
+		? { status: 'Error', message: problem }
+		: { status: 'OK', message: 'The signing secret has the expected shape' };
 }

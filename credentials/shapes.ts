@@ -101,7 +101,7 @@ export function normaliseBaseUrl(baseUrl: unknown): string {
 
 export function describeBaseUrlProblem(baseUrl: unknown): string | undefined {
 	const value = normaliseBaseUrl(baseUrl);
-	if (!value) return 'The Base URL is empty. Enter the API\'s version 1 root, for example https://api.example.com/v1.';
+	if (!value) return "The Base URL is empty. Enter the API's version 1 root, for example https://api.example.com/v1.";
 	if (!/^https?:\/\/[^\s/]+/i.test(value)) {
 		return `The Base URL must start with https:// (or http:// for a local sandbox), for example https://api.example.com/v1.`;
 	}

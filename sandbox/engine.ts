@@ -280,10 +280,13 @@ export class Engine {
 
 	/** Runs keep going when nobody polls: a timer settles each one when it is due. */
 	private settleWhenDue(run: Run, now: number): void {
-		const timer = setTimeout(() => {
-			this.timers.delete(timer);
-			this.settle(run);
-		}, Math.max(0, run.finishesAt - now) + 1);
+		const timer = setTimeout(
+			() => {
+				this.timers.delete(timer);
+				this.settle(run);
+			},
+			Math.max(0, run.finishesAt - now) + 1,
+		);
 		timer.unref?.();
 		this.timers.add(timer);
 	}

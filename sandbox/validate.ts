@@ -6,9 +6,7 @@ import type { Model, Options } from './types';
 
 const optionsSchema = z
 	.object({
-		resolution: z
-			.string({ required_error: 'options.resolution is required' })
-			.min(1, 'options.resolution is required'),
+		resolution: z.string({ required_error: 'options.resolution is required' }).min(1, 'options.resolution is required'),
 		aspect: z.string().optional(),
 		tier: z.string().optional(),
 		duration: z.number().int('options.duration must be a whole number of seconds').optional(),

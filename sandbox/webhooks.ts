@@ -92,7 +92,10 @@ export class WebhookSender {
 
 	/** The last 50 deliveries of an owner, newest first. */
 	recent(ownerId: string): Delivery[] {
-		return this.deliveries.filter((d) => d.ownerId === ownerId).slice(-50).reverse();
+		return this.deliveries
+			.filter((d) => d.ownerId === ownerId)
+			.slice(-50)
+			.reverse();
 	}
 
 	stop(): void {
@@ -127,10 +130,13 @@ export class WebhookSender {
 			return;
 		}
 		d.pendingRetries = RETRY_SCHEDULE_S.length - next;
-		const timer = setTimeout(() => {
-			this.timers.delete(timer);
-			void this.attempt(d, next + 1);
-		}, RETRY_SCHEDULE_S[next] * 1000 * this.scale());
+		const timer = setTimeout(
+			() => {
+				this.timers.delete(timer);
+				void this.attempt(d, next + 1);
+			},
+			RETRY_SCHEDULE_S[next] * 1000 * this.scale(),
+		);
 		timer.unref?.();
 		this.timers.add(timer);
 	}

@@ -15,7 +15,8 @@ function summarise(run: RunData): { runs: Array<Record<string, unknown>>; files:
 			for (const item of task.data?.main?.[0] ?? []) {
 				if (typeof item.json.id === 'string' && String(item.json.id).startsWith('gen_')) runs.push(item.json);
 				if (typeof item.json.fileName === 'string') files.push(item.json.fileName);
-				for (const b of Object.values(item.binary ?? {})) if (b.id) files.push(`${b.fileName} (${b.mimeType}, ${b.fileSize}) in n8n's binary store`);
+				for (const b of Object.values(item.binary ?? {}))
+					if (b.id) files.push(`${b.fileName} (${b.mimeType}, ${b.fileSize}) in n8n's binary store`);
 			}
 		}
 	}
@@ -25,7 +26,9 @@ function summarise(run: RunData): { runs: Array<Record<string, unknown>>; files:
 
 async function main(): Promise<void> {
 	const started = Date.now();
-	console.log('Starting the sandbox and preparing real n8n (the first run installs n8n 2.40.7 into ~/.cache, a few minutes)…');
+	console.log(
+		'Starting the sandbox and preparing real n8n (the first run installs n8n 2.40.7 into ~/.cache, a few minutes)…',
+	);
 	const stack = await bootStack();
 	const { sandbox, n8n } = stack;
 	console.log(`Sandbox: ${sandbox.baseUrl}   n8n user folder: ${n8n.userFolder}\n`);
@@ -44,10 +47,18 @@ async function main(): Promise<void> {
 			for (const e of summary.errors) console.log(`   ERROR ${e}`);
 			if (summary.errors.length || !fresh.length) failures++;
 		}
-		const spent = -sandbox.engine.ledger.filter((l) => l.ownerId === stack.accountId && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
-		console.log(`\n${seen.size} runs, ${spent} credits spent (sandbox credits; balance ${sandbox.engine.balanceOf(stack.accountId)}).`);
-		console.log(`Files written by "Save File": ${n8n.outputDir}; every other file is in n8n's binary store under ${n8n.userFolder}/.n8n/storage.`);
-		console.log(`The trigger example (06) needs a running n8n: try "npm run dev". Done in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+		const spent = -sandbox.engine.ledger
+			.filter((l) => l.ownerId === stack.accountId && l.reason !== 'topup')
+			.reduce((s, l) => s + l.delta, 0);
+		console.log(
+			`\n${seen.size} runs, ${spent} credits spent (sandbox credits; balance ${sandbox.engine.balanceOf(stack.accountId)}).`,
+		);
+		console.log(
+			`Files written by "Save File": ${n8n.outputDir}; every other file is in n8n's binary store under ${n8n.userFolder}/.n8n/storage.`,
+		);
+		console.log(
+			`The trigger example (06) needs a running n8n: try "npm run dev". Done in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+		);
 	} finally {
 		await sandbox.close();
 	}

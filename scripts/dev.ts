@@ -12,7 +12,11 @@ async function main(): Promise<void> {
 	const sandboxPort = Number(process.env.SANDBOX_PORT ?? 4010);
 	const userFolder = process.env.MEDIAGEN_DEV_FOLDER ?? path.join(os.homedir(), '.cache/n8n-nodes-mediagen/dev-user');
 	console.log(`Starting the sandbox and n8n (the first run installs n8n ${N8N_VERSION}, a few minutes)…`);
-	const stack = await bootStack({ n8nPort: port, userFolder, sandbox: { port: sandboxPort, durations: { pendingMs: 500, image: 3000, video: 6000, music: 4000 } } });
+	const stack = await bootStack({
+		n8nPort: port,
+		userFolder,
+		sandbox: { port: sandboxPort, durations: { pendingMs: 500, image: 3000, video: 6000, music: 4000 } },
+	});
 	await activateWorkflow(stack.n8n, exampleId(6));
 	await startServer(stack.n8n);
 	await ownerSession(stack.n8n);

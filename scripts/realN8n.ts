@@ -18,7 +18,12 @@ export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 export const TYPE_PREFIX = 'n8n-nodes-mediagen.';
 /** Kept for callers written when the package was loaded as custom extensions (`CUSTOM.`): now TYPE_PREFIX. */
 export const CUSTOM_PREFIX = TYPE_PREFIX;
-export const OWNER = { email: 'owner@mediagen.local', firstName: 'Demo', lastName: 'Owner', password: 'Mediagen-demo-1' };
+export const OWNER = {
+	email: 'owner@mediagen.local',
+	firstName: 'Demo',
+	lastName: 'Owner',
+	password: 'Mediagen-demo-1',
+};
 
 /** Installs n8n `version` once (cached under ~/.cache) and returns its folder. */
 export function ensureN8n(version = N8N_VERSION): string {
@@ -70,7 +75,9 @@ export async function prepareN8n(
 	const port = options.port ?? (await freePort());
 	const nodeBin = nodeBinOf(cache);
 	// Not the test runner's environment: under NODE_ENV=test n8n silences its CLI output.
-	const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_ENV' && !k.startsWith('JEST_')));
+	const inherited = Object.fromEntries(
+		Object.entries(process.env).filter(([k]) => k !== 'NODE_ENV' && !k.startsWith('JEST_')),
+	);
 	const env: NodeJS.ProcessEnv = {
 		...inherited,
 		NODE_ENV: 'production',
@@ -102,7 +109,11 @@ export async function n8nCli(n8n: N8nInstance, args: string[], timeoutMs = 300_0
 	return await new Promise((resolve, reject) => {
 		// Each n8n process starts a task broker; give every CLI run its own port beside the server's.
 		const env = { ...n8n.env, N8N_RUNNERS_BROKER_PORT: String(brokerPort) };
-		const child = spawn('node', [path.join(n8n.cache, 'node_modules/n8n/bin/n8n'), ...args], { env, cwd: n8n.userFolder, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn('node', [path.join(n8n.cache, 'node_modules/n8n/bin/n8n'), ...args], {
+			env,
+			cwd: n8n.userFolder,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let stdout = '';
 		let stderr = '';
 		child.stdout!.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -111,16 +122,29 @@ export async function n8nCli(n8n: N8nInstance, args: string[], timeoutMs = 300_0
 		child.on('exit', (code) => {
 			clearTimeout(timer);
 			if (code === 0) resolve(stdout);
-			else reject(Object.assign(new Error(`n8n ${args[0]} exited with ${code}:\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`), { stdout, stderr }));
+			else
+				reject(
+					Object.assign(
+						new Error(`n8n ${args[0]} exited with ${code}:\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`),
+						{ stdout, stderr },
+					),
+				);
 		});
 	});
 }
 
 /** Rewrites an example for this instance: sandbox and output addresses (node types stay the published ones). */
-export function localiseWorkflow(workflow: Record<string, unknown>, sandboxRoot: string, outputDir: string, id: string): Record<string, unknown> {
+export function localiseWorkflow(
+	workflow: Record<string, unknown>,
+	sandboxRoot: string,
+	outputDir: string,
+	id: string,
+): Record<string, unknown> {
 	const text = JSON.stringify(workflow)
-		.split('http://127.0.0.1:4010').join(sandboxRoot)
-		.split('/tmp/n8n-mediagen-demo').join(outputDir);
+		.split('http://127.0.0.1:4010')
+		.join(sandboxRoot)
+		.split('/tmp/n8n-mediagen-demo')
+		.join(outputDir);
 	return { ...(JSON.parse(text) as Record<string, unknown>), id };
 }
 
@@ -145,7 +169,10 @@ export async function setWorkflowActive(n8n: N8nInstance, cookie: string, id: st
 	}
 }
 
-export async function importCredentials(n8n: N8nInstance, credentials: Array<{ id: string; name: string; type: string; data: Record<string, string> }>): Promise<void> {
+export async function importCredentials(
+	n8n: N8nInstance,
+	credentials: Array<{ id: string; name: string; type: string; data: Record<string, string> }>,
+): Promise<void> {
 	const file = path.join(n8n.userFolder, 'credentials.json');
 	writeFileSync(file, JSON.stringify(credentials));
 	await n8nCli(n8n, ['import:credentials', `--input=${file}`]);
@@ -167,7 +194,15 @@ export async function importWorkflows(n8n: N8nInstance, workflows: Array<Record<
 /** `n8n execute --id … --rawOutput`: the run data of a headless execution. */
 export interface RunData {
 	resultData: {
-		runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }>> }; error?: { message: string } }>>;
+		runData: Record<
+			string,
+			Array<{
+				data?: {
+					main: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, Record<string, unknown>> }>>;
+				};
+				error?: { message: string };
+			}>
+		>;
 		error?: { message: string };
 	};
 }
@@ -196,7 +231,11 @@ export async function executeWorkflow(n8n: N8nInstance, id: string): Promise<Run
 }
 
 export async function startServer(n8n: N8nInstance, timeoutMs = 180_000): Promise<void> {
-	const server = spawn('node', [path.join(n8n.cache, 'node_modules/n8n/bin/n8n'), 'start'], { env: n8n.env, cwd: n8n.userFolder, stdio: ['ignore', 'pipe', 'pipe'] });
+	const server = spawn('node', [path.join(n8n.cache, 'node_modules/n8n/bin/n8n'), 'start'], {
+		env: n8n.env,
+		cwd: n8n.userFolder,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	n8n.server = server;
 	let sinceStart = ''; // this start's output only: after a restart the log already holds the first banner
 	const collect = (b: Buffer) => {
@@ -240,10 +279,18 @@ export async function restartServer(n8n: N8nInstance): Promise<void> {
 /** Creates the owner account (first run) and returns a session cookie for the REST API. */
 export async function ownerSession(n8n: N8nInstance): Promise<string> {
 	const base = `http://127.0.0.1:${n8n.port}`;
-	const setup = await fetch(`${base}/rest/owner/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
+	const setup = await fetch(`${base}/rest/owner/setup`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(OWNER),
+	});
 	let cookie = setup.headers.get('set-cookie') ?? '';
 	if (!cookie.includes('n8n-auth')) {
-		const login = await fetch(`${base}/rest/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }) });
+		const login = await fetch(`${base}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+		});
 		cookie = login.headers.get('set-cookie') ?? '';
 		if (!login.ok) throw new Error(`Could not log in to n8n: HTTP ${login.status} ${await login.text()}`);
 	}
@@ -251,7 +298,10 @@ export async function ownerSession(n8n: N8nInstance): Promise<string> {
 }
 
 export async function rest<T>(n8n: N8nInstance, cookie: string, p: string, init: RequestInit = {}): Promise<T> {
-	const res = await fetch(`http://127.0.0.1:${n8n.port}${p}`, { ...init, headers: { cookie, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+	const res = await fetch(`http://127.0.0.1:${n8n.port}${p}`, {
+		...init,
+		headers: { cookie, 'content-type': 'application/json', ...(init.headers ?? {}) },
+	});
 	const text = await res.text();
 	if (!res.ok) throw new Error(`n8n ${p}: HTTP ${res.status} ${text.slice(0, 500)}`);
 	return JSON.parse(text) as T;

@@ -3,7 +3,14 @@
 import { startSandbox, type Sandbox } from '../sandbox/server';
 import type { SandboxConfig } from '../sandbox/config';
 import { newWebhookSecret } from '../sandbox/webhooks';
-import { importCredentials, importWorkflows, localiseWorkflow, prepareN8n, readExample, type N8nInstance } from './realN8n';
+import {
+	importCredentials,
+	importWorkflows,
+	localiseWorkflow,
+	prepareN8n,
+	readExample,
+	type N8nInstance,
+} from './realN8n';
 
 export const EXAMPLES = [
 	'01-generate-image.json',
@@ -36,16 +43,42 @@ export interface StackOptions {
 }
 
 export async function bootStack(options: StackOptions = {}): Promise<Stack> {
-	const sandbox = await startSandbox({ durations: { pendingMs: 200, image: 1500, video: 2500, music: 2000 }, ...options.sandbox });
+	const sandbox = await startSandbox({
+		durations: { pendingMs: 200, image: 1500, video: 2500, music: 2000 },
+		...options.sandbox,
+	});
 	const account = sandbox.engine.createAccount({ credits: 5000, concurrency: 3 });
 	const webhookSecret = newWebhookSecret();
-	const n8n = await prepareN8n({ port: options.n8nPort, userFolder: options.userFolder, version: options.version, tarball: options.tarball });
+	const n8n = await prepareN8n({
+		port: options.n8nPort,
+		userFolder: options.userFolder,
+		version: options.version,
+		tarball: options.tarball,
+	});
 	await importCredentials(n8n, [
-		{ id: 'mediagenSandboxKey', name: 'Media Generation sandbox', type: 'mediaGenApi', data: { baseUrl: sandbox.baseUrl, apiKey: account.keys[0] } },
-		{ id: 'mediagenSandboxAnon', name: 'Media Generation sandbox (free tier)', type: 'mediaGenAnonymousApi', data: { baseUrl: sandbox.baseUrl, anonymousId: `n8n-demo-${Date.now().toString(36)}` } },
-		{ id: 'mediagenSandboxWebhook', name: 'Media Generation sandbox webhook', type: 'mediaGenWebhookApi', data: { secret: webhookSecret, previousSecret: '' } },
+		{
+			id: 'mediagenSandboxKey',
+			name: 'Media Generation sandbox',
+			type: 'mediaGenApi',
+			data: { baseUrl: sandbox.baseUrl, apiKey: account.keys[0] },
+		},
+		{
+			id: 'mediagenSandboxAnon',
+			name: 'Media Generation sandbox (free tier)',
+			type: 'mediaGenAnonymousApi',
+			data: { baseUrl: sandbox.baseUrl, anonymousId: `n8n-demo-${Date.now().toString(36)}` },
+		},
+		{
+			id: 'mediagenSandboxWebhook',
+			name: 'Media Generation sandbox webhook',
+			type: 'mediaGenWebhookApi',
+			data: { secret: webhookSecret, previousSecret: '' },
+		},
 	]);
-	await importWorkflows(n8n, EXAMPLES.map((name, i) => localiseWorkflow(readExample(name), sandbox.rootUrl, n8n.outputDir, exampleId(i + 1))));
+	await importWorkflows(
+		n8n,
+		EXAMPLES.map((name, i) => localiseWorkflow(readExample(name), sandbox.rootUrl, n8n.outputDir, exampleId(i + 1))),
+	);
 	const trigger = (readExample(EXAMPLES[5]).nodes as Array<{ webhookId?: string }>)[0];
 	const hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${trigger.webhookId}/webhook`;
 	sandbox.engine.addEndpoint(account.id, hookUrl, webhookSecret);

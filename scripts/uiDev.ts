@@ -28,7 +28,14 @@ export function parseDevOutput(text: string): Omit<DevStack, 'output' | 'stop'> 
 	const key = /API key\s+(sk_[0-9a-f]+)/.exec(text);
 	const trigger = /Trigger URL\s+(http\S+)/.exec(text);
 	if (!editor || !sandbox || !key || !trigger || !text.includes('Press Ctrl+C')) return undefined;
-	return { editorUrl: editor[1], email: editor[2], password: editor[3], apiBase: sandbox[1], apiKey: key[1], triggerUrl: trigger[1] };
+	return {
+		editorUrl: editor[1],
+		email: editor[2],
+		password: editor[3],
+		apiBase: sandbox[1],
+		apiKey: key[1],
+		triggerUrl: trigger[1],
+	};
 }
 
 export async function startDev(timeoutMs = 15 * 60_000): Promise<DevStack> {
@@ -45,7 +52,12 @@ export async function startDev(timeoutMs = 15 * 60_000): Promise<DevStack> {
 		MEDIAGEN_DEV_FOLDER: mkdtempSync(path.join(os.tmpdir(), 'mediagen-dev-ui-')),
 	};
 	// Its own process group: npm, ts-node, n8n and its task runner stop together.
-	const child: ChildProcess = spawn('npm', ['run', 'dev'], { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child: ChildProcess = spawn('npm', ['run', 'dev'], {
+		cwd: REPO,
+		env,
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	let text = '';
 	child.stdout!.on('data', (b: Buffer) => (text = (text + b.toString()).slice(-200_000)));
 	child.stderr!.on('data', (b: Buffer) => (text = (text + b.toString()).slice(-200_000)));

@@ -50,7 +50,8 @@ export class MediaGenTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"On " + ($parameter["outcomes"] || []).join(", ")}}',
-		description: 'Starts the workflow when a Media Generation run finishes (succeeded or failed), from signed webhook deliveries',
+		description:
+			'Starts the workflow when a Media Generation run finishes (succeeded or failed), from signed webhook deliveries',
 		defaults: { name: 'Media Generation Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -84,7 +85,7 @@ export class MediaGenTrigger implements INodeType {
 			{
 				displayName:
 					'Set up: copy the Production URL (under Webhook URLs above) into your account settings as a webhook ' +
-					'endpoint, or into the Webhook URL field of a Generate step. Copy that endpoint\'s signing secret ' +
+					"endpoint, or into the Webhook URL field of a Generate step. Copy that endpoint's signing secret " +
 					'(whsec_…) into the credential. Then publish the workflow: each finished run starts an execution, ' +
 					'listed under Executions.',
 				name: 'setupNotice',
@@ -134,7 +135,8 @@ export class MediaGenTrigger implements INodeType {
 				name: 'downloadOutputs',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to download the files of succeeded runs into the item as binary data (data, data_1, … and cover for songs)',
+				description:
+					'Whether to download the files of succeeded runs into the item as binary data (data, data_1, … and cover for songs)',
 			},
 			{
 				displayName: 'Test Events',
@@ -145,7 +147,8 @@ export class MediaGenTrigger implements INodeType {
 					{ name: 'Ignore', value: 'drop', description: 'Acknowledge them without starting the workflow' },
 				],
 				default: 'pass',
-				description: 'What to do with a signed delivery that is not a run record, such as the account settings\' "send test event"',
+				description:
+					'What to do with a signed delivery that is not a run record, such as the account settings\' "send test event"',
 			},
 		],
 	};
@@ -190,7 +193,11 @@ export class MediaGenTrigger implements INodeType {
 		if (!raw) return reject(400, 'The delivery has no body');
 		const secrets = { current: credentials.secret, previous: credentials.previousSecret };
 		const verdict = verifyWebhook(
-			{ id: headerOf(headers, 'webhook-id'), timestamp: headerOf(headers, 'webhook-timestamp'), signature: headerOf(headers, 'webhook-signature') },
+			{
+				id: headerOf(headers, 'webhook-id'),
+				timestamp: headerOf(headers, 'webhook-timestamp'),
+				signature: headerOf(headers, 'webhook-signature'),
+			},
 			raw,
 			secrets,
 		);
@@ -227,24 +234,38 @@ export class MediaGenTrigger implements INodeType {
 			body = undefined;
 		}
 		if (!isRunRecord(body)) {
-			if (this.getNodeParameter('testEvents', 'pass') === 'drop') return { webhookResponse: { received: true, ignored: 'test event' } };
-			const json: IDataObject = { testEvent: true, webhookId: verdict.id, body: (body ?? raw.toString('utf8')) as IDataObject };
+			if (this.getNodeParameter('testEvents', 'pass') === 'drop')
+				return { webhookResponse: { received: true, ignored: 'test event' } };
+			const json: IDataObject = {
+				testEvent: true,
+				webhookId: verdict.id,
+				body: (body ?? raw.toString('utf8')) as IDataObject,
+			};
 			return start({ json });
 		}
-		const outcome = body.status === 'SUCCEEDED' ? 'succeeded' : body.status === 'FAILED' ? 'failed' : body.status.toLowerCase();
+		const outcome =
+			body.status === 'SUCCEEDED' ? 'succeeded' : body.status === 'FAILED' ? 'failed' : body.status.toLowerCase();
 		const outcomes = this.getNodeParameter('outcomes', []) as string[];
 		const kinds = this.getNodeParameter('kinds', []) as string[];
 		const models = String(this.getNodeParameter('models', '') ?? '')
 			.split(',')
 			.map((s) => s.trim())
 			.filter(Boolean);
-		if ((outcomes.length && !outcomes.includes(outcome)) || (kinds.length && !kinds.includes(body.kind)) || (models.length && !models.includes(body.model))) {
+		if (
+			(outcomes.length && !outcomes.includes(outcome)) ||
+			(kinds.length && !kinds.includes(body.kind)) ||
+			(models.length && !models.includes(body.model))
+		) {
 			return { webhookResponse: { received: true, filtered: true } };
 		}
 		const json: IDataObject = { ...(body as unknown as IDataObject), webhookId: verdict.id, outcome };
 		if (outcome === 'failed') json.refunded = body.refunded ?? body.cost;
 		const item: INodeExecutionData = { json };
-		if (outcome === 'succeeded' && (this.getNodeParameter('downloadOutputs', false) as boolean) && body.outputs?.length) {
+		if (
+			outcome === 'succeeded' &&
+			(this.getNodeParameter('downloadOutputs', false) as boolean) &&
+			body.outputs?.length
+		) {
 			try {
 				const files = await downloadOutputs(this, body, 'data');
 				item.binary = files.binary;

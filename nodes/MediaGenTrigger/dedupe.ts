@@ -11,7 +11,8 @@ export function pruneSeen(seen: SeenIds, now: number): SeenIds {
 	for (const [id, at] of Object.entries(seen)) if (now - at > REMEMBER_MS) delete seen[id];
 	const ids = Object.keys(seen);
 	if (ids.length > MAX_REMEMBERED) {
-		ids.sort((a, b) => seen[a] - seen[b])
+		ids
+			.sort((a, b) => seen[a] - seen[b])
 			.slice(0, ids.length - MAX_REMEMBERED)
 			.forEach((id) => delete seen[id]);
 	}

@@ -64,12 +64,16 @@ export function verifyWebhook(
 	const ts = headers.timestamp?.trim();
 	const sig = headers.signature?.trim();
 	if (!id || !ts || !sig) {
-		const missing = [!id && 'webhook-id', !ts && 'webhook-timestamp', !sig && 'webhook-signature'].filter(Boolean).join(', ');
+		const missing = [!id && 'webhook-id', !ts && 'webhook-timestamp', !sig && 'webhook-signature']
+			.filter(Boolean)
+			.join(', ');
 		return { ok: false, status: 400, reason: `Missing header: ${missing}` };
 	}
-	if (!/^\d{1,12}$/.test(ts)) return { ok: false, status: 400, reason: 'Malformed webhook-timestamp: expected Unix seconds' };
+	if (!/^\d{1,12}$/.test(ts))
+		return { ok: false, status: 400, reason: 'Malformed webhook-timestamp: expected Unix seconds' };
 	const signatures = parseSignatures(sig);
-	if (!signatures) return { ok: false, status: 400, reason: 'Malformed webhook-signature: expected "v1,<base64>" entries' };
+	if (!signatures)
+		return { ok: false, status: 400, reason: 'Malformed webhook-signature: expected "v1,<base64>" entries' };
 	const timestamp = Number(ts);
 	if (Math.abs(nowMs / 1000 - timestamp) > TOLERANCE_SECONDS) {
 		return { ok: false, status: 401, reason: 'Timestamp is more than 5 minutes away from now' };

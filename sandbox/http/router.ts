@@ -36,7 +36,7 @@ export function route<Handler>(method: string | string[], pattern: string, handl
 			return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 		})
 		.join('/');
-	const methods = method === '*' ? '*' : (Array.isArray(method) ? method : [method]);
+	const methods = method === '*' ? '*' : Array.isArray(method) ? method : [method];
 	return { methods, pattern, handler, regex: new RegExp(`^${source}$`), paramNames };
 }
 

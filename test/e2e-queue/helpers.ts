@@ -97,7 +97,12 @@ export function workersOf(stack: QueueStack, executionId: string): string[] {
 	const started = `Worker started execution ${executionId} (job`;
 	return [...stack.processes.keys()].flatMap((name) => {
 		const file = path.join(stack.dir, `${name}.log`);
-		return existsSync(file) ? readFileSync(file, 'utf8').split(started).slice(1).map(() => name) : [];
+		return existsSync(file)
+			? readFileSync(file, 'utf8')
+					.split(started)
+					.slice(1)
+					.map(() => name)
+			: [];
 	});
 }
 

@@ -119,7 +119,9 @@ describe('pause mode in queue mode', () => {
 		expect(runs).toHaveLength(9);
 		expect(chargesOf(stack.sandbox, runs)).toHaveLength(9);
 		// Every delivery went to the webhook process; a worker ran the execution before and after the pause.
-		const deliveries = stack.sandbox.engine.webhooks.deliveries.slice(mark).filter((d) => runs.some((r) => r.id === d.runId));
+		const deliveries = stack.sandbox.engine.webhooks.deliveries
+			.slice(mark)
+			.filter((d) => runs.some((r) => r.id === d.runId));
 		expect(deliveries.length).toBe(9);
 		expect(deliveries.every((d) => d.url.startsWith(`${stack.webhookBase}/webhook-waiting/`))).toBe(true);
 		const workers = workersOf(stack, done.id);

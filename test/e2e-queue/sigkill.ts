@@ -63,8 +63,12 @@ export function sigkillTests(ctx: Ctx): void {
 		const { stack, cookie } = ctx();
 		const sb = stack.sandbox;
 		await withSlowImages(stack, async () => {
-			const { id, worker, killedAt, before } = await killMidBatch(ctx, IDS.batchHook, HOOK_PATHS.batch, {}, (e) =>
-				runsOf(sb, e).length,
+			const { id, worker, killedAt, before } = await killMidBatch(
+				ctx,
+				IDS.batchHook,
+				HOOK_PATHS.batch,
+				{},
+				(e) => runsOf(sb, e).length,
 			);
 			const chargedBeforeKill = chargesOf(sb, runsOf(sb, id)).length;
 			const settled = await settledExecutions(stack.main, cookie, IDS.batchHook, before.size + 1, 240_000);
@@ -129,8 +133,12 @@ export function sigkillTests(ctx: Ctx): void {
 		const sb = stack.sandbox;
 		const batchId = `crash-${Date.now().toString(36)}`;
 		await withSlowImages(stack, async () => {
-			const { id, worker } = await killMidBatch(ctx, IDS.batchKeyed, HOOK_PATHS.keyed, { batchId }, () =>
-				runsKeyed(sb, `${batchId}-`).length,
+			const { id, worker } = await killMidBatch(
+				ctx,
+				IDS.batchKeyed,
+				HOOK_PATHS.keyed,
+				{ batchId },
+				() => runsKeyed(sb, `${batchId}-`).length,
 			);
 			const chargedBeforeKill = chargesOf(sb, runsKeyed(sb, `${batchId}-`)).length;
 			// re-run straight away, while n8n still counts the killed execution as running

@@ -49,7 +49,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 /** The output items of the Generate node in a stored execution (n8n stores run data with flatted). */
 async function generateOutput(id: string): Promise<ItemData[]> {
 	const res = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
-	const data = parseFlatted(res.data.data) as { resultData: { runData: Record<string, Array<{ data?: { main: ItemData[][] } }>> } };
+	const data = parseFlatted(res.data.data) as {
+		resultData: { runData: Record<string, Array<{ data?: { main: ItemData[][] } }>> };
+	};
 	const runs = data.resultData.runData['Generate Videos'] ?? [];
 	return runs[runs.length - 1]?.data?.main[0] ?? [];
 }
@@ -64,7 +66,8 @@ async function start(prompts: string[]): Promise<void> {
 	await res.text();
 }
 
-const charged = () => -sb.engine.ledger.filter((l) => l.ownerId === account.id && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
+const charged = () =>
+	-sb.engine.ledger.filter((l) => l.ownerId === account.id && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
 const runsOf = (prompts: string[]) => [...sb.engine.runs.values()].filter((r) => prompts.includes(r.prompt));
 
 beforeAll(async () => {
@@ -73,10 +76,27 @@ beforeAll(async () => {
 	account = sb.engine.createAccount({ credits: 5000, concurrency: 3 });
 	n8n = await prepareN8n();
 	await importCredentials(n8n, [
-		{ id: 'mgPauseKey', name: 'Sandbox key', type: 'mediaGenApi', data: { baseUrl: sb.baseUrl, apiKey: account.keys[0] } },
-		{ id: 'mgPauseSecret', name: 'Sandbox signing secret', type: 'mediaGenWebhookApi', data: { secret: account.webhookSecret, previousSecret: '' } },
+		{
+			id: 'mgPauseKey',
+			name: 'Sandbox key',
+			type: 'mediaGenApi',
+			data: { baseUrl: sb.baseUrl, apiKey: account.keys[0] },
+		},
+		{
+			id: 'mgPauseSecret',
+			name: 'Sandbox signing secret',
+			type: 'mediaGenWebhookApi',
+			data: { secret: account.webhookSecret, previousSecret: '' },
+		},
 	]);
-	const node = (name: string, type: string, typeVersion: number, x: number, parameters: Record<string, unknown>, extra = {}) => ({
+	const node = (
+		name: string,
+		type: string,
+		typeVersion: number,
+		x: number,
+		parameters: Record<string, unknown>,
+		extra = {},
+	) => ({
 		id: randomUUID(),
 		name,
 		type,
@@ -89,7 +109,14 @@ beforeAll(async () => {
 		id: WORKFLOW_ID,
 		name: 'Pause a video batch',
 		nodes: [
-			node('Start', 'n8n-nodes-base.webhook', 2, 0, { httpMethod: 'POST', path: HOOK_PATH, responseMode: 'onReceived' }, { webhookId: randomUUID() }),
+			node(
+				'Start',
+				'n8n-nodes-base.webhook',
+				2,
+				0,
+				{ httpMethod: 'POST', path: HOOK_PATH, responseMode: 'onReceived' },
+				{ webhookId: randomUUID() },
+			),
 			node('Split Prompts', 'n8n-nodes-base.splitOut', 1, 220, { fieldToSplitOut: 'body.items' }),
 			node(
 				'Generate Videos',
@@ -137,9 +164,14 @@ test('5 videos on 3 slots: the execution waits with nothing running, then finish
 	const prompts = Array.from({ length: 5 }, (_, i) => `pause video ${i}`);
 	const before = charged();
 	await start(prompts);
-	const waiting = await until('a waiting execution', async () => (await executions()).find((e) => e.status === 'waiting'));
+	const waiting = await until('a waiting execution', async () =>
+		(await executions()).find((e) => e.status === 'waiting'),
+	);
 	// While the runs are in progress: waiting, and no execution running.
-	const inProgress = () => runsOf(prompts).map((r) => sb.engine.settle(r)).some((r) => r.status === 'PROCESSING');
+	const inProgress = () =>
+		runsOf(prompts)
+			.map((r) => sb.engine.settle(r))
+			.some((r) => r.status === 'PROCESSING');
 	await until('runs in progress', async () => (inProgress() ? true : undefined));
 	const during = await executions();
 	expect(during.find((e) => e.id === waiting.id)?.status).toBe('waiting');
@@ -159,7 +191,7 @@ test('5 videos on 3 slots: the execution waits with nothing running, then finish
 	expect(runsOf(prompts)).toHaveLength(5);
 });
 
-test('n8n stopped while the execution waits: the service\'s retries resume it after the restart; nothing charged twice', async () => {
+test("n8n stopped while the execution waits: the service's retries resume it after the restart; nothing charged twice", async () => {
 	const prompts = ['restart video 0', 'restart video 1', 'restart video 2'];
 	const before = charged();
 	const known = new Set((await executions()).map((e) => e.id));
@@ -175,7 +207,9 @@ test('n8n stopped while the execution waits: the service\'s retries resume it af
 		const failedFirst = sb.engine.webhooks.deliveries.filter(
 			(d) => runs.some((r) => r.id === d.runId) && d.attempts.length >= 1 && !d.delivered,
 		);
-		return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failedFirst.length >= 1 ? true : undefined;
+		return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failedFirst.length >= 1
+			? true
+			: undefined;
 	});
 	await startServer(n8n);
 	cookie = await ownerSession(n8n);
@@ -202,7 +236,7 @@ test('forged and replayed deliveries resume nothing; a failed run fails the exec
 	const waiting = await until('a new waiting execution', async () =>
 		(await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
 	);
-	const quick = await until('the quick run\'s delivery', async () => {
+	const quick = await until("the quick run's delivery", async () => {
 		const run = runsOf(['quick one'])[0];
 		return sb.engine.webhooks.deliveries.find((d) => d.runId === run?.id && d.delivered);
 	});
@@ -218,7 +252,12 @@ test('forged and replayed deliveries resume nothing; a failed run fails the exec
 	const signature = `v1,${createHmac('sha256', other).update(`msg_forged.${ts}.${body}`).digest('base64')}`;
 	const forged = await fetch(quick.url, {
 		method: 'POST',
-		headers: { 'content-type': 'application/json', 'webhook-id': 'msg_forged', 'webhook-timestamp': String(ts), 'webhook-signature': signature },
+		headers: {
+			'content-type': 'application/json',
+			'webhook-id': 'msg_forged',
+			'webhook-timestamp': String(ts),
+			'webhook-signature': signature,
+		},
 		body,
 	});
 	expect(forged.status).toBe(401);

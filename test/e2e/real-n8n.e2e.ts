@@ -34,17 +34,28 @@ const idOf = exampleId;
 
 function items(run: RunData, node: string) {
 	const task = run.resultData.runData[node]?.[0];
-	if (!task?.data) throw new Error(`No output from "${node}": ${JSON.stringify(task?.error ?? run.resultData.error ?? Object.keys(run.resultData.runData))}`);
+	if (!task?.data)
+		throw new Error(
+			`No output from "${node}": ${JSON.stringify(task?.error ?? run.resultData.error ?? Object.keys(run.resultData.runData))}`,
+		);
 	return task.data.main[0];
 }
 
 async function executionsOf(workflowId: string): Promise<Array<{ id: string; status: string }>> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const res = await rest<{ data: { results: Array<{ id: string; status: string }> } }>(n8n, cookie, `/rest/executions?filter=${filter}&limit=50`);
+	const res = await rest<{ data: { results: Array<{ id: string; status: string }> } }>(
+		n8n,
+		cookie,
+		`/rest/executions?filter=${filter}&limit=50`,
+	);
 	return res.data.results;
 }
 
-async function waitForExecutions(workflowId: string, count: number, ms = 60_000): Promise<Array<{ id: string; status: string }>> {
+async function waitForExecutions(
+	workflowId: string,
+	count: number,
+	ms = 60_000,
+): Promise<Array<{ id: string; status: string }>> {
 	const deadline = Date.now() + ms;
 	let list = await executionsOf(workflowId);
 	while (list.length < count && Date.now() < deadline) {
@@ -90,7 +101,9 @@ describe('(d) n8n loads the package installed from its tarball', () => {
 		expect(names.filter((n) => n.startsWith('CUSTOM.'))).toEqual([]);
 		expect(JSON.stringify(nodes.find((n) => n.name === `${TYPE_PREFIX}mediaGenTool`)?.outputs)).toContain('ai_tool');
 		const creds = await rest<Array<{ name: string }>>(n8n, cookie, '/types/credentials.json');
-		expect(creds.map((c) => c.name)).toEqual(expect.arrayContaining(['mediaGenApi', 'mediaGenAnonymousApi', 'mediaGenWebhookApi']));
+		expect(creds.map((c) => c.name)).toEqual(
+			expect.arrayContaining(['mediaGenApi', 'mediaGenAnonymousApi', 'mediaGenWebhookApi']),
+		);
 	});
 });
 
@@ -101,21 +114,33 @@ describe('(d) n8n renders our catalogue-driven fields', () => {
 			body: JSON.stringify({
 				path: endpoint === 'resource-locator-results' ? 'parameters.model' : 'parameters.modelOptions',
 				nodeTypeAndVersion: { name: `${TYPE_PREFIX}mediaGen`, version: 1 },
-				currentNodeParameters: { authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'list', value: model } },
+				currentNodeParameters: {
+					authentication: 'apiKey',
+					resource: 'generation',
+					operation: 'generate',
+					kind: 'video',
+					model: { __rl: true, mode: 'list', value: model },
+				},
 				methodName,
 				credentials: { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } },
 			}),
 		});
 
-	test('the model dropdown lists the catalogue\'s video models with their prices', async () => {
-		const { data } = (await request('resource-locator-results', 'searchModels', '')) as { data: { results: Array<{ name: string; value: string }> } };
+	test("the model dropdown lists the catalogue's video models with their prices", async () => {
+		const { data } = (await request('resource-locator-results', 'searchModels', '')) as {
+			data: { results: Array<{ name: string; value: string }> };
+		};
 		expect(data.results).toHaveLength(15);
 		expect(data.results.map((r) => r.value)).toContain('lumora-motion-3');
-		expect(data.results.find((r) => r.value === 'studio-video-v1')?.name).toBe('Studio Video (Studio) · 20 credits, free tier');
+		expect(data.results.find((r) => r.value === 'studio-video-v1')?.name).toBe(
+			'Studio Video (Studio) · 20 credits, free tier',
+		);
 	});
 
 	test('the options mapper offers only what the chosen model accepts, with its defaults', async () => {
-		const { data } = (await request('resource-mapper-fields', 'getModelOptionFields', 'lumora-motion-3')) as { data: { fields: Array<{ id: string; displayName: string }> } };
+		const { data } = (await request('resource-mapper-fields', 'getModelOptionFields', 'lumora-motion-3')) as {
+			data: { fields: Array<{ id: string; displayName: string }> };
+		};
 		expect(data.fields.map((f) => f.id)).toEqual(['resolution', 'aspect', 'duration', 'audio']);
 		expect(data.fields[0].displayName).toBe('Resolution (default: 1080p)');
 	});
@@ -132,7 +157,12 @@ describe('(a) example workflows run headlessly', () => {
 
 	test('a batch of prompts into images', () => {
 		const out = items(runs[idOf(2)], 'Generate Images');
-		expect(out.map((i) => i.json.prompt)).toEqual(['a red fox in snow', 'a paper boat on a lake', 'a neon city at night', 'a bowl of ramen, top view']);
+		expect(out.map((i) => i.json.prompt)).toEqual([
+			'a red fox in snow',
+			'a paper boat on a lake',
+			'a neon city at night',
+			'a bowl of ramen, top view',
+		]);
 		for (const i of out) expect(i.binary?.data.mimeType).toBe('image/png');
 	});
 
@@ -142,7 +172,9 @@ describe('(a) example workflows run headlessly', () => {
 		const [video] = items(runs[idOf(3)], 'Generate Video');
 		expect(video.json.status).toBe('SUCCEEDED');
 		expect(video.binary?.data.mimeType).toBe('video/mp4');
-		const sent = sb.engine.log.filter((e) => e.method === 'POST' && e.path === '/v1/generations').map((e) => e.body as { kind?: string; imageUrls?: string[] });
+		const sent = sb.engine.log
+			.filter((e) => e.method === 'POST' && e.path === '/v1/generations')
+			.map((e) => e.body as { kind?: string; imageUrls?: string[] });
 		expect(sent.find((b) => b.kind === 'video')?.imageUrls).toEqual([uploaded.json.url]);
 	});
 
@@ -156,7 +188,12 @@ describe('(a) example workflows run headlessly', () => {
 
 	test('an app look', () => {
 		const [look] = items(runs[idOf(5)], 'Royal Pet Portrait');
-		expect(look.json).toMatchObject({ status: 'SUCCEEDED', app: 'pet-portrait', look: 'royal', model: 'studio-image-v1' });
+		expect(look.json).toMatchObject({
+			status: 'SUCCEEDED',
+			app: 'pet-portrait',
+			look: 'royal',
+			model: 'studio-image-v1',
+		});
 		expect(look.binary?.data.mimeType).toBe('image/png');
 	});
 
@@ -169,7 +206,7 @@ describe('(a) example workflows run headlessly', () => {
 	});
 });
 
-describe('(b, c) the trigger workflow on n8n\'s production webhook URL', () => {
+describe("(b, c) the trigger workflow on n8n's production webhook URL", () => {
 	const submit = (prompt: string) =>
 		fetch(`${sb.baseUrl}/generations`, {
 			method: 'POST',
@@ -187,7 +224,9 @@ describe('(b, c) the trigger workflow on n8n\'s production webhook URL', () => {
 		sb.engine.webhooks.resend(delivery.id);
 		await new Promise((r) => setTimeout(r, 3000));
 		expect(await executionsOf(idOf(6))).toHaveLength(exampleDeliveries + 2);
-		const details = await Promise.all(list.map((e) => rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${e.id}`)));
+		const details = await Promise.all(
+			list.map((e) => rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${e.id}`)),
+		);
 		const text = details.map((d) => JSON.stringify(d)).join(' ');
 		expect(text).toContain(ok.id);
 		expect(text).toContain(bad.id);
@@ -198,10 +237,26 @@ describe('(b, c) the trigger workflow on n8n\'s production webhook URL', () => {
 		const before = (await executionsOf(idOf(6))).length;
 		const accepted = sb.engine.webhooks.deliveries.find((d) => d.delivered && d.runId)!;
 		const now = Math.floor(Date.now() / 1000);
-		const sign = (secret: string, id: string, body: string) => `v1,${createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`${id}.${now}.${body}`).digest('base64')}`;
+		const sign = (secret: string, id: string, body: string) =>
+			`v1,${createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+				.update(`${id}.${now}.${body}`)
+				.digest('base64')}`;
 		const post = (id: string, signature: string, body: string) =>
-			fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(now), 'webhook-signature': signature }, body });
-		const forged = await post('msg_forged_succeeded', sign(newWebhookSecret(), 'msg_forged_succeeded', accepted.body), accepted.body);
+			fetch(hookUrl, {
+				method: 'POST',
+				headers: {
+					'content-type': 'application/json',
+					'webhook-id': id,
+					'webhook-timestamp': String(now),
+					'webhook-signature': signature,
+				},
+				body,
+			});
+		const forged = await post(
+			'msg_forged_succeeded',
+			sign(newWebhookSecret(), 'msg_forged_succeeded', accepted.body),
+			accepted.body,
+		);
 		expect(forged.status).toBe(401);
 		const replayed = await post(accepted.msgId, sign(endpointSecret, accepted.msgId, accepted.body), accepted.body);
 		expect(replayed.status).toBe(200);

@@ -36,7 +36,9 @@ const msgId = (n: number) => `msg_gen_e2e${n}_succeeded`;
 /** One signed delivery, timestamped now (a retry or resend is signed afresh with the same webhook-id). */
 async function deliver(n: number, key = Buffer.from(SECRET.slice(6), 'base64')): Promise<number> {
 	const ts = String(Math.floor(Date.now() / 1000));
-	const signature = `v1,${createHmac('sha256', key).update(`${msgId(n)}.${ts}.${runBody(n)}`).digest('base64')}`;
+	const signature = `v1,${createHmac('sha256', key)
+		.update(`${msgId(n)}.${ts}.${runBody(n)}`)
+		.digest('base64')}`;
 	const headers = {
 		'content-type': 'application/json',
 		'webhook-id': msgId(n),
@@ -161,8 +163,18 @@ test('blank previous secret: no forgery; 130 deliveries, restart, re-activation:
 	measured.emptyKeyStatus = await deliver(999, Buffer.alloc(0));
 	measured.emptyKeyExecutions = await settledCount();
 
-	measured.sequentialNot2xx = not2xx(await deliverAll(Array.from({ length: 30 }, (_, n) => n), 1));
-	measured.concurrentNot2xx = not2xx(await deliverAll(Array.from({ length: 100 }, (_, n) => 30 + n), 20));
+	measured.sequentialNot2xx = not2xx(
+		await deliverAll(
+			Array.from({ length: 30 }, (_, n) => n),
+			1,
+		),
+	);
+	measured.concurrentNot2xx = not2xx(
+		await deliverAll(
+			Array.from({ length: 100 }, (_, n) => 30 + n),
+			20,
+		),
+	);
 	measured.executions = (await settledCount(130 + measured.emptyKeyExecutions)) - measured.emptyKeyExecutions;
 	measured.storedIds = await storedIds();
 
@@ -171,7 +183,12 @@ test('blank previous secret: no forgery; 130 deliveries, restart, re-activation:
 	await webhookReady();
 	measured.storedIdsAfterRestart = await storedIds();
 	const before = await executionCount();
-	measured.replayAfterRestartNot2xx = not2xx(await deliverAll(Array.from({ length: 130 }, (_, n) => n), 20));
+	measured.replayAfterRestartNot2xx = not2xx(
+		await deliverAll(
+			Array.from({ length: 130 }, (_, n) => n),
+			20,
+		),
+	);
 	measured.newExecutionsAfterRestart = (await settledCount()) - before;
 
 	await setWorkflowActive(n8n, cookie, WORKFLOW_ID, false);
@@ -179,7 +196,12 @@ test('blank previous secret: no forgery; 130 deliveries, restart, re-activation:
 	await webhookReady();
 	measured.storedIdsAfterReactivation = await storedIds();
 	const beforeReplay = await executionCount();
-	measured.replayAfterReactivationNot2xx = not2xx(await deliverAll(Array.from({ length: 130 }, (_, n) => n), 20));
+	measured.replayAfterReactivationNot2xx = not2xx(
+		await deliverAll(
+			Array.from({ length: 130 }, (_, n) => n),
+			20,
+		),
+	);
 	measured.newExecutionsAfterReactivation = (await settledCount()) - beforeReplay;
 	measured.storedIdsAtEnd = await storedIds();
 

@@ -72,7 +72,11 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		return [];
 	}
 
-	async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestParams: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestParams: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		const type = credentialTypes[typeName];
 		if (typeof type?.authenticate === 'function') return await type.authenticate(credentials, requestParams);
 		return requestParams;
@@ -119,10 +123,20 @@ let binaryMode: string | undefined;
 export async function useBinaryMode(mode: 'default' | 'filesystem' = 'default'): Promise<string> {
 	const dir = mkdtempSync(path.join(os.tmpdir(), 'mediagen-binary-'));
 	if (binaryMode === mode) return dir;
-	const config = { mode, availableModes: ['default', 'filesystem'], localStoragePath: dir, signingSecret: 'test', dbMaxFileSize: 512 };
+	const config = {
+		mode,
+		availableModes: ['default', 'filesystem'],
+		localStoragePath: dir,
+		signingSecret: 'test',
+		dbMaxFileSize: 512,
+	};
 	const noop = () => undefined;
 	const logger = { info: noop, debug: noop, warn: noop, error: noop, scoped: () => logger };
-	const service = new BinaryDataService(config as never, { error: noop, warn: noop, info: noop } as never, logger as never);
+	const service = new BinaryDataService(
+		config as never,
+		{ error: noop, warn: noop, info: noop } as never,
+		logger as never,
+	);
 	await service.init();
 	Container.set(BinaryDataService, service);
 	binaryMode = mode;
@@ -130,7 +144,10 @@ export async function useBinaryMode(mode: 'default' | 'filesystem' = 'default'):
 }
 
 /** n8n-core's real LoadOptionsContext for our node, as the editor builds it while a dropdown opens. */
-export function loadOptionsContext(parameters: IDataObject, credentials: Record<string, ICredentialDataDecryptedObject>): LoadOptionsContext {
+export function loadOptionsContext(
+	parameters: IDataObject,
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+): LoadOptionsContext {
 	const nodeTypes = new TestNodeTypes();
 	const node: INode = {
 		id: 'node-mediagen-1',
@@ -142,7 +159,12 @@ export function loadOptionsContext(parameters: IDataObject, credentials: Record<
 		credentials: { mediaGenApi: { id: '1', name: 'api' }, mediaGenAnonymousApi: { id: '2', name: 'anon' } },
 	};
 	const workflow = new Workflow({ id: 'wf-load', nodes: [node], connections: {}, active: false, nodeTypes });
-	const additionalData = { credentialsHelper: new TestCredentialsHelper(credentials), currentNodeParameters: parameters, restApiUrl: 'http://127.0.0.1/rest', variables: {} } as unknown as IWorkflowExecuteAdditionalData;
+	const additionalData = {
+		credentialsHelper: new TestCredentialsHelper(credentials),
+		currentNodeParameters: parameters,
+		restApiUrl: 'http://127.0.0.1/rest',
+		variables: {},
+	} as unknown as IWorkflowExecuteAdditionalData;
 	return new LoadOptionsContext(workflow, node, additionalData, 'parameters.model');
 }
 
@@ -196,11 +218,35 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	};
 	const nodeTypes = new TestNodeTypes();
 	// Fill defaults the way the editor would store them.
-	const resolved = NodeHelpers.getNodeParameters(nodeTypes.getByNameAndVersion(NODE_TYPE).description.properties, node.parameters, true, false, node, nodeTypes.getByNameAndVersion(NODE_TYPE).description);
+	const resolved = NodeHelpers.getNodeParameters(
+		nodeTypes.getByNameAndVersion(NODE_TYPE).description.properties,
+		node.parameters,
+		true,
+		false,
+		node,
+		nodeTypes.getByNameAndVersion(NODE_TYPE).description,
+	);
 	node.parameters = { ...(resolved ?? {}), ...node.parameters } as INode['parameters'];
-	const workflow = new Workflow({ id: 'wf-test', nodes: [node], connections: {}, active: false, nodeTypes, settings: {} });
+	const workflow = new Workflow({
+		id: 'wf-test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+		settings: {},
+	});
 	const executionId = options.executionId ?? `exec-${++executionCounter}-${Date.now()}`;
-	const hooks = new ExecutionLifecycleHooks(options.mode ?? 'manual', executionId, { id: 'wf-test', name: 'test', nodes: [node], connections: {}, active: false, settings: {}, createdAt: new Date(), updatedAt: new Date(), isArchived: false } as never);
+	const hooks = new ExecutionLifecycleHooks(options.mode ?? 'manual', executionId, {
+		id: 'wf-test',
+		name: 'test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		isArchived: false,
+	} as never);
 	let finish: (run: IRun) => void = () => undefined;
 	const done = { promise: new Promise<IRun>((resolve) => (finish = resolve)) };
 	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
@@ -251,7 +297,15 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		running = execute.processRunExecutionData(workflow);
 	} catch (error) {
 		// n8n refuses a workflow with node issues (for example an empty required field) before running it.
-		return { run: undefined as unknown as IRun, workflow, node, executionId, items: [], passes: [], error: { message: (error as Error).message, description: (error as { description?: string }).description } };
+		return {
+			run: undefined as unknown as IRun,
+			workflow,
+			node,
+			executionId,
+			items: [],
+			passes: [],
+			error: { message: (error as Error).message, description: (error as { description?: string }).description },
+		};
 	}
 	options.onStart?.({ cancel: () => running.cancel() });
 	let run: IRun;
@@ -265,5 +319,13 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	const items = taskData?.data?.main?.[0] ?? [];
 	const passes = tasks.map((t) => t.data?.main?.[0] ?? []);
 	const err = (taskData?.error ?? run.data.resultData.error) as RunResult['error'] | undefined;
-	return { run, workflow, node, executionId, items, passes, error: err ? { message: err.message, description: err.description, context: err.context } : undefined };
+	return {
+		run,
+		workflow,
+		node,
+		executionId,
+		items,
+		passes,
+		error: err ? { message: err.message, description: err.description, context: err.context } : undefined,
+	};
 }

@@ -31,14 +31,19 @@ async function startFreshSandbox(config: Partial<SandboxConfig>): Promise<Sandbo
 	}
 }
 
-export async function startBackend(config: Partial<SandboxConfig> = {}, account: Partial<Account> = {}): Promise<TestBackend> {
+export async function startBackend(
+	config: Partial<SandboxConfig> = {},
+	account: Partial<Account> = {},
+): Promise<TestBackend> {
 	const sandbox = await startFreshSandbox(config);
 	const acct = sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency: 3, ...account });
 	return {
 		sandbox,
 		account: acct,
 		apiCredentials: { mediaGenApi: { baseUrl: sandbox.baseUrl, apiKey: acct.keys[0] } },
-		anonCredentials: (anonId = `anon-test-${Math.random().toString(36).slice(2, 10)}`) => ({ mediaGenAnonymousApi: { baseUrl: sandbox.baseUrl, anonymousId: anonId } }),
+		anonCredentials: (anonId = `anon-test-${Math.random().toString(36).slice(2, 10)}`) => ({
+			mediaGenAnonymousApi: { baseUrl: sandbox.baseUrl, anonymousId: anonId },
+		}),
 		requests: (filter) =>
 			sandbox.engine.log
 				.filter((e) => {
@@ -49,6 +54,8 @@ export async function startBackend(config: Partial<SandboxConfig> = {}, account:
 				.map((e) => ({ method: e.method, path: e.path, status: e.status, body: e.body })),
 		/** Net credits spent by an owner (charges minus refunds). */
 		charges: (ownerId = acct.id) =>
-			-sandbox.engine.ledger.filter((l) => l.ownerId === ownerId && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0),
+			-sandbox.engine.ledger
+				.filter((l) => l.ownerId === ownerId && l.reason !== 'topup')
+				.reduce((s, l) => s + l.delta, 0),
 	};
 }

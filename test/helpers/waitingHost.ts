@@ -58,7 +58,8 @@ export async function startWaitingHost(): Promise<WaitingHost> {
 		};
 		// Not saved as waiting yet: n8n answers 409 (running), and the service delivers again later.
 		if (!entry) return send(409, { error: 'The execution is running already' });
-		if (url.searchParams.get('signature') !== entry.result.run.data.resumeToken) return send(401, { error: 'Invalid token' });
+		if (url.searchParams.get('signature') !== entry.result.run.data.resumeToken)
+			return send(401, { error: 'Invalid token' });
 		if (entry.done) return send(409, { error: 'The execution has finished already' });
 		const response = {
 			headersSent: false,
@@ -129,7 +130,10 @@ export async function startWaitingHost(): Promise<WaitingHost> {
 			if (!entry) return Promise.reject(new Error(`execution ${executionId} is not held`));
 			if (entry.done) return Promise.resolve(entry.done);
 			return new Promise((resolve, reject) => {
-				const timer = setTimeout(() => reject(new Error(`execution ${executionId} did not resume within ${ms} ms`)), ms);
+				const timer = setTimeout(
+					() => reject(new Error(`execution ${executionId} did not resume within ${ms} ms`)),
+					ms,
+				);
 				entry.waiters.push((r) => {
 					clearTimeout(timer);
 					resolve(r);

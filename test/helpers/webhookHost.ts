@@ -7,7 +7,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HookContext, WebhookContext } from 'n8n-core';
-import { Workflow, type IDataObject, type INode, type INodeExecutionData, type IWebhookData, type IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import {
+	Workflow,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type IWebhookData,
+	type IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 
 import { TestCredentialsHelper, TestNodeTypes, TRIGGER_TYPE, useBinaryMode } from './engine';
 
@@ -40,7 +47,14 @@ function triggerNode(parameters: IDataObject): INode {
 		type: TRIGGER_TYPE,
 		typeVersion: 1,
 		position: [0, 0],
-		parameters: { outcomes: ['succeeded', 'failed'], kinds: [], models: '', downloadOutputs: false, testEvents: 'pass', ...parameters } as INode['parameters'],
+		parameters: {
+			outcomes: ['succeeded', 'failed'],
+			kinds: [],
+			models: '',
+			downloadOutputs: false,
+			testEvents: 'pass',
+			...parameters,
+		} as INode['parameters'],
 		credentials: { mediaGenWebhookApi: { id: '3', name: 'Webhook secret' } },
 	};
 }
@@ -114,7 +128,13 @@ export async function hostTrigger(
 					webhookBaseUrl: 'http://127.0.0.1/webhook',
 					variables: {},
 				} as unknown as IWorkflowExecuteAdditionalData;
-				const webhookData = { httpMethod: 'POST', node: node.name, path: 'webhook', webhookDescription: trigger.description.webhooks![0], workflowId: workflow.id } as unknown as IWebhookData;
+				const webhookData = {
+					httpMethod: 'POST',
+					node: node.name,
+					path: 'webhook',
+					webhookDescription: trigger.description.webhooks![0],
+					workflowId: workflow.id,
+				} as unknown as IWebhookData;
 				const ctx = new WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], null);
 				try {
 					const result = await trigger.webhook!.call(ctx);

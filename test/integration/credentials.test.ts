@@ -23,7 +23,10 @@ async function runCredentialTest(type: 'mediaGenApi' | 'mediaGenAnonymousApi', d
 		'manual',
 		{ $credentials: { ...data, baseUrl: `${data.baseUrl}/` } } as never,
 	) as string;
-	const authed = await (cred.authenticate as (c: object, r: IHttpRequestOptions) => Promise<IHttpRequestOptions>)(data, { url: request.url, headers: {} });
+	const authed = await (cred.authenticate as (c: object, r: IHttpRequestOptions) => Promise<IHttpRequestOptions>)(
+		data,
+		{ url: request.url, headers: {} },
+	);
 	const res = await fetch(`${baseURL}${request.url}`, { headers: authed.headers as Record<string, string> });
 	return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
@@ -35,7 +38,10 @@ test('the API key credential test request succeeds against GET /me', async () =>
 });
 
 test('the anonymous credential test request succeeds against GET /me', async () => {
-	const r = await runCredentialTest('mediaGenAnonymousApi', backend.anonCredentials('anon-cred-test-1').mediaGenAnonymousApi);
+	const r = await runCredentialTest(
+		'mediaGenAnonymousApi',
+		backend.anonCredentials('anon-cred-test-1').mediaGenAnonymousApi,
+	);
 	expect(r.status).toBe(200);
 	expect(r.body.tier).toBe('anonymous');
 });

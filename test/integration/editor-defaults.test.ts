@@ -27,7 +27,13 @@ function editorInitialValue(field: ResourceMapperField): unknown {
 }
 
 async function fieldsFor(kind: string, model: string, musicMode?: string): Promise<ResourceMapperField[]> {
-	const params: IDataObject = { authentication: 'apiKey', resource: 'generation', operation: 'generate', kind, model: { __rl: true, mode: 'list', value: model } };
+	const params: IDataObject = {
+		authentication: 'apiKey',
+		resource: 'generation',
+		operation: 'generate',
+		kind,
+		model: { __rl: true, mode: 'list', value: model },
+	};
 	if (musicMode) params.musicMode = musicMode;
 	return (await getModelOptionFields.call(loadOptionsContext(params, backend.apiCredentials))).fields;
 }
@@ -83,7 +89,8 @@ describe('an option added in the editor and left untouched sends the model defau
 		// Only the required resolution (at its default) and, for music, the mode are sent.
 		expect(sent.options).toEqual({ resolution: defaults.resolution, ...(musicMode ? { tier: musicMode } : {}) });
 		expect(r.items[0].json.cost).toBe(price);
-		for (const [k, v] of Object.entries(defaults)) if (k !== 'tier' || !musicMode) expect((r.items[0].json.options as IDataObject)[k]).toEqual(v);
+		for (const [k, v] of Object.entries(defaults))
+			if (k !== 'tier' || !musicMode) expect((r.items[0].json.options as IDataObject)[k]).toEqual(v);
 	});
 
 	test('the first entry of every list reads "Model Default (…)" with the model\'s default, and sends nothing', async () => {
@@ -115,7 +122,10 @@ async function modelDefaults(model: string): Promise<IDataObject> {
 
 describe('what the editor shows around the Options box', () => {
 	const ctx = (params: IDataObject, credentials = backend.apiCredentials as never) =>
-		loadOptionsContext({ authentication: 'apiKey', resource: 'generation', operation: 'generate', ...params }, credentials);
+		loadOptionsContext(
+			{ authentication: 'apiKey', resource: 'generation', operation: 'generate', ...params },
+			credentials,
+		);
 
 	test('a model typed By ID that is not in the catalogue is named, not "pick a model"', async () => {
 		const c = ctx({ kind: 'video', model: { __rl: true, mode: 'id', value: 'no-such-model' } });
@@ -125,24 +135,34 @@ describe('what the editor shows around the Options box', () => {
 	});
 
 	test('a model of another kind is called out', async () => {
-		const { emptyFieldsNotice } = await getModelOptionFields.call(ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'studio-image-v1' } }));
+		const { emptyFieldsNotice } = await getModelOptionFields.call(
+			ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'studio-image-v1' } }),
+		);
 		expect(emptyFieldsNotice).toBe('Studio Image makes image, not video: change Kind to image, or pick a video model.');
 	});
 
 	test('a broken credential gives the reason in the box instead of failing the request', async () => {
 		const broken = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: 'sk_12' } };
-		const { fields, emptyFieldsNotice } = await getModelOptionFields.call(ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'lumora-motion-3' } }, broken as never));
+		const { fields, emptyFieldsNotice } = await getModelOptionFields.call(
+			ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'lumora-motion-3' } }, broken as never),
+		);
 		expect(fields).toEqual([]);
 		expect(emptyFieldsNotice).toMatch(/^Could not read the catalogue: The API key does not have the expected shape/);
 	});
 
 	test('About the Model says what a talking-avatar model needs', async () => {
-		const { fields, emptyFieldsNotice } = await getModelSummary.call(ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'orchid-avatar' } }));
+		const { fields, emptyFieldsNotice } = await getModelSummary.call(
+			ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'orchid-avatar' } }),
+		);
 		expect(fields).toEqual([]);
-		expect(emptyFieldsNotice).toContain('<b>Needs driving audio</b>: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.');
+		expect(emptyFieldsNotice).toContain(
+			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.',
+		);
 		expect(emptyFieldsNotice).toContain('Prompt up to 1,000 characters · up to 1 reference image · no end frame.');
 		const { results } = await searchModels.call(ctx({ kind: 'video' }));
-		expect(results.find((r) => r.value === 'orchid-avatar')?.name).toBe('Orchid Avatar (Orchid) · 185 credits, needs driving audio');
+		expect(results.find((r) => r.value === 'orchid-avatar')?.name).toBe(
+			'Orchid Avatar (Orchid) · 185 credits, needs driving audio',
+		);
 	});
 });
 
@@ -150,12 +170,19 @@ test('the example workflows show the model and app names the lists show, not raw
 	const dir = path.join(__dirname, '../../examples');
 	let checked = 0;
 	for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
-		const wf = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { nodes: Array<{ type: string; parameters: IDataObject }> };
-		for (const node of wf.nodes.filter((n) => n.type === 'n8n-nodes-mediagen.mediaGen' && (n.parameters.model || n.parameters.app))) {
+		const wf = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as {
+			nodes: Array<{ type: string; parameters: IDataObject }>;
+		};
+		for (const node of wf.nodes.filter(
+			(n) => n.type === 'n8n-nodes-mediagen.mediaGen' && (n.parameters.model || n.parameters.app),
+		)) {
 			const p = node.parameters;
-			const [name, locator, method] = p.resource === 'app' ? ['app', p.app, searchApps] : ['model', p.model, searchModels];
+			const [name, locator, method] =
+				p.resource === 'app' ? ['app', p.app, searchApps] : ['model', p.model, searchModels];
 			const rl = locator as { mode: string; value: string; cachedResultName?: string };
-			const { results } = await method.call(loadOptionsContext({ authentication: 'apiKey', ...p }, backend.apiCredentials));
+			const { results } = await method.call(
+				loadOptionsContext({ authentication: 'apiKey', ...p }, backend.apiCredentials),
+			);
 			expect([file, name, rl.cachedResultName]).toEqual([file, name, results.find((r) => r.value === rl.value)?.name]);
 			checked++;
 		}

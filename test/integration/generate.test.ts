@@ -13,7 +13,11 @@ afterAll(async () => backend.sandbox.close());
 
 const fast = { pollIntervalSeconds: 1 };
 
-function generate(params: IDataObject, items?: INodeExecutionData[], extra: Partial<Parameters<typeof runNode>[0]> = {}) {
+function generate(
+	params: IDataObject,
+	items?: INodeExecutionData[],
+	extra: Partial<Parameters<typeof runNode>[0]> = {},
+) {
 	return runNode({
 		parameters: {
 			resource: 'generation',
@@ -30,12 +34,19 @@ function generate(params: IDataObject, items?: INodeExecutionData[], extra: Part
 
 function png(name = 'photo.png'): INodeExecutionData['binary'] {
 	const data = makePng(name);
-	return { data: { data: data.toString('base64'), mimeType: 'image/png', fileName: name, fileExtension: 'png' } as never };
+	return {
+		data: { data: data.toString('base64'), mimeType: 'image/png', fileName: name, fileExtension: 'png' } as never,
+	};
 }
 
 test('image with options and format: the file comes back with the right type, and unset options use defaults', async () => {
 	const before = backend.charges();
-	const r = await generate({ kind: 'image', model: 'lumora-image-2', prompt: 'a red bicycle', modelOptions: { mappingMode: 'defineBelow', value: { format: 'WEBP', aspect: '16:9' } } });
+	const r = await generate({
+		kind: 'image',
+		model: 'lumora-image-2',
+		prompt: 'a red bicycle',
+		modelOptions: { mappingMode: 'defineBelow', value: { format: 'WEBP', aspect: '16:9' } },
+	});
 	expect(r.error).toBeUndefined();
 	const [item] = r.items;
 	expect(item.json.options).toEqual({ resolution: '2K', aspect: '16:9', format: 'WEBP' });
@@ -74,7 +85,13 @@ test.each([
 	['Lyrics', '[Verse]\nWe sail at dawn\n[Chorus]\nHo ho', { title: 'Dawn', vocal: 'f', style: 'folk' }],
 	['Instrumental', 'Warm lo-fi beat, soft piano, 80 bpm', { title: 'Study' }],
 ])('a song in %s mode: two takes with covers, titles and (unless instrumental) lyrics', async (mode, prompt, opts) => {
-	const r = await generate({ kind: 'music', model: 'cadence-song-v1', musicMode: mode, prompt, modelOptions: { mappingMode: 'defineBelow', value: opts } });
+	const r = await generate({
+		kind: 'music',
+		model: 'cadence-song-v1',
+		musicMode: mode,
+		prompt,
+		modelOptions: { mappingMode: 'defineBelow', value: opts },
+	});
 	expect(r.error).toBeUndefined();
 	const [item] = r.items;
 	const outputs = item.json.outputs as IDataObject[];
@@ -97,38 +114,140 @@ test.each([
 
 describe('bad input is refused before any credit is spent, naming the field', () => {
 	const cases: Array<[string, IDataObject, RegExp, (() => INodeExecutionData[])?]> = [
-		['prompt over the model limit', { kind: 'image', model: 'pixelforge-sketch', prompt: 'x'.repeat(1001) }, /Prompt is 1001 characters long; PixelForge Sketch takes at most 1000/],
-		['music prompt over the mode limit', { kind: 'music', model: 'cadence-song-v1', musicMode: 'Instrumental', prompt: 'x'.repeat(1001) }, /in Instrumental mode takes at most 1000/],
-		['an option the model does not accept', { kind: 'image', model: 'nimbus-xl', prompt: 'p', modelOptions: { value: { format: 'PNG' } } }, /File Format \(format\) is not accepted by Nimbus XL/],
-		['a value the model does not allow', { kind: 'image', model: 'studio-image-v1', prompt: 'p', modelOptions: { value: { resolution: '4K' } } }, /Allowed values: "1K", "2K" \(default "1K"\)/],
-		['a music field in the wrong mode', { kind: 'music', model: 'cadence-song-v1', musicMode: 'Describe', prompt: 'p', modelOptions: { value: { vocal: 'm' } } }, /Voice \(vocal\) is not used in Describe mode/],
-		['too many reference images', { kind: 'image', model: 'auralis-canvas-mini', prompt: 'p', referenceImageUrls: 'https://a.example/1.png, https://a.example/2.png' }, /Reference Images: 2 given; Auralis Canvas Mini takes at most 1/],
-		['audio on a model without audio input', { kind: 'video', model: 'auralis-loop', prompt: 'p', additionalFields: { audioUrl: 'https://a.example/v.mp3' } }, /Driving Audio: Auralis Loop does not take audio/],
-		['a webhook URL that is not https', { kind: 'image', model: 'studio-image-v1', prompt: 'p', additionalFields: { webhookUrl: 'http://hooks.example.com/x' } }, /Webhook URL: "http:\/\/hooks\.example\.com\/x" must start with https:\/\//],
-		['a webhook URL over 500 chars', { kind: 'image', model: 'studio-image-v1', prompt: 'p', additionalFields: { webhookUrl: `https://hooks.example.com/${'a'.repeat(480)}` } }, /Webhook URL is 506 characters long; the limit is 500/],
-		['a request key over 120 chars', { kind: 'image', model: 'studio-image-v1', prompt: 'p', additionalFields: { requestKey: 'k'.repeat(121) } }, /Request Key is 121 characters long; the limit is 120/],
+		[
+			'prompt over the model limit',
+			{ kind: 'image', model: 'pixelforge-sketch', prompt: 'x'.repeat(1001) },
+			/Prompt is 1001 characters long; PixelForge Sketch takes at most 1000/,
+		],
+		[
+			'music prompt over the mode limit',
+			{ kind: 'music', model: 'cadence-song-v1', musicMode: 'Instrumental', prompt: 'x'.repeat(1001) },
+			/in Instrumental mode takes at most 1000/,
+		],
+		[
+			'an option the model does not accept',
+			{ kind: 'image', model: 'nimbus-xl', prompt: 'p', modelOptions: { value: { format: 'PNG' } } },
+			/File Format \(format\) is not accepted by Nimbus XL/,
+		],
+		[
+			'a value the model does not allow',
+			{ kind: 'image', model: 'studio-image-v1', prompt: 'p', modelOptions: { value: { resolution: '4K' } } },
+			/Allowed values: "1K", "2K" \(default "1K"\)/,
+		],
+		[
+			'a music field in the wrong mode',
+			{
+				kind: 'music',
+				model: 'cadence-song-v1',
+				musicMode: 'Describe',
+				prompt: 'p',
+				modelOptions: { value: { vocal: 'm' } },
+			},
+			/Voice \(vocal\) is not used in Describe mode/,
+		],
+		[
+			'too many reference images',
+			{
+				kind: 'image',
+				model: 'auralis-canvas-mini',
+				prompt: 'p',
+				referenceImageUrls: 'https://a.example/1.png, https://a.example/2.png',
+			},
+			/Reference Images: 2 given; Auralis Canvas Mini takes at most 1/,
+		],
+		[
+			'audio on a model without audio input',
+			{ kind: 'video', model: 'auralis-loop', prompt: 'p', additionalFields: { audioUrl: 'https://a.example/v.mp3' } },
+			/Driving Audio: Auralis Loop does not take audio/,
+		],
+		[
+			'a webhook URL that is not https',
+			{
+				kind: 'image',
+				model: 'studio-image-v1',
+				prompt: 'p',
+				additionalFields: { webhookUrl: 'http://hooks.example.com/x' },
+			},
+			/Webhook URL: "http:\/\/hooks\.example\.com\/x" must start with https:\/\//,
+		],
+		[
+			'a webhook URL over 500 chars',
+			{
+				kind: 'image',
+				model: 'studio-image-v1',
+				prompt: 'p',
+				additionalFields: { webhookUrl: `https://hooks.example.com/${'a'.repeat(480)}` },
+			},
+			/Webhook URL is 506 characters long; the limit is 500/,
+		],
+		[
+			'a request key over 120 chars',
+			{ kind: 'image', model: 'studio-image-v1', prompt: 'p', additionalFields: { requestKey: 'k'.repeat(121) } },
+			/Request Key is 121 characters long; the limit is 120/,
+		],
 		['a model of another kind', { kind: 'video', model: 'studio-image-v1', prompt: 'p' }, /makes image, not video/],
-		['an unknown model', { kind: 'image', model: 'no-such-model', prompt: 'p' }, /"no-such-model" is not in the model catalogue/],
-		['a wrong file type for a reference image', { kind: 'image', model: 'lumora-image-2', prompt: 'p', referenceImageProperties: 'data' }, /Reference Images: the file in "data" is text\/plain, which is not accepted here/, () => [{ json: {}, binary: { data: { data: Buffer.from('hello').toString('base64'), mimeType: 'text/plain', fileName: 'a.txt' } as never } }]],
-		['an oversize reference image', { kind: 'image', model: 'lumora-image-2', prompt: 'p', referenceImageProperties: 'data' }, /is 10\.0 MB; image files may be at most 10 MB/, () => [{ json: {}, binary: { data: { data: Buffer.alloc(10 * 1024 * 1024 + 10).toString('base64'), mimeType: 'image/png', fileName: 'big.png' } as never } }]],
-		['a missing binary property', { kind: 'image', model: 'lumora-image-2', prompt: 'p', referenceImageProperties: 'photo' }, /has no binary property "photo"/],
+		[
+			'an unknown model',
+			{ kind: 'image', model: 'no-such-model', prompt: 'p' },
+			/"no-such-model" is not in the model catalogue/,
+		],
+		[
+			'a wrong file type for a reference image',
+			{ kind: 'image', model: 'lumora-image-2', prompt: 'p', referenceImageProperties: 'data' },
+			/Reference Images: the file in "data" is text\/plain, which is not accepted here/,
+			() => [
+				{
+					json: {},
+					binary: {
+						data: { data: Buffer.from('hello').toString('base64'), mimeType: 'text/plain', fileName: 'a.txt' } as never,
+					},
+				},
+			],
+		],
+		[
+			'an oversize reference image',
+			{ kind: 'image', model: 'lumora-image-2', prompt: 'p', referenceImageProperties: 'data' },
+			/is 10\.0 MB; image files may be at most 10 MB/,
+			() => [
+				{
+					json: {},
+					binary: {
+						data: {
+							data: Buffer.alloc(10 * 1024 * 1024 + 10).toString('base64'),
+							mimeType: 'image/png',
+							fileName: 'big.png',
+						} as never,
+					},
+				},
+			],
+		],
+		[
+			'a missing binary property',
+			{ kind: 'image', model: 'lumora-image-2', prompt: 'p', referenceImageProperties: 'photo' },
+			/has no binary property "photo"/,
+		],
 	];
-	test.each(cases.map((c) => [c[0], c[1], c[2], c[3] ?? null] as const))('%s', async (_name, params, message, items) => {
-		const posts = backend.requests('POST /v1/generations').length;
-		const uploads = backend.requests('POST /v1/uploads').length;
-		const spent = backend.charges();
-		const r = await generate(params, items?.());
-		expect(r.error?.message).toMatch(message);
-		expect(backend.requests('POST /v1/generations').length).toBe(posts);
-		expect(backend.requests('POST /v1/uploads').length).toBe(uploads);
-		expect(backend.charges()).toBe(spent);
-	});
+	test.each(cases.map((c) => [c[0], c[1], c[2], c[3] ?? null] as const))(
+		'%s',
+		async (_name, params, message, items) => {
+			const posts = backend.requests('POST /v1/generations').length;
+			const uploads = backend.requests('POST /v1/uploads').length;
+			const spent = backend.charges();
+			const r = await generate(params, items?.());
+			expect(r.error?.message).toMatch(message);
+			expect(backend.requests('POST /v1/generations').length).toBe(posts);
+			expect(backend.requests('POST /v1/uploads').length).toBe(uploads);
+			expect(backend.charges()).toBe(spent);
+		},
+	);
 });
 
 test('"Retry On Fail" after a forced 500 charges once', async () => {
 	backend.sandbox.faults.set([{ route: 'POST /generations', script: ['500', '500'] }]);
 	const spent = backend.charges();
-	const r = await generate({ kind: 'image', model: 'studio-image-v1', prompt: 'retry me' }, undefined, { nodeOverrides: { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 } });
+	const r = await generate({ kind: 'image', model: 'studio-image-v1', prompt: 'retry me' }, undefined, {
+		nodeOverrides: { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
+	});
 	backend.sandbox.faults.set([]);
 	expect(r.error).toBeUndefined();
 	expect(r.items[0].json.status).toBe('SUCCEEDED');
@@ -142,13 +261,20 @@ test('a lost answer after the run was made is retried with the same key and char
 	backend.sandbox.faults.set([]);
 	expect(r.error).toBeUndefined();
 	expect(backend.charges() - spent).toBe(5);
-	const keys = backend.requests('POST /v1/generations').slice(-2).map((e) => (e.body as IDataObject).requestKey);
+	const keys = backend
+		.requests('POST /v1/generations')
+		.slice(-2)
+		.map((e) => (e.body as IDataObject).requestKey);
 	expect(keys[0]).toBe(keys[1]);
 });
 
 test('a failed run comes back as an error item with its refund under "Continue On Fail"', async () => {
 	const spent = backend.charges();
-	const r = await generate({ kind: 'image', model: 'studio-image-v1', prompt: 'this will [fail]' }, [{ json: {} }, { json: {} }], { nodeOverrides: { onError: 'continueRegularOutput' } });
+	const r = await generate(
+		{ kind: 'image', model: 'studio-image-v1', prompt: 'this will [fail]' },
+		[{ json: {} }, { json: {} }],
+		{ nodeOverrides: { onError: 'continueRegularOutput' } },
+	);
 	expect(r.items).toHaveLength(2);
 	for (const [i, item] of r.items.entries()) {
 		expect(item.json.error).toMatch(/failed/);
@@ -161,7 +287,12 @@ test('a failed run comes back as an error item with its refund under "Continue O
 });
 
 test('a timeout carries the run id', async () => {
-	const r = await generate({ kind: 'image', model: 'studio-image-v1', prompt: 'slow [stuck]', waiting: { pollIntervalSeconds: 1, timeoutMinutes: 0.04 } });
+	const r = await generate({
+		kind: 'image',
+		model: 'studio-image-v1',
+		prompt: 'slow [stuck]',
+		waiting: { pollIntervalSeconds: 1, timeoutMinutes: 0.04 },
+	});
 	expect(r.error?.message).toMatch(/Run gen_[0-9a-f]+ did not finish within 2 seconds/);
 	expect(r.error?.context?.runId).toMatch(/^gen_/);
 });
@@ -169,7 +300,9 @@ test('a timeout carries the run id', async () => {
 test('cancelling the execution stops the polling', async () => {
 	let cancel: () => void = () => undefined;
 	const started = Date.now();
-	const pending = generate({ kind: 'image', model: 'studio-image-v1', prompt: 'cancel me [stuck]' }, undefined, { onStart: (e) => (cancel = e.cancel) });
+	const pending = generate({ kind: 'image', model: 'studio-image-v1', prompt: 'cancel me [stuck]' }, undefined, {
+		onStart: (e) => (cancel = e.cancel),
+	});
 	setTimeout(() => cancel(), 1500);
 	await pending;
 	expect(Date.now() - started).toBeLessThan(10_000);
@@ -199,7 +332,12 @@ test('without "Continue On Fail" a failing run stops the batch from submitting m
 	// Items 1 and 2 were under way beside item 0 (concurrency 3), and one more may have started as they
 	// finished together; the rest never start.
 	// (A run left stuck by an earlier test may make the sandbox answer 409 busy, so count keys, not POSTs.)
-	const keys = new Set(backend.requests('POST /v1/generations').slice(posts).map((e) => (e.body as IDataObject).requestKey));
+	const keys = new Set(
+		backend
+			.requests('POST /v1/generations')
+			.slice(posts)
+			.map((e) => (e.body as IDataObject).requestKey),
+	);
 	expect(keys.size).toBeGreaterThanOrEqual(3);
 	expect(keys.size).toBeLessThan(7);
 });

@@ -8,13 +8,23 @@ import { startBackend, type TestBackend } from '../helpers/sandbox';
 
 let backend: TestBackend;
 beforeAll(async () => {
-	backend = await startBackend({ rateLimits: { submitPerIdentity: 200, submitPerAddress: 600, readPerIdentity: 2000, readPerAddress: 6000, uploadPerIdentity: 100 } });
+	backend = await startBackend({
+		rateLimits: {
+			submitPerIdentity: 200,
+			submitPerAddress: 600,
+			readPerIdentity: 2000,
+			readPerAddress: 6000,
+			uploadPerIdentity: 100,
+		},
+	});
 });
 afterAll(async () => backend.sandbox.close());
 
-const node = (parameters: IDataObject, items?: INodeExecutionData[]) => runNode({ parameters, items, credentials: backend.apiCredentials });
+const node = (parameters: IDataObject, items?: INodeExecutionData[]) =>
+	runNode({ parameters, items, credentials: backend.apiCredentials });
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const binary = (mime: string, bytes: Buffer, fileName: string) => ({ data: bytes.toString('base64'), mimeType: mime, fileName }) as never;
+const binary = (mime: string, bytes: Buffer, fileName: string) =>
+	({ data: bytes.toString('base64'), mimeType: mime, fileName }) as never;
 const submitDirect = (prompt: string, extra: IDataObject = {}) =>
 	fetch(`${backend.sandbox.baseUrl}/generations`, {
 		method: 'POST',
@@ -24,9 +34,19 @@ const submitDirect = (prompt: string, extra: IDataObject = {}) =>
 
 describe('Generation → Get, Wait, Get Many', () => {
 	test('Wait picks up a run started without waiting, and Get reads it with its files', async () => {
-		const started = await node({ resource: 'generation', operation: 'generate', kind: 'image', model: { __rl: true, mode: 'id', value: 'studio-image-v1' }, prompt: 'later', waitForCompletion: false });
+		const started = await node({
+			resource: 'generation',
+			operation: 'generate',
+			kind: 'image',
+			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			prompt: 'later',
+			waitForCompletion: false,
+		});
 		const id = started.items[0].json.id as string;
-		const waited = await node({ resource: 'generation', operation: 'wait', runId: '={{ $json.id }}', waiting: { pollIntervalSeconds: 1 } }, [{ json: { id } }]);
+		const waited = await node(
+			{ resource: 'generation', operation: 'wait', runId: '={{ $json.id }}', waiting: { pollIntervalSeconds: 1 } },
+			[{ json: { id } }],
+		);
 		expect(waited.items[0].json).toMatchObject({ id, status: 'SUCCEEDED' });
 		expect(waited.items[0].binary?.data.mimeType).toBe('image/png');
 		const got = await node({ resource: 'generation', operation: 'get', runId: id, downloadOutputs: false });
@@ -50,20 +70,53 @@ describe('Generation → Get, Wait, Get Many', () => {
 			await fetch(`${backend.sandbox.baseUrl}/generations`, {
 				method: 'POST',
 				headers: { authorization: `Bearer ${fresh.keys[0]}`, 'content-type': 'application/json' },
-				body: JSON.stringify({ kind: 'image', model: i % 2 ? 'kestrel-edit' : 'studio-image-v1', prompt: i === 3 ? 'p3 [fail]' : `p${i}`, options: { resolution: '1K' } }),
+				body: JSON.stringify({
+					kind: 'image',
+					model: i % 2 ? 'kestrel-edit' : 'studio-image-v1',
+					prompt: i === 3 ? 'p3 [fail]' : `p${i}`,
+					options: { resolution: '1K' },
+				}),
 			});
 			await settle(260);
 		}
 		await settle(300);
 		const before = backend.requests('GET /v1/generations?').length;
-		const all = await runNode({ parameters: { resource: 'generation', operation: 'getMany', returnAll: true, listOptions: { pageSize: 3 } }, credentials: creds });
+		const all = await runNode({
+			parameters: { resource: 'generation', operation: 'getMany', returnAll: true, listOptions: { pageSize: 3 } },
+			credentials: creds,
+		});
 		expect(all.items.map((i) => i.json.prompt)).toEqual(['p6', 'p5', 'p4', 'p3 [fail]', 'p2', 'p1', 'p0']);
 		expect(backend.requests('GET /v1/generations?').length - before).toBe(3);
-		const limited = await runNode({ parameters: { resource: 'generation', operation: 'getMany', returnAll: false, limit: 4, listOptions: { pageSize: 3 } }, credentials: creds });
+		const limited = await runNode({
+			parameters: {
+				resource: 'generation',
+				operation: 'getMany',
+				returnAll: false,
+				limit: 4,
+				listOptions: { pageSize: 3 },
+			},
+			credentials: creds,
+		});
 		expect(limited.items).toHaveLength(4);
-		const byModel = await runNode({ parameters: { resource: 'generation', operation: 'getMany', returnAll: true, runFilters: { model: 'kestrel-edit' } }, credentials: creds });
+		const byModel = await runNode({
+			parameters: {
+				resource: 'generation',
+				operation: 'getMany',
+				returnAll: true,
+				runFilters: { model: 'kestrel-edit' },
+			},
+			credentials: creds,
+		});
 		expect(byModel.items.map((i) => i.json.prompt)).toEqual(['p5', 'p3 [fail]', 'p1']);
-		const failed = await runNode({ parameters: { resource: 'generation', operation: 'getMany', returnAll: true, runFilters: { status: 'FAILED', kind: 'image' } }, credentials: creds });
+		const failed = await runNode({
+			parameters: {
+				resource: 'generation',
+				operation: 'getMany',
+				returnAll: true,
+				runFilters: { status: 'FAILED', kind: 'image' },
+			},
+			credentials: creds,
+		});
 		expect(failed.items.map((i) => i.json.prompt)).toEqual(['p3 [fail]']);
 	});
 });
@@ -71,18 +124,28 @@ describe('Generation → Get, Wait, Get Many', () => {
 describe('File → Upload', () => {
 	test('uploads a binary property and returns url, type and size; the url works as a reference image', async () => {
 		const png = makePng('upload-me');
-		const r = await node({ resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, [{ json: {}, binary: { data: binary('image/png', png, 'a.png') } }]);
-		expect(r.items[0].json).toMatchObject({ mime: 'image/png', bytes: png.length, url: expect.stringContaining('/files/uploads/') });
+		const r = await node({ resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, [
+			{ json: {}, binary: { data: binary('image/png', png, 'a.png') } },
+		]);
+		expect(r.items[0].json).toMatchObject({
+			mime: 'image/png',
+			bytes: png.length,
+			url: expect.stringContaining('/files/uploads/'),
+		});
 		const served = Buffer.from(await (await fetch(String(r.items[0].json.url))).arrayBuffer());
 		expect(served.equals(png)).toBe(true);
 	});
 
 	test('a wrong media type and an oversize file are refused before any request', async () => {
 		const slots = backend.requests('POST /v1/uploads').length;
-		const wrong = await node({ resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, [{ json: {}, binary: { data: binary('application/pdf', Buffer.from('%PDF-1.4'), 'a.pdf') } }]);
+		const wrong = await node({ resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, [
+			{ json: {}, binary: { data: binary('application/pdf', Buffer.from('%PDF-1.4'), 'a.pdf') } },
+		]);
 		expect(wrong.error?.message).toMatch(/application\/pdf, which is not accepted here/);
 		expect(wrong.error?.message).toMatch(/Accepted types: PNG, JPEG, WebP, MP4, MOV, MP3, WAV, M4A/);
-		const big = await node({ resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, [{ json: {}, binary: { data: binary('image/jpeg', Buffer.alloc(10 * 1024 * 1024 + 1), 'big.jpg') } }]);
+		const big = await node({ resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, [
+			{ json: {}, binary: { data: binary('image/jpeg', Buffer.alloc(10 * 1024 * 1024 + 1), 'big.jpg') } },
+		]);
 		expect(big.error?.message).toMatch(/image files may be at most 10 MB/);
 		expect(backend.requests('POST /v1/uploads').length).toBe(slots);
 	});
@@ -90,7 +153,9 @@ describe('File → Upload', () => {
 	test('an expired upload slot gives a clear error', async () => {
 		const scale = backend.sandbox.config.timeScale;
 		backend.sandbox.config.timeScale = 0.000001; // the 5-minute slot lasts 0.3 ms
-		const r = await node({ resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, [{ json: {}, binary: { data: binary('image/png', makePng('late'), 'late.png') } }]);
+		const r = await node({ resource: 'file', operation: 'upload', binaryPropertyName: 'data' }, [
+			{ json: {}, binary: { data: binary('image/png', makePng('late'), 'late.png') } },
+		]);
 		backend.sandbox.config.timeScale = scale;
 		backend.sandbox.limiter.clear();
 		expect(r.error?.message).toMatch(/the upload slot expired before the file was sent/);
@@ -101,7 +166,12 @@ describe('File → Upload', () => {
 describe('Account, Model, App', () => {
 	test('Account → Get', async () => {
 		const r = await node({ resource: 'account', operation: 'get' });
-		expect(r.items[0].json).toMatchObject({ tier: 'paid', concurrency: 3, watermarked: false, email: expect.any(String) });
+		expect(r.items[0].json).toMatchObject({
+			tier: 'paid',
+			concurrency: 3,
+			watermarked: false,
+			email: expect.any(String),
+		});
 	});
 
 	test('Model → Get Many with filters', async () => {
@@ -115,8 +185,16 @@ describe('Account, Model, App', () => {
 
 	test('App → Get Many with kind, category and tag filters', async () => {
 		expect((await node({ resource: 'app', operation: 'getMany' })).items).toHaveLength(4);
-		expect((await node({ resource: 'app', operation: 'getMany', appFilters: { kind: 'music' } })).items.map((i) => i.json.slug)).toEqual(['birthday-song']);
-		expect((await node({ resource: 'app', operation: 'getMany', appFilters: { category: 'posters' } })).items.map((i) => i.json.slug)).toEqual(['couple-poster']);
+		expect(
+			(await node({ resource: 'app', operation: 'getMany', appFilters: { kind: 'music' } })).items.map(
+				(i) => i.json.slug,
+			),
+		).toEqual(['birthday-song']);
+		expect(
+			(await node({ resource: 'app', operation: 'getMany', appFilters: { category: 'posters' } })).items.map(
+				(i) => i.json.slug,
+			),
+		).toEqual(['couple-poster']);
 		expect((await node({ resource: 'app', operation: 'getMany', appFilters: { tag: 'gift' } })).items).toHaveLength(3);
 		expect((await node({ resource: 'app', operation: 'getMany' })).items[0].json.looks).toBeDefined();
 	});
@@ -134,7 +212,11 @@ describe('App → Run Look', () => {
 	});
 	const photoItem = (): INodeExecutionData => ({
 		json: {},
-		binary: { first: binary('image/png', makePng('first'), 'first.png'), second: binary('image/jpeg', makePng('second'), 'second.jpg'), odd: binary('image/webp', makePng('odd'), 'odd.webp') },
+		binary: {
+			first: binary('image/png', makePng('first'), 'first.png'),
+			second: binary('image/jpeg', makePng('second'), 'second.jpg'),
+			odd: binary('image/webp', makePng('odd'), 'odd.webp'),
+		},
 	});
 
 	test('sends the look prompt, model, options completed with defaults, and photos in slot order', async () => {
@@ -155,7 +237,9 @@ describe('App → Run Look', () => {
 		const urls = sent.imageUrls as string[];
 		expect(urls).toHaveLength(3);
 		expect(urls[2]).toBe('https://places.example/beach.jpg');
-		const [first, second] = await Promise.all(urls.slice(0, 2).map(async (u) => Buffer.from(await (await fetch(u)).arrayBuffer())));
+		const [first, second] = await Promise.all(
+			urls.slice(0, 2).map(async (u) => Buffer.from(await (await fetch(u)).arrayBuffer())),
+		);
 		expect(first.equals(makePng('first'))).toBe(true);
 		expect(second.equals(makePng('second'))).toBe(true);
 	});
@@ -165,10 +249,25 @@ describe('App → Run Look', () => {
 		const uploads = backend.requests('POST /v1/uploads').length;
 		const missing = await node(look([{ slotId: 'first', binaryProperties: 'first' }]), [photoItem()]);
 		expect(missing.error?.message).toBe('Photos: the slot "Second person" takes exactly 1 photo; 0 given');
-		const tooMany = await node(look([{ slotId: 'first', binaryProperties: 'first, second' }, { slotId: 'second', binaryProperties: 'second' }]), [photoItem()]);
+		const tooMany = await node(
+			look([
+				{ slotId: 'first', binaryProperties: 'first, second' },
+				{ slotId: 'second', binaryProperties: 'second' },
+			]),
+			[photoItem()],
+		);
 		expect(tooMany.error?.message).toBe('Photos: the slot "First person" takes exactly 1 photo; 2 given');
-		const wrongType = await node(look([{ slotId: 'first', binaryProperties: 'first' }, { slotId: 'second', binaryProperties: 'second' }, { slotId: 'place', binaryProperties: 'odd' }]), [photoItem()]);
-		expect(wrongType.error?.message).toBe('Photos (Background place): the file in "odd" is image/webp; this slot accepts image/png,image/jpeg');
+		const wrongType = await node(
+			look([
+				{ slotId: 'first', binaryProperties: 'first' },
+				{ slotId: 'second', binaryProperties: 'second' },
+				{ slotId: 'place', binaryProperties: 'odd' },
+			]),
+			[photoItem()],
+		);
+		expect(wrongType.error?.message).toBe(
+			'Photos (Background place): the file in "odd" is image/webp; this slot accepts image/png,image/jpeg',
+		);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 		expect(backend.requests('POST /v1/uploads').length).toBe(uploads);
 	});
@@ -182,7 +281,9 @@ describe('App → Run Look', () => {
 			{ slotId: 'second', binaryProperties: 'second' },
 		];
 		const r = await node(look(slots), [photoItem(), { json: {} }]);
-		expect(r.error?.message).toMatch(/^1 of 2 items cannot be sent: Item 2: Photos \(First person\): the input item has no binary property "first"/);
+		expect(r.error?.message).toMatch(
+			/^1 of 2 items cannot be sent: Item 2: Photos \(First person\): the input item has no binary property "first"/,
+		);
 		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged/);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 		expect(backend.requests('POST /v1/uploads').length).toBe(uploads);
@@ -190,7 +291,13 @@ describe('App → Run Look', () => {
 	});
 
 	test('a music look carries its mode', async () => {
-		const r = await node({ resource: 'app', operation: 'runLook', app: { __rl: true, mode: 'id', value: 'birthday-song' }, look: 'lofi', waiting: { pollIntervalSeconds: 1 } });
+		const r = await node({
+			resource: 'app',
+			operation: 'runLook',
+			app: { __rl: true, mode: 'id', value: 'birthday-song' },
+			look: 'lofi',
+			waiting: { pollIntervalSeconds: 1 },
+		});
 		expect(r.error).toBeUndefined();
 		const sent = backend.requests('POST /v1/generations').pop()?.body as IDataObject;
 		expect(sent.options).toEqual({ resolution: 'song', tier: 'Instrumental', title: 'Happy Birthday Lo-fi' });
@@ -204,7 +311,16 @@ describe('catalogue cache', () => {
 		const backend = await startBackend();
 		const reads = () => backend.requests('GET /v1/models').length;
 		const before = reads();
-		const ctx = loadOptionsContext({ authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'video', model: { __rl: true, mode: 'list', value: 'lumora-motion-3' } }, backend.apiCredentials);
+		const ctx = loadOptionsContext(
+			{
+				authentication: 'apiKey',
+				resource: 'generation',
+				operation: 'generate',
+				kind: 'video',
+				model: { __rl: true, mode: 'list', value: 'lumora-motion-3' },
+			},
+			backend.apiCredentials,
+		);
 		const first = await searchModels.call(ctx);
 		const second = await searchModels.call(ctx);
 		const fields = await getModelOptionFields.call(ctx);
@@ -216,7 +332,10 @@ describe('catalogue cache', () => {
 	});
 
 	test('the anonymous credential marks models the free tier does not cover', async () => {
-		const ctx = loadOptionsContext({ authentication: 'anonymous', resource: 'generation', operation: 'generate', kind: 'image' }, backend.anonCredentials('anon-dropdown-1'));
+		const ctx = loadOptionsContext(
+			{ authentication: 'anonymous', resource: 'generation', operation: 'generate', kind: 'image' },
+			backend.anonCredentials('anon-dropdown-1'),
+		);
 		const { results } = await searchModels.call(ctx);
 		expect(results[0].name).toBe('Studio Image (Studio) · 5 credits, free tier');
 		expect(results.slice(1).every((r) => r.name.endsWith('— needs an API key'))).toBe(true);

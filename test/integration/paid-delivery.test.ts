@@ -17,7 +17,11 @@ afterAll(async () => backend.sandbox.close());
 const fast = { pollIntervalSeconds: 1 };
 const continueOnFail = { onError: 'continueRegularOutput' as const };
 
-function generate(params: IDataObject, items?: INodeExecutionData[], extra: Partial<Parameters<typeof runNode>[0]> = {}) {
+function generate(
+	params: IDataObject,
+	items?: INodeExecutionData[],
+	extra: Partial<Parameters<typeof runNode>[0]> = {},
+) {
 	return runNode({
 		parameters: {
 			resource: 'generation',
@@ -35,7 +39,10 @@ function generate(params: IDataObject, items?: INodeExecutionData[], extra: Part
 
 const prompts = (...list: string[]) => list.map((prompt) => ({ json: { prompt } }));
 const keysSince = (posts: number) =>
-	backend.requests('POST /v1/generations').slice(posts).map((e) => String((e.body as IDataObject).requestKey));
+	backend
+		.requests('POST /v1/generations')
+		.slice(posts)
+		.map((e) => String((e.body as IDataObject).requestKey));
 const ownRuns = () => [...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === backend.account.id);
 
 describe('1. every item is checked before the first submission', () => {
@@ -58,13 +65,17 @@ describe('1. every item is checked before the first submission', () => {
 			{ json: { prompt: 'fine', url: 'ftp://a.example/1.png' } },
 		];
 		const r = await generate({ prompt: '={{ $json.prompt }}', referenceImageUrls: '={{ $json.url }}' }, items);
-		expect(r.error?.message).toMatch(/2 of 3 items cannot be sent: Item 2: Prompt is empty\. Write at least 1 character\. Item 3: Reference Image URLs: "ftp:/);
+		expect(r.error?.message).toMatch(
+			/2 of 3 items cannot be sent: Item 2: Prompt is empty\. Write at least 1 character\. Item 3: Reference Image URLs: "ftp:/,
+		);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 	});
 
 	test('with Continue On Fail the good items run and the bad one becomes an error item in its place', async () => {
 		const spent = backend.charges();
-		const r = await generate({ prompt: '={{ $json.prompt }}' }, prompts('one', '', 'three'), { nodeOverrides: continueOnFail });
+		const r = await generate({ prompt: '={{ $json.prompt }}' }, prompts('one', '', 'three'), {
+			nodeOverrides: continueOnFail,
+		});
 		expect(r.items.map((i) => i.json.status ?? 'error')).toEqual(['SUCCEEDED', 'error', 'SUCCEEDED']);
 		expect(r.items[1].json.error).toMatch(/Prompt is empty/);
 		expect(r.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
@@ -75,7 +86,10 @@ describe('1. every item is checked before the first submission', () => {
 describe('2. a batch that stops still accounts for every paid run', () => {
 	test('the error lists each run already paid for, with its id, cost and status, and how to fetch it', async () => {
 		const before = new Set(ownRuns().map((r) => r.id));
-		const r = await generate({ prompt: '={{ $json.prompt }}' }, prompts('a cat', 'a dog [fail]', 'a cow', 'a hen', 'a fox'));
+		const r = await generate(
+			{ prompt: '={{ $json.prompt }}' },
+			prompts('a cat', 'a dog [fail]', 'a cow', 'a hen', 'a fox'),
+		);
 		expect(r.error?.message).toMatch(/Run gen_[0-9a-f]+ failed/);
 		const runs = ownRuns().filter((x) => !before.has(x.id));
 		for (const x of runs) backend.sandbox.engine.settle(x);
@@ -84,7 +98,9 @@ describe('2. a batch that stops still accounts for every paid run', () => {
 		for (const run of paid) expect(r.error?.description).toContain(`${run.id} (item`);
 		expect(r.error?.description).toMatch(/5 credits, SUCCEEDED/);
 		expect(r.error?.description).toMatch(/Generation → Get \(Run ID\), which charges nothing/);
-		expect((r.error?.context?.paidRuns as IDataObject[]).map((p) => p.runId).sort()).toEqual(paid.map((x) => x.id).sort());
+		expect((r.error?.context?.paidRuns as IDataObject[]).map((p) => p.runId).sort()).toEqual(
+			paid.map((x) => x.id).sort(),
+		);
 		// Items never started cost nothing and are named.
 		if (runs.length < 5) expect(r.error?.description).toMatch(/were not started and cost nothing/);
 	});
@@ -173,10 +189,13 @@ test('default request keys differ between loop passes of one execution ($runInde
 	expect(r.passes[0][0].json.id).not.toBe(r.passes[1][0].json.id);
 });
 
-describe('6. a typed request key never returns another request\'s file', () => {
+describe("6. a typed request key never returns another request's file", () => {
 	test('one key for three items with different prompts: three runs, each with its own prompt', async () => {
 		const spent = backend.charges();
-		const r = await generate({ prompt: '={{ $json.prompt }}', additionalFields: { requestKey: 'my-batch' } }, prompts('red', 'green', 'blue'));
+		const r = await generate(
+			{ prompt: '={{ $json.prompt }}', additionalFields: { requestKey: 'my-batch' } },
+			prompts('red', 'green', 'blue'),
+		);
 		expect(r.error).toBeUndefined();
 		expect(r.items.map((i) => i.json.prompt)).toEqual(['red', 'green', 'blue']);
 		expect(r.items.map((i) => i.json.requestKey)).toEqual(['my-batch-1', 'my-batch-2', 'my-batch-3']);
@@ -187,7 +206,9 @@ describe('6. a typed request key never returns another request\'s file', () => {
 		await generate({ prompt: 'first prompt', additionalFields: { requestKey: 'fixed-key-6' } });
 		const spent = backend.charges();
 		const r = await generate({ prompt: 'second prompt', additionalFields: { requestKey: 'fixed-key-6' } });
-		expect(r.error?.message).toMatch(/Request key "fixed-key-6" already belongs to run gen_[0-9a-f]+, made with another prompt/);
+		expect(r.error?.message).toMatch(
+			/Request key "fixed-key-6" already belongs to run gen_[0-9a-f]+, made with another prompt/,
+		);
 		expect(r.error?.description).toMatch(/returns the first run for a repeated request key/);
 		expect(backend.charges()).toBe(spent);
 	});
@@ -217,7 +238,13 @@ describe('7. unexpected answers become readable errors', () => {
 
 	test('a Base URL without /v1 is named as the likely cause', async () => {
 		const r = await runNode({
-			parameters: { resource: 'generation', operation: 'generate', kind: 'image', prompt: 'p', model: { __rl: true, mode: 'id', value: 'studio-image-v1' } },
+			parameters: {
+				resource: 'generation',
+				operation: 'generate',
+				kind: 'image',
+				prompt: 'p',
+				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			},
 			credentials: { mediaGenApi: { baseUrl: backend.sandbox.rootUrl, apiKey: backend.account.keys[0] } },
 		});
 		expect(r.error?.message).toMatch(/The service has no GET \/models at http:\/\/127\.0\.0\.1:\d+/);
@@ -242,18 +269,36 @@ describe('8. the catalogue cache does not hide new models or options', () => {
 		Object.assign(withFps, { id: 'fps-video-v1', name: 'Frame Rate Video' });
 		withFps.options.fps = [24, 30];
 		backend.sandbox.engine.models.push(withFps);
-		const r = await generate({ kind: 'video', model: 'fps-video-v1', prompt: 'smooth', modelOptions: { mappingMode: 'defineBelow', value: { fps: '30' } } });
+		const r = await generate({
+			kind: 'video',
+			model: 'fps-video-v1',
+			prompt: 'smooth',
+			modelOptions: { mappingMode: 'defineBelow', value: { fps: '30' } },
+		});
 		expect(r.error).toBeUndefined();
 		const sent = backend.requests('POST /v1/generations').pop()?.body as { options: IDataObject };
 		expect(sent.options.fps).toBe(30);
-		const refused = await generate({ kind: 'video', model: 'fps-video-v1', prompt: 'smooth', modelOptions: { mappingMode: 'defineBelow', value: { fps: '60' } } });
-		expect(refused.error?.message).toMatch(/fps \(fps\) 60 is not allowed for Frame Rate Video\. Allowed values: 24, 30/);
+		const refused = await generate({
+			kind: 'video',
+			model: 'fps-video-v1',
+			prompt: 'smooth',
+			modelOptions: { mappingMode: 'defineBelow', value: { fps: '60' } },
+		});
+		expect(refused.error?.message).toMatch(
+			/fps \(fps\) 60 is not allowed for Frame Rate Video\. Allowed values: 24, 30/,
+		);
 	});
 });
 
 describe('9. smaller defects', () => {
 	test('"Put Files In" = cover on a song keeps the takes and puts the covers beside them', async () => {
-		const r = await generate({ kind: 'music', model: 'cadence-song-v1', musicMode: 'Describe', prompt: 'a sea song', waiting: { binaryProperty: 'cover' } });
+		const r = await generate({
+			kind: 'music',
+			model: 'cadence-song-v1',
+			musicMode: 'Describe',
+			prompt: 'a sea song',
+			waiting: { binaryProperty: 'cover' },
+		});
 		const binary = r.items[0].binary!;
 		expect(binary.cover.mimeType).toBe('audio/mpeg');
 		expect(binary.cover_1.mimeType).toBe('audio/mpeg');
@@ -267,13 +312,17 @@ describe('9. smaller defects', () => {
 		const started = Date.now();
 		const r = await generate({ prompt: 'asked to wait ten minutes' });
 		expect(Date.now() - started).toBeLessThan(10_000);
-		expect(r.error?.description).toMatch(/asked to wait 600 s, longer than this node waits at once \(120 s\)\. The node did not wait\./);
+		expect(r.error?.description).toMatch(
+			/asked to wait 600 s, longer than this node waits at once \(120 s\)\. The node did not wait\./,
+		);
 		expect(r.error?.description).not.toMatch(/already waited as long as the service asked/);
 		expect(backend.charges()).toBe(spent);
 	});
 
 	test('a model without a prompt limit never shows "undefined" in a message', async () => {
-		const bare = JSON.parse(JSON.stringify(backend.sandbox.engine.models.find((m) => m.id === 'studio-image-v1'))) as Partial<Model>;
+		const bare = JSON.parse(
+			JSON.stringify(backend.sandbox.engine.models.find((m) => m.id === 'studio-image-v1')),
+		) as Partial<Model>;
 		delete bare.prompt_max_chars;
 		Object.assign(bare, { id: 'no-limit-image-v1', name: 'No Limit Image' });
 		backend.sandbox.engine.models.push(bare as Model);
@@ -304,10 +353,13 @@ describe('9. smaller defects', () => {
 });
 
 describe('a spending cap: Max Credits per Execution', () => {
-	test('runs that would cross the cap at the catalogue\'s price are refused up front, nothing charged', async () => {
+	test("runs that would cross the cap at the catalogue's price are refused up front, nothing charged", async () => {
 		const spent = backend.charges();
 		const posts = backend.requests('POST /v1/generations').length;
-		const r = await generate({ prompt: '={{ $json.prompt }}', additionalFields: { maxCredits: 12 } }, prompts('a', 'b', 'c'));
+		const r = await generate(
+			{ prompt: '={{ $json.prompt }}', additionalFields: { maxCredits: 12 } },
+			prompts('a', 'b', 'c'),
+		);
 		expect(r.error?.message).toMatch(/Max Credits per Execution is 12: these 3 runs would cost 15 credits/);
 		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged/);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
@@ -316,19 +368,31 @@ describe('a spending cap: Max Credits per Execution', () => {
 
 	test('with Continue On Fail the runs within the cap go out and the rest are refused, each named', async () => {
 		const spent = backend.charges();
-		const r = await generate({ prompt: '={{ $json.prompt }}', additionalFields: { maxCredits: 12 } }, prompts('a', 'b', 'c'), { nodeOverrides: continueOnFail });
+		const r = await generate(
+			{ prompt: '={{ $json.prompt }}', additionalFields: { maxCredits: 12 } },
+			prompts('a', 'b', 'c'),
+			{ nodeOverrides: continueOnFail },
+		);
 		expect(r.items.filter((i) => i.json.status === 'SUCCEEDED')).toHaveLength(2);
 		const refused = r.items.find((i) => i.json.error);
-		expect(refused?.json.error).toMatch(/Max Credits per Execution \(12\) reached: this run would cost about 5 credits and 10 are already spent/);
+		expect(refused?.json.error).toMatch(
+			/Max Credits per Execution \(12\) reached: this run would cost about 5 credits and 10 are already spent/,
+		);
 		expect(refused?.json.errorCode).toBe('spending_cap');
 		expect(backend.charges() - spent).toBe(10);
 	});
 
-	test('the first accepted run\'s price predicts the rest, so the cap holds with non-default options', async () => {
+	test("the first accepted run's price predicts the rest, so the cap holds with non-default options", async () => {
 		const spent = backend.charges();
 		const options = { mappingMode: 'defineBelow', value: { resolution: '720p' } };
 		const r = await generate(
-			{ kind: 'video', model: 'studio-video-v1', prompt: '={{ $json.prompt }}', modelOptions: options, additionalFields: { maxCredits: 40 } },
+			{
+				kind: 'video',
+				model: 'studio-video-v1',
+				prompt: '={{ $json.prompt }}',
+				modelOptions: options,
+				additionalFields: { maxCredits: 40 },
+			},
 			prompts('one', 'two', 'three'),
 			{ nodeOverrides: continueOnFail },
 		);

@@ -20,7 +20,10 @@ afterAll(async () => {
 	await backend.sandbox.close();
 });
 
-const credentials = () => ({ ...backend.apiCredentials, mediaGenWebhookApi: { secret: backend.account.webhookSecret } });
+const credentials = () => ({
+	...backend.apiCredentials,
+	mediaGenWebhookApi: { secret: backend.account.webhookSecret },
+});
 const prompts = (...list: string[]) => list.map((prompt) => ({ json: { prompt } }));
 
 async function pause(params: IDataObject, items?: INodeExecutionData[], extra: IDataObject = {}) {
@@ -43,7 +46,7 @@ async function pause(params: IDataObject, items?: INodeExecutionData[], extra: I
 	return result;
 }
 
-test('a batch pauses the execution and resumes with every item\'s file when the deliveries come', async () => {
+test("a batch pauses the execution and resumes with every item's file when the deliveries come", async () => {
 	const spent = backend.charges();
 	const r = await pause({}, prompts('one', 'two'));
 	expect(r.error).toBeUndefined();
@@ -77,7 +80,8 @@ test('forged and replayed deliveries resume nothing', async () => {
 	const url = `${host.baseUrl}/${r.executionId}?signature=${r.run.data.resumeToken}&mgItem=0`;
 	// The quick run's genuine delivery arrives, and the batch keeps waiting for the other.
 	const deliveries = () => backend.sandbox.engine.webhooks.deliveries.filter((d) => d.url.includes(r.executionId));
-	for (let i = 0; i < 50 && !deliveries().some((d) => d.delivered); i++) await new Promise((res) => setTimeout(res, 100));
+	for (let i = 0; i < 50 && !deliveries().some((d) => d.delivered); i++)
+		await new Promise((res) => setTimeout(res, 100));
 	const genuine = deliveries().find((d) => d.delivered)!;
 	expect(genuine).toBeDefined();
 	expect(host.isWaiting(r.executionId)).toBe(true);
@@ -86,10 +90,19 @@ test('forged and replayed deliveries resume nothing', async () => {
 	await new Promise((res) => setTimeout(res, 300));
 	expect(host.isWaiting(r.executionId)).toBe(true);
 	// Forged: a finished record signed with another secret, and one with no signature.
-	const body = JSON.stringify({ id: 'gen_forged', kind: 'image', model: 'studio-image-v1', prompt: 'held [stuck]', status: 'SUCCEEDED', outputs: [] });
+	const body = JSON.stringify({
+		id: 'gen_forged',
+		kind: 'image',
+		model: 'studio-image-v1',
+		prompt: 'held [stuck]',
+		status: 'SUCCEEDED',
+		outputs: [],
+	});
 	const now = Math.floor(Date.now() / 1000);
 	const forgedSecret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
-	const signature = `v1,${createHmac('sha256', Buffer.from(forgedSecret.slice(6), 'base64')).update(`msg_x.${now}.${body}`).digest('base64')}`;
+	const signature = `v1,${createHmac('sha256', Buffer.from(forgedSecret.slice(6), 'base64'))
+		.update(`msg_x.${now}.${body}`)
+		.digest('base64')}`;
 	const forged = await fetch(url.replace('mgItem=0', 'mgItem=1'), {
 		method: 'POST',
 		headers: { 'webhook-id': 'msg_x', 'webhook-timestamp': String(now), 'webhook-signature': signature },
@@ -117,7 +130,9 @@ test('a failed run without Continue On Fail fails the execution, naming the run,
 	const resumed = await host.resumed(r.executionId);
 	expect(resumed.error?.message).toMatch(/^Run gen_[0-9a-f]+ failed/);
 	expect(resumed.error?.description).toMatch(/5 credits were refunded automatically/);
-	expect(resumed.error?.description).toMatch(/Runs of this step that succeeded and are paid for: gen_[0-9a-f]+ \(item 1\)/);
+	expect(resumed.error?.description).toMatch(
+		/Runs of this step that succeeded and are paid for: gen_[0-9a-f]+ \(item 1\)/,
+	);
 });
 
 test('the time limit: a delivery after it resumes at once, unfinished runs marked timedOut with their run IDs', async () => {
@@ -127,7 +142,11 @@ test('the time limit: a delivery after it resumes at once, unfinished runs marke
 	const resumed = await host.resumed(r.executionId);
 	expect(resumed.error).toBeUndefined();
 	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
-	expect(resumed.items[1].json).toMatchObject({ timedOut: true, status: 'PROCESSING', runId: expect.stringMatching(/^gen_/) });
+	expect(resumed.items[1].json).toMatchObject({
+		timedOut: true,
+		status: 'PROCESSING',
+		runId: expect.stringMatching(/^gen_/),
+	});
 	expect(String(resumed.items[1].json.note)).toMatch(/pick it up with Generation → Wait/);
 	expect(resumed.items[1].binary).toBeUndefined();
 	expect(backend.charges() - spent).toBe(10);
@@ -136,7 +155,14 @@ test('the time limit: a delivery after it resumes at once, unfinished runs marke
 test("n8n not reachable at first: the service's retries bring the execution back", async () => {
 	const spent = backend.charges();
 	const result = await runNode({
-		parameters: { resource: 'generation', operation: 'generate', kind: 'image', prompt: 'later', waitMode: 'pause', model: { __rl: true, mode: 'id', value: 'studio-image-v1' } },
+		parameters: {
+			resource: 'generation',
+			operation: 'generate',
+			kind: 'image',
+			prompt: 'later',
+			waitMode: 'pause',
+			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+		},
 		credentials: credentials(),
 		webhookWaitingBaseUrl: host.baseUrl,
 	});
@@ -153,13 +179,24 @@ test("n8n not reachable at first: the service's retries bring the execution back
 
 describe('pause mode is refused before anything is spent where the service could not call back', () => {
 	test.each([
-		['plain http on a public host', 'http://n8n.example.com/webhook-waiting', /resume URL \(http:\/\/n8n\.example\.com\/webhook-waiting\/[^)]+\) is not https/],
+		[
+			'plain http on a public host',
+			'http://n8n.example.com/webhook-waiting',
+			/resume URL \(http:\/\/n8n\.example\.com\/webhook-waiting\/[^)]+\) is not https/,
+		],
 		['a private host', 'https://10.1.2.3/webhook-waiting', /is on a private or local host/],
 	])('%s', async (_name, waitingBase, message) => {
 		const spent = backend.charges();
 		const posts = backend.requests('POST /v1/generations').length;
 		const r = await runNode({
-			parameters: { resource: 'generation', operation: 'generate', kind: 'image', prompt: 'p', waitMode: 'pause', model: { __rl: true, mode: 'id', value: 'studio-image-v1' } },
+			parameters: {
+				resource: 'generation',
+				operation: 'generate',
+				kind: 'image',
+				prompt: 'p',
+				waitMode: 'pause',
+				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			},
 			credentials: credentials(),
 			webhookWaitingBaseUrl: waitingBase,
 		});
@@ -172,7 +209,14 @@ describe('pause mode is refused before anything is spent where the service could
 
 	test('no webhook signing secret', async () => {
 		const r = await runNode({
-			parameters: { resource: 'generation', operation: 'generate', kind: 'image', prompt: 'p', waitMode: 'pause', model: { __rl: true, mode: 'id', value: 'studio-image-v1' } },
+			parameters: {
+				resource: 'generation',
+				operation: 'generate',
+				kind: 'image',
+				prompt: 'p',
+				waitMode: 'pause',
+				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			},
 			credentials: { ...backend.apiCredentials, mediaGenWebhookApi: { secret: ' ' } },
 			webhookWaitingBaseUrl: host.baseUrl,
 		});
@@ -182,7 +226,13 @@ describe('pause mode is refused before anything is spent where the service could
 
 test('App → Run Look pauses too, and keeps the app and look on its items', async () => {
 	const result = await runNode({
-		parameters: { resource: 'app', operation: 'runLook', app: { __rl: true, mode: 'id', value: 'birthday-song' }, look: 'lofi', waitMode: 'pause' },
+		parameters: {
+			resource: 'app',
+			operation: 'runLook',
+			app: { __rl: true, mode: 'id', value: 'birthday-song' },
+			look: 'lofi',
+			waitMode: 'pause',
+		},
 		credentials: credentials(),
 		webhookWaitingBaseUrl: host.baseUrl,
 	});

@@ -11,7 +11,10 @@ beforeAll(async () => {
 afterAll(async () => backend.sandbox.close());
 
 test.each(Object.entries(saved.nodes))('%s, as saved, still runs and delivers its files', async (_name, parameters) => {
-	const r = await runNode({ parameters: { ...parameters, waiting: { pollIntervalSeconds: 1 } }, credentials: backend.apiCredentials });
+	const r = await runNode({
+		parameters: { ...parameters, waiting: { pollIntervalSeconds: 1 } },
+		credentials: backend.apiCredentials,
+	});
 	expect(r.error).toBeUndefined();
 	expect(r.items[0].json.status).toBe('SUCCEEDED');
 	expect(r.items[0].binary?.data).toBeDefined();

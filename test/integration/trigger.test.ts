@@ -13,7 +13,11 @@ let host: WebhookHost | undefined;
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const H = () => ({ authorization: `Bearer ${backend.account.keys[0]}`, 'content-type': 'application/json' });
 const submit = (body: Record<string, unknown>) =>
-	fetch(`${backend.sandbox.baseUrl}/generations`, { method: 'POST', headers: H(), body: JSON.stringify({ kind: 'image', model: 'studio-image-v1', options: { resolution: '1K' }, ...body }) }).then(async (r) => ((await r.json()) as any).generation);
+	fetch(`${backend.sandbox.baseUrl}/generations`, {
+		method: 'POST',
+		headers: H(),
+		body: JSON.stringify({ kind: 'image', model: 'studio-image-v1', options: { resolution: '1K' }, ...body }),
+	}).then(async (r) => ((await r.json()) as any).generation);
 
 beforeEach(async () => {
 	backend = await startBackend({ timeScale: 0.0005 }); // a 1-minute retry after 30 ms
@@ -59,14 +63,29 @@ test('forged, stale and replayed-with-new-timestamp deliveries start nothing and
 	const secret = newWebhookSecret();
 	host = await hostTrigger({}, { secret });
 	const body = JSON.stringify({ id: 'gen_forged', kind: 'image', model: 'x', status: 'SUCCEEDED', outputs: [] });
-	const sign = (s: string, id: string, ts: number, b: string) => `v1,${createHmac('sha256', Buffer.from(s.slice(6), 'base64')).update(`${id}.${ts}.${b}`).digest('base64')}`;
+	const sign = (s: string, id: string, ts: number, b: string) =>
+		`v1,${createHmac('sha256', Buffer.from(s.slice(6), 'base64'))
+			.update(`${id}.${ts}.${b}`)
+			.digest('base64')}`;
 	const now = Math.floor(Date.now() / 1000);
-	const post = (headers: Record<string, string>, b = body) => fetch(host!.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
-	const forged = await post({ 'webhook-id': 'msg_a', 'webhook-timestamp': String(now), 'webhook-signature': sign(newWebhookSecret(), 'msg_a', now, body) });
+	const post = (headers: Record<string, string>, b = body) =>
+		fetch(host!.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
+	const forged = await post({
+		'webhook-id': 'msg_a',
+		'webhook-timestamp': String(now),
+		'webhook-signature': sign(newWebhookSecret(), 'msg_a', now, body),
+	});
 	expect(forged.status).toBe(401);
-	const stale = await post({ 'webhook-id': 'msg_b', 'webhook-timestamp': String(now - 600), 'webhook-signature': sign(secret, 'msg_b', now - 600, body) });
+	const stale = await post({
+		'webhook-id': 'msg_b',
+		'webhook-timestamp': String(now - 600),
+		'webhook-signature': sign(secret, 'msg_b', now - 600, body),
+	});
 	expect(stale.status).toBe(401);
-	const tampered = await post({ 'webhook-id': 'msg_c', 'webhook-timestamp': String(now), 'webhook-signature': sign(secret, 'msg_c', now, body) }, body.replace('gen_forged', 'gen_forgee'));
+	const tampered = await post(
+		{ 'webhook-id': 'msg_c', 'webhook-timestamp': String(now), 'webhook-signature': sign(secret, 'msg_c', now, body) },
+		body.replace('gen_forged', 'gen_forgee'),
+	);
 	expect(tampered.status).toBe(401);
 	const missing = await post({ 'webhook-id': 'msg_d' });
 	expect(missing.status).toBe(400);
@@ -74,7 +93,11 @@ test('forged, stale and replayed-with-new-timestamp deliveries start nothing and
 	expect(text).not.toContain(secret.slice(6));
 	expect(host.started).toHaveLength(0);
 	// A valid one, then the very same bytes replayed: started once.
-	const valid = { 'webhook-id': 'msg_e', 'webhook-timestamp': String(now), 'webhook-signature': sign(secret, 'msg_e', now, body) };
+	const valid = {
+		'webhook-id': 'msg_e',
+		'webhook-timestamp': String(now),
+		'webhook-signature': sign(secret, 'msg_e', now, body),
+	};
 	expect((await post(valid)).status).toBe(200);
 	expect((await post(valid)).status).toBe(200);
 	expect(host.started).toHaveLength(1);
@@ -114,7 +137,7 @@ async function signedPost(url: string, id: string, key: Buffer, body: string): P
 }
 const keyOf = (secret: string) => Buffer.from(secret.trim().slice(6), 'base64');
 
-describe('remembered webhook-ids are durable (n8n 2.40\'s static-data saving, modelled in the host)', () => {
+describe("remembered webhook-ids are durable (n8n 2.40's static-data saving, modelled in the host)", () => {
 	const runBody = (n: number) => JSON.stringify({ id: `gen_d${n}`, kind: 'image', model: 'm', status: 'SUCCEEDED' });
 	const deliver = async (url: string, secret: string, n: number) => {
 		const res = await signedPost(url, `msg_gen_d${n}_succeeded`, keyOf(secret), runBody(n));

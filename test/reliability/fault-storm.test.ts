@@ -12,8 +12,22 @@ beforeAll(async () => {
 	backend = await startBackend(
 		{
 			durations: { pendingMs: 50, image: 250, video: 250, music: 250 },
-			rateLimits: { submitPerIdentity: 10_000, submitPerAddress: 10_000, readPerIdentity: 10_000, readPerAddress: 10_000, uploadPerIdentity: 10_000 },
-			faults: [{ route: '*', rate: 0.2, seed: 20261122, kinds: ['500', '502', '503', 'drop', 'drop_after', 'slow'], slowMs: 1500 }],
+			rateLimits: {
+				submitPerIdentity: 10_000,
+				submitPerAddress: 10_000,
+				readPerIdentity: 10_000,
+				readPerAddress: 10_000,
+				uploadPerIdentity: 10_000,
+			},
+			faults: [
+				{
+					route: '*',
+					rate: 0.2,
+					seed: 20261122,
+					kinds: ['500', '502', '503', 'drop', 'drop_after', 'slow'],
+					slowMs: 1500,
+				},
+			],
 		},
 		{ concurrency: 5, credits: 100_000 },
 	);
@@ -30,7 +44,9 @@ test('100 items under a 20% fault rate on every route', async () => {
 			prompt: '={{ $json.prompt }}',
 			waiting: { pollIntervalSeconds: 1, requestTimeoutSeconds: 1 },
 		},
-		items: Array.from({ length: 100 }, (_, i) => ({ json: { prompt: i % 10 === 9 ? `storm ${i} [fail]` : `storm ${i}` } })),
+		items: Array.from({ length: 100 }, (_, i) => ({
+			json: { prompt: i % 10 === 9 ? `storm ${i} [fail]` : `storm ${i}` },
+		})),
 		credentials: backend.apiCredentials,
 		nodeOverrides: { onError: 'continueRegularOutput' },
 	});
@@ -77,7 +93,9 @@ test('100 items under a 20% fault rate on every route', async () => {
 	const delivered = new Set(result.items.filter((i) => i.binary?.data).map((i) => String(i.json.id)));
 	const succeeded = runs.filter((r) => r.status === 'SUCCEEDED').map((r) => r.id);
 	expect(succeeded.filter((id) => !delivered.has(id))).toEqual([]);
-	const errorsByKind = result.items.filter((i) => typeof i.json.error === 'string').map((i) => String(i.json.error).slice(0, 60));
+	const errorsByKind = result.items
+		.filter((i) => typeof i.json.error === 'string')
+		.map((i) => String(i.json.error).slice(0, 60));
 	// Failed runs ([fail]) are among the error items with their refund.
 	const failedItems = result.items.filter((i) => i.json.status === 'FAILED');
 	for (const f of failedItems) expect((f.json as IDataObject).refunded).toBe(5);

@@ -6,12 +6,21 @@ let sb: Sandbox;
 beforeAll(async () => {
 	sb = await startSandbox({
 		durations: { pendingMs: 10, image: 40, video: 40, music: 40 },
-		rateLimits: { submitPerIdentity: 100_000, submitPerAddress: 100_000, readPerIdentity: 100_000, readPerAddress: 100_000, uploadPerIdentity: 100_000 },
+		rateLimits: {
+			submitPerIdentity: 100_000,
+			submitPerAddress: 100_000,
+			readPerIdentity: 100_000,
+			readPerAddress: 100_000,
+			uploadPerIdentity: 100_000,
+		},
 	});
 });
 afterAll(async () => sb.close());
 
-async function client(key: string, seed: number): Promise<{ accepted: Set<string>; keys: Map<string, string>; statuses: number[] }> {
+async function client(
+	key: string,
+	seed: number,
+): Promise<{ accepted: Set<string>; keys: Map<string, string>; statuses: number[] }> {
 	const accepted = new Set<string>();
 	const keys = new Map<string, string>();
 	const statuses: number[] = [];
@@ -23,7 +32,17 @@ async function client(key: string, seed: number): Promise<{ accepted: Set<string
 			let res: Response;
 			if (kind <= 1) {
 				const requestKey = `k-${seed}-${i % 150}`; // repeats: the same key must return the same run
-				res = await fetch(`${sb.baseUrl}/generations`, { method: 'POST', headers: h, body: JSON.stringify({ kind: 'image', model: 'studio-image-v1', prompt: i % 11 === 0 ? 'x [fail]' : `load ${i}`, options: { resolution: '1K' }, requestKey }) });
+				res = await fetch(`${sb.baseUrl}/generations`, {
+					method: 'POST',
+					headers: h,
+					body: JSON.stringify({
+						kind: 'image',
+						model: 'studio-image-v1',
+						prompt: i % 11 === 0 ? 'x [fail]' : `load ${i}`,
+						options: { resolution: '1K' },
+						requestKey,
+					}),
+				});
 				const body = (await res.json()) as { generation?: { id: string } };
 				if (res.status === 202 && body.generation) {
 					accepted.add(body.generation.id);
@@ -56,7 +75,10 @@ test('two concurrent clients × 500 requests: no run lost, ledger balanced', asy
 	const b = sb.engine.createAccount({ credits: 100_000, concurrency: 1000 });
 	const [ra, rb] = await Promise.all([client(a.keys[0], 1), client(b.keys[0], 2)]);
 	await new Promise((r) => setTimeout(r, 300));
-	for (const [account, result] of [[a, ra], [b, rb]] as const) {
+	for (const [account, result] of [
+		[a, ra],
+		[b, rb],
+	] as const) {
 		expect(result.statuses).toHaveLength(500);
 		expect(result.statuses.every((s) => [200, 202, 404].includes(s))).toBe(true);
 		const mine = [...sb.engine.runs.values()].filter((r) => r.ownerId === account.id);

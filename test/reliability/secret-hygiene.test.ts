@@ -24,7 +24,11 @@ beforeAll(async () => {
 	backend = await startBackend({}, { apiKey: KEY } as never);
 	for (const m of ['log', 'info', 'warn', 'error', 'debug'] as const) {
 		jest.spyOn(console, m).mockImplementation((...args: unknown[]) => {
-			logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+			logged.push(
+				args
+					.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a)))
+					.join(' '),
+			);
 		});
 	}
 	// n8n's own logger: a transport beside its console one records every line, errors in full.
@@ -60,18 +64,48 @@ function assertClean(label: string, value: unknown): void {
 test('outputs, errors and logs of many operations never contain the key, the anonymous id or the webhook secret', async () => {
 	const api = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: KEY } };
 	const anon = { mediaGenAnonymousApi: { baseUrl: backend.sandbox.baseUrl, anonymousId: ANON } };
-	const gen = (extra: IDataObject) => ({ resource: 'generation', operation: 'generate', kind: 'image', model: { __rl: true, mode: 'id', value: 'studio-image-v1' }, prompt: 'p', waiting: { pollIntervalSeconds: 1 }, ...extra });
+	const gen = (extra: IDataObject) => ({
+		resource: 'generation',
+		operation: 'generate',
+		kind: 'image',
+		model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+		prompt: 'p',
+		waiting: { pollIntervalSeconds: 1 },
+		...extra,
+	});
 	const runs = [
 		await runNode({ parameters: gen({}), credentials: api }),
-		await runNode({ parameters: gen({ prompt: 'x [fail]' }), credentials: api, nodeOverrides: { onError: 'continueRegularOutput' } }),
+		await runNode({
+			parameters: gen({ prompt: 'x [fail]' }),
+			credentials: api,
+			nodeOverrides: { onError: 'continueRegularOutput' },
+		}),
 		await runNode({ parameters: gen({ prompt: 'x [fail]' }), credentials: api }),
 		await runNode({ parameters: { ...gen({}), authentication: 'anonymous' }, credentials: anon }),
-		await runNode({ parameters: { ...gen({ model: { __rl: true, mode: 'id', value: 'lumora-image-2' } }), authentication: 'anonymous' }, credentials: anon }),
-		await runNode({ parameters: { resource: 'account', operation: 'get', authentication: 'anonymous' }, credentials: anon }),
+		await runNode({
+			parameters: {
+				...gen({ model: { __rl: true, mode: 'id', value: 'lumora-image-2' } }),
+				authentication: 'anonymous',
+			},
+			credentials: anon,
+		}),
+		await runNode({
+			parameters: { resource: 'account', operation: 'get', authentication: 'anonymous' },
+			credentials: anon,
+		}),
 		await runNode({ parameters: { resource: 'account', operation: 'get' }, credentials: api }),
-		await runNode({ parameters: { resource: 'account', operation: 'get' }, credentials: { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: `sk_${'deadbeef'.repeat(4)}00000000` } } }),
-		await runNode({ parameters: { resource: 'account', operation: 'get' }, credentials: { mediaGenApi: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY } } }),
-		await runNode({ parameters: { resource: 'account', operation: 'get' }, credentials: { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: `${KEY}x` } } }),
+		await runNode({
+			parameters: { resource: 'account', operation: 'get' },
+			credentials: { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: `sk_${'deadbeef'.repeat(4)}00000000` } },
+		}),
+		await runNode({
+			parameters: { resource: 'account', operation: 'get' },
+			credentials: { mediaGenApi: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: KEY } },
+		}),
+		await runNode({
+			parameters: { resource: 'account', operation: 'get' },
+			credentials: { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: `${KEY}x` } },
+		}),
 		await runNode({ parameters: { resource: 'generation', operation: 'get', runId: 'gen_missing' }, credentials: api }),
 	];
 	runs.forEach((r, i) => {
@@ -85,10 +119,20 @@ test('outputs, errors and logs of many operations never contain the key, the ano
 	const host = await hostTrigger({}, { secret: WHSEC });
 	const body = JSON.stringify({ id: 'gen_x', kind: 'image', model: 'm', status: 'SUCCEEDED', outputs: [] });
 	const ts = Math.floor(Date.now() / 1000);
-	const expected = createHmac('sha256', Buffer.from(WHSEC_BODY, 'base64')).update(`msg_1.${ts}.${body}`).digest('base64');
+	const expected = createHmac('sha256', Buffer.from(WHSEC_BODY, 'base64'))
+		.update(`msg_1.${ts}.${body}`)
+		.digest('base64');
 	const answers = [
-		await fetch(host.url, { method: 'POST', headers: { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': 'v1,AAAA' }, body }),
-		await fetch(host.url, { method: 'POST', headers: { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts - 1000), 'webhook-signature': `v1,${expected}` }, body }),
+		await fetch(host.url, {
+			method: 'POST',
+			headers: { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': 'v1,AAAA' },
+			body,
+		}),
+		await fetch(host.url, {
+			method: 'POST',
+			headers: { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts - 1000), 'webhook-signature': `v1,${expected}` },
+			body,
+		}),
 		await fetch(host.url, { method: 'POST', headers: {}, body }),
 	];
 	for (const a of answers) {

@@ -14,11 +14,29 @@ beforeAll(async () => {
 afterAll(async () => host.close());
 
 const sign = (secret: string, id: string, ts: string, body: string) =>
-	`v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${ts}.${body}`).digest('base64')}`;
-const runBody = (n: number) => JSON.stringify({ id: `gen_${n}`, kind: 'image', model: 'studio-image-v1', status: n % 3 ? 'SUCCEEDED' : 'FAILED', cost: 5, outputs: [], error: null, createdAt: 1, prompt: 'p', options: {} });
+	`v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+		.update(`${id}.${ts}.${body}`)
+		.digest('base64')}`;
+const runBody = (n: number) =>
+	JSON.stringify({
+		id: `gen_${n}`,
+		kind: 'image',
+		model: 'studio-image-v1',
+		status: n % 3 ? 'SUCCEEDED' : 'FAILED',
+		cost: 5,
+		outputs: [],
+		error: null,
+		createdAt: 1,
+		prompt: 'p',
+		options: {},
+	});
 
 async function send(headers: Record<string, string>, body: string): Promise<number> {
-	const res = await fetch(host.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+	const res = await fetch(host.url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', ...headers },
+		body,
+	});
 	await res.text();
 	return res.status;
 }
@@ -30,7 +48,14 @@ test('1,000 seeded random or forged deliveries start nothing and crash nothing',
 	const statuses: number[] = [];
 	for (let i = 0; i < 1000; i++) {
 		const now = Math.floor(Date.now() / 1000);
-		const body = pick([runBody(i), junk(Math.floor(random() * 300)).toString('latin1'), '{}', '', '{"id":', JSON.stringify({ type: 'test' })]);
+		const body = pick([
+			runBody(i),
+			junk(Math.floor(random() * 300)).toString('latin1'),
+			'{}',
+			'',
+			'{"id":',
+			JSON.stringify({ type: 'test' }),
+		]);
 		const id = pick([`msg_${i}`, '', ' ', 'x'.repeat(500), `msg_${i}\u0000`]);
 		const ts = pick([String(now), String(now - 400), String(now + 400), 'abc', '', '1e9', String(now) + '0']);
 		const signature = pick([
@@ -64,7 +89,12 @@ test('200 valid deliveries, half repeats: one start per unique webhook-id', asyn
 		const now = String(Math.floor(Date.now() / 1000));
 		const id = `msg_gen_${n}_${n % 3 ? 'succeeded' : 'failed'}`;
 		const body = runBody(n);
-		statuses.push(await send({ 'webhook-id': id, 'webhook-timestamp': now, 'webhook-signature': sign(SECRET, id, now, body) }, body));
+		statuses.push(
+			await send(
+				{ 'webhook-id': id, 'webhook-timestamp': now, 'webhook-signature': sign(SECRET, id, now, body) },
+				body,
+			),
+		);
 	}
 	expect(statuses.every((s) => s === 200)).toBe(true);
 	const started = host.started.slice(before).map((items) => items[0].json.webhookId);

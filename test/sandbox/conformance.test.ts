@@ -12,7 +12,11 @@ let accountId: string;
 const H = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
 async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = H()) {
-	const res = await fetch(`${sb.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+	const res = await fetch(`${sb.baseUrl}${path}`, {
+		method,
+		headers,
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
 	const text = await res.text();
 	let json: any;
 	try {
@@ -23,7 +27,13 @@ async function api(method: string, path: string, body?: unknown, headers: Record
 	return { status: res.status, json, headers: res.headers };
 }
 
-const img = (extra: Record<string, unknown> = {}) => ({ kind: 'image', model: 'studio-image-v1', prompt: 'a cat', options: { resolution: '1K' }, ...extra });
+const img = (extra: Record<string, unknown> = {}) => ({
+	kind: 'image',
+	model: 'studio-image-v1',
+	prompt: 'a cat',
+	options: { resolution: '1K' },
+	...extra,
+});
 const balance = () => sb.engine.balanceOf(accountId);
 const settle = (ms = 400) => new Promise((r) => setTimeout(r, ms));
 
@@ -43,15 +53,26 @@ describe('catalogue', () => {
 		expect(models).toHaveLength(30);
 		const count = (k: string) => models.filter((m) => m.kind === k).length;
 		expect([count('video'), count('image'), count('music')]).toEqual([15, 14, 1]);
-		const prices = (k: string) => models.filter((m) => m.kind === k && !m.free_tier).map((m) => m.credits_at_defaults).sort((a, b) => a - b);
-		expect(prices('video')).toEqual([90, 300, 480, 445, 130, 115, 155, 130, 210, 125, 115, 185, 185, 315].sort((a, b) => a - b));
+		const prices = (k: string) =>
+			models
+				.filter((m) => m.kind === k && !m.free_tier)
+				.map((m) => m.credits_at_defaults)
+				.sort((a, b) => a - b);
+		expect(prices('video')).toEqual(
+			[90, 300, 480, 445, 130, 115, 155, 130, 210, 125, 115, 185, 185, 315].sort((a, b) => a - b),
+		);
 		expect(prices('image')).toEqual([25, 15, 50, 15, 25, 10, 15, 10, 15, 15, 10, 10, 20].sort((a, b) => a - b));
 		expect(models.find((m) => m.id === 'studio-image-v1')).toMatchObject({ credits_at_defaults: 5, free_tier: true });
 		expect(models.find((m) => m.id === 'studio-video-v1')).toMatchObject({ credits_at_defaults: 20, free_tier: true });
 		const music = models.find((m) => m.kind === 'music');
 		expect(music.credits_at_defaults).toBe(60);
 		expect(music.music.prompt_max_chars_by_mode).toEqual({ Describe: 3000, Lyrics: 5000, Instrumental: 1000 });
-		expect(music.music).toMatchObject({ style_max_chars: 1000, title_max_chars: 80, vocal: ['m', 'f'], songs_per_run: 2 });
+		expect(music.music).toMatchObject({
+			style_max_chars: 1000,
+			title_max_chars: 80,
+			vocal: ['m', 'f'],
+			songs_per_run: 2,
+		});
 		expect(models.some((m) => m.inputs.includes('audio'))).toBe(true);
 		expect(models.some((m) => m.options.aspect === null)).toBe(true);
 		expect(new Set(models.map((m) => m.reference_images_max))).toEqual(expect.objectContaining({}));
@@ -65,7 +86,8 @@ describe('catalogue', () => {
 		const apps = r.json.apps as any[];
 		expect(new Set(apps.map((a) => a.kind))).toEqual(new Set(['image', 'video', 'music']));
 		for (const app of apps) for (const look of app.looks) expect(look.url).toContain(`look=${look.id}`);
-		for (const app of apps.filter((a) => a.kind === 'music')) for (const look of app.looks) expect(look.options.tier).toBeDefined();
+		for (const app of apps.filter((a) => a.kind === 'music'))
+			for (const look of app.looks) expect(look.options.tier).toBeDefined();
 		expect(apps.find((a) => a.slug === 'couple-poster').inputs).toHaveLength(3);
 	});
 
@@ -79,11 +101,19 @@ describe('catalogue', () => {
 describe('identity', () => {
 	test('no identity gives 401 unauthorized; a bad key 401 invalid_api_key', async () => {
 		expect((await api('GET', '/me', undefined, {})).json.error).toBe('unauthorized');
-		expect((await api('GET', '/me', undefined, { authorization: `Bearer sk_${'0'.repeat(40)}` })).json).toMatchObject({ error: 'invalid_api_key' });
+		expect((await api('GET', '/me', undefined, { authorization: `Bearer sk_${'0'.repeat(40)}` })).json).toMatchObject({
+			error: 'invalid_api_key',
+		});
 	});
 
 	test('GET /me for a key and for an anonymous id', async () => {
-		expect((await api('GET', '/me')).json).toMatchObject({ tier: 'paid', credits: 1000, watermarked: false, concurrency: 3, email: expect.any(String) });
+		expect((await api('GET', '/me')).json).toMatchObject({
+			tier: 'paid',
+			credits: 1000,
+			watermarked: false,
+			concurrency: 3,
+			email: expect.any(String),
+		});
 		const anon = (await api('GET', '/me', undefined, { 'x-anon-id': 'anon-abcdefgh' })).json;
 		expect(anon).toMatchObject({ tier: 'anonymous', credits: 5, watermarked: true });
 		expect(anon.email).toBeUndefined();
@@ -94,14 +124,33 @@ describe('identity', () => {
 	});
 
 	test('3 anonymous wallets per address per day, then 429 anon_ip_daily', async () => {
-		for (let i = 0; i < 3; i++) expect((await api('GET', '/me', undefined, { 'x-anon-id': `anon-wallet-${i}x`, 'x-sandbox-client-ip': '10.9.9.9' })).status).toBe(200);
-		expect((await api('GET', '/me', undefined, { 'x-anon-id': 'anon-wallet-4x', 'x-sandbox-client-ip': '10.9.9.9' })).json.error).toBe('anon_ip_daily');
+		for (let i = 0; i < 3; i++)
+			expect(
+				(await api('GET', '/me', undefined, { 'x-anon-id': `anon-wallet-${i}x`, 'x-sandbox-client-ip': '10.9.9.9' }))
+					.status,
+			).toBe(200);
+		expect(
+			(await api('GET', '/me', undefined, { 'x-anon-id': 'anon-wallet-4x', 'x-sandbox-client-ip': '10.9.9.9' })).json
+				.error,
+		).toBe('anon_ip_daily');
 	});
 
 	test('anonymous: only the house image engine (403 needs_api_key), then 402 allowance when spent', async () => {
 		const h = { 'x-anon-id': 'anon-spender-1', 'content-type': 'application/json' };
-		expect((await api('POST', '/generations', img({ model: 'lumora-image-2', options: { resolution: '2K' } }), h)).json.error).toBe('needs_api_key');
-		expect((await api('POST', '/generations', { kind: 'video', model: 'studio-video-v1', prompt: 'x', options: { resolution: '480p' } }, h)).json.error).toBe('needs_api_key');
+		expect(
+			(await api('POST', '/generations', img({ model: 'lumora-image-2', options: { resolution: '2K' } }), h)).json
+				.error,
+		).toBe('needs_api_key');
+		expect(
+			(
+				await api(
+					'POST',
+					'/generations',
+					{ kind: 'video', model: 'studio-video-v1', prompt: 'x', options: { resolution: '480p' } },
+					h,
+				)
+			).json.error,
+		).toBe('needs_api_key');
 		expect((await api('POST', '/generations', img(), h)).status).toBe(202);
 		await settle();
 		expect((await api('POST', '/generations', img({ prompt: 'again' }), h)).json.error).toBe('allowance');
@@ -119,7 +168,12 @@ describe('generations', () => {
 	test('202 with cost fixed at submission; PENDING → PROCESSING → SUCCEEDED; outputs; ledger', async () => {
 		const r = await api('POST', '/generations', img());
 		expect(r.status).toBe(202);
-		expect(r.json.generation).toMatchObject({ status: 'PENDING', cost: 5, outputs: [], options: { resolution: '1K', aspect: '1:1', format: 'PNG' } });
+		expect(r.json.generation).toMatchObject({
+			status: 'PENDING',
+			cost: 5,
+			outputs: [],
+			options: { resolution: '1K', aspect: '1:1', format: 'PNG' },
+		});
 		expect(balance()).toBe(995);
 		await settle(100);
 		expect((await api('GET', `/generations/${r.json.generation.id}`)).json.generation.status).toBe('PROCESSING');
@@ -130,12 +184,21 @@ describe('generations', () => {
 	});
 
 	test('price from resolution, length and audio; credits_at_defaults at defaults', async () => {
-		const at = (model: string, options: Record<string, unknown>) => api('POST', '/generations', { kind: 'video', model, prompt: 'x', options, requestKey: JSON.stringify([model, options]) });
+		const at = (model: string, options: Record<string, unknown>) =>
+			api('POST', '/generations', {
+				kind: 'video',
+				model,
+				prompt: 'x',
+				options,
+				requestKey: JSON.stringify([model, options]),
+			});
 		expect((await at('lumora-motion-3', { resolution: '1080p' })).json.generation.cost).toBe(300);
 		sb.engine.runs.clear();
 		expect((await at('lumora-motion-3', { resolution: '720p' })).json.generation.cost).toBe(200);
 		sb.engine.runs.clear();
-		expect((await at('lumora-motion-3', { resolution: '1080p', duration: 10, audio: false })).json.generation.cost).toBe(300);
+		expect(
+			(await at('lumora-motion-3', { resolution: '1080p', duration: 10, audio: false })).json.generation.cost,
+		).toBe(300);
 	});
 
 	test('a repeated requestKey returns the first run and charges once', async () => {
@@ -164,11 +227,51 @@ describe('generations', () => {
 			[img({ webhookUrl: 'http://hooks.example.com/x' }), /https/],
 			[img({ webhookUrl: `https://hooks.example.com/${'a'.repeat(480)}` }), /longer than 500/],
 			[img({ requestKey: 'k'.repeat(121) }), /longer than 120/],
-			[{ kind: 'music', model: 'cadence-song-v1', prompt: 'x'.repeat(3001), options: { resolution: 'song', tier: 'Describe' } }, /longer than 3000/],
-			[{ kind: 'music', model: 'cadence-song-v1', prompt: 'x', options: { resolution: 'song', tier: 'Instrumental', style: 'jazz' } }, /style is used only/],
-			[{ kind: 'music', model: 'cadence-song-v1', prompt: 'x', options: { resolution: 'song', tier: 'Describe', title: 'T' } }, /title is used only/],
-			[{ kind: 'music', model: 'cadence-song-v1', prompt: 'x', options: { resolution: 'song', tier: 'Instrumental', vocal: 'm' } }, /vocal is used only in Lyrics/],
-			[{ kind: 'music', model: 'cadence-song-v1', prompt: 'x', options: { resolution: 'song', tier: 'Lyrics', title: 'x'.repeat(81) } }, /title is longer than 80/],
+			[
+				{
+					kind: 'music',
+					model: 'cadence-song-v1',
+					prompt: 'x'.repeat(3001),
+					options: { resolution: 'song', tier: 'Describe' },
+				},
+				/longer than 3000/,
+			],
+			[
+				{
+					kind: 'music',
+					model: 'cadence-song-v1',
+					prompt: 'x',
+					options: { resolution: 'song', tier: 'Instrumental', style: 'jazz' },
+				},
+				/style is used only/,
+			],
+			[
+				{
+					kind: 'music',
+					model: 'cadence-song-v1',
+					prompt: 'x',
+					options: { resolution: 'song', tier: 'Describe', title: 'T' },
+				},
+				/title is used only/,
+			],
+			[
+				{
+					kind: 'music',
+					model: 'cadence-song-v1',
+					prompt: 'x',
+					options: { resolution: 'song', tier: 'Instrumental', vocal: 'm' },
+				},
+				/vocal is used only in Lyrics/,
+			],
+			[
+				{
+					kind: 'music',
+					model: 'cadence-song-v1',
+					prompt: 'x',
+					options: { resolution: 'song', tier: 'Lyrics', title: 'x'.repeat(81) },
+				},
+				/title is longer than 80/,
+			],
 			[{ kind: 'video', model: 'orchid-avatar', prompt: 'x', options: { resolution: '720p' } }, /needs driving audio/],
 		];
 		for (const [body, pattern] of cases) {
@@ -195,7 +298,10 @@ describe('generations', () => {
 		const f = await api('POST', '/generations', img({ prompt: 'x [fail]' }));
 		const s = await api('POST', '/generations', img({ prompt: 'x [stuck]' }));
 		await settle(1200);
-		expect((await api('GET', `/generations/${f.json.generation.id}`)).json.generation).toMatchObject({ status: 'FAILED', error: expect.any(String) });
+		expect((await api('GET', `/generations/${f.json.generation.id}`)).json.generation).toMatchObject({
+			status: 'FAILED',
+			error: expect.any(String),
+		});
 		expect((await api('GET', `/generations/${s.json.generation.id}`)).json.generation.status).toBe('FAILED');
 		expect(balance()).toBe(1000);
 	});
@@ -211,10 +317,16 @@ describe('generations', () => {
 		expect((await api('POST', '/generations', img({ prompt: 'p4' }))).json.error).toBe('busy');
 	});
 
-	test('another identity\'s run is 404 not_found', async () => {
+	test("another identity's run is 404 not_found", async () => {
 		const r = await api('POST', '/generations', img());
 		const other = sb.engine.createAccount();
-		expect((await api('GET', `/generations/${r.json.generation.id}`, undefined, { authorization: `Bearer ${other.keys[0]}` })).json.error).toBe('not_found');
+		expect(
+			(
+				await api('GET', `/generations/${r.json.generation.id}`, undefined, {
+					authorization: `Bearer ${other.keys[0]}`,
+				})
+			).json.error,
+		).toBe('not_found');
 	});
 
 	test('listing: newest first, limit, before cursor, next_before null on the last page, limit bounds', async () => {
@@ -266,27 +378,57 @@ describe('uploads and media', () => {
 		const png = Buffer.from('89504e470d0a1a0a', 'hex');
 		const slot = (await api('POST', '/uploads', { mime: 'image/png', bytes: png.length })).json;
 		expect(slot.expires_in).toBe(300);
-		expect((await fetch(slot.upload_url, { method: 'PUT', headers: { 'content-type': 'image/jpeg' }, body: png })).status).toBe(400);
-		expect((await fetch(slot.upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status).toBe(200);
+		expect(
+			(await fetch(slot.upload_url, { method: 'PUT', headers: { 'content-type': 'image/jpeg' }, body: png })).status,
+		).toBe(400);
+		expect(
+			(await fetch(slot.upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png })).status,
+		).toBe(200);
 		expect((await api('POST', '/generations', img({ imageUrls: [slot.url] }))).status).toBe(202);
 		expect((await api('POST', '/uploads', { mime: 'text/plain', bytes: 3 })).json.error).toBe('invalid');
-		expect((await api('POST', '/uploads', { mime: 'image/png', bytes: 11 * 1024 * 1024 })).json.error).toBe('too_large');
+		expect((await api('POST', '/uploads', { mime: 'image/png', bytes: 11 * 1024 * 1024 })).json.error).toBe(
+			'too_large',
+		);
 		expect((await api('POST', '/uploads', { mime: 'video/mp4', bytes: 51 * 1024 * 1024 })).status).toBe(413);
 		sb.config.timeScale = 0.0001;
 		const quick = (await api('POST', '/uploads', { mime: 'image/png', bytes: png.length })).json;
 		await settle(100);
-		const expired = await fetch(quick.upload_url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: png });
+		const expired = await fetch(quick.upload_url, {
+			method: 'PUT',
+			headers: { 'content-type': 'image/png' },
+			body: png,
+		});
 		expect(expired.status).toBe(403);
 		expect(((await expired.json()) as any).message).toMatch(/expired/);
 	});
 
 	test('outputs are real media with the right types', async () => {
 		const magic: Array<[Record<string, unknown>, string, (b: Buffer) => boolean]> = [
-			[img({ options: { resolution: '1K', format: 'PNG' } }), 'image/png', (b) => b.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex'))],
-			[img({ options: { resolution: '1K', format: 'JPG' } }), 'image/jpeg', (b) => b[0] === 0xff && b[1] === 0xd8 && b[b.length - 2] === 0xff && b[b.length - 1] === 0xd9],
-			[img({ options: { resolution: '1K', format: 'WEBP' } }), 'image/webp', (b) => b.subarray(0, 4).toString() === 'RIFF' && b.subarray(8, 12).toString() === 'WEBP'],
-			[{ kind: 'video', model: 'studio-video-v1', prompt: 'v', options: { resolution: '480p' } }, 'video/mp4', (b) => b.subarray(4, 8).toString() === 'ftyp'],
-			[{ kind: 'music', model: 'cadence-song-v1', prompt: 'm', options: { resolution: 'song' } }, 'audio/mpeg', (b) => b.subarray(0, 3).toString() === 'ID3'],
+			[
+				img({ options: { resolution: '1K', format: 'PNG' } }),
+				'image/png',
+				(b) => b.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex')),
+			],
+			[
+				img({ options: { resolution: '1K', format: 'JPG' } }),
+				'image/jpeg',
+				(b) => b[0] === 0xff && b[1] === 0xd8 && b[b.length - 2] === 0xff && b[b.length - 1] === 0xd9,
+			],
+			[
+				img({ options: { resolution: '1K', format: 'WEBP' } }),
+				'image/webp',
+				(b) => b.subarray(0, 4).toString() === 'RIFF' && b.subarray(8, 12).toString() === 'WEBP',
+			],
+			[
+				{ kind: 'video', model: 'studio-video-v1', prompt: 'v', options: { resolution: '480p' } },
+				'video/mp4',
+				(b) => b.subarray(4, 8).toString() === 'ftyp',
+			],
+			[
+				{ kind: 'music', model: 'cadence-song-v1', prompt: 'm', options: { resolution: 'song' } },
+				'audio/mpeg',
+				(b) => b.subarray(0, 3).toString() === 'ID3',
+			],
 		];
 		for (const [body, mime, check] of magic) {
 			const r = await api('POST', '/generations', body);
@@ -311,7 +453,11 @@ describe('webhooks', () => {
 			});
 		});
 		await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-		return { got, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => new Promise((r) => server.close(r)) };
+		return {
+			got,
+			url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+			close: () => new Promise((r) => server.close(r)),
+		};
 	}
 
 	test('a registered endpoint gets one signed delivery that verifies with standardwebhooks, and fails it on a changed byte', async () => {
@@ -323,7 +469,11 @@ describe('webhooks', () => {
 		const { headers, body } = rx.got[0];
 		expect(headers['webhook-id']).toBe(`msg_${r.json.generation.id}_succeeded`);
 		const wh = new Webhook(ep.secret);
-		const h = { 'webhook-id': String(headers['webhook-id']), 'webhook-timestamp': String(headers['webhook-timestamp']), 'webhook-signature': String(headers['webhook-signature']) };
+		const h = {
+			'webhook-id': String(headers['webhook-id']),
+			'webhook-timestamp': String(headers['webhook-timestamp']),
+			'webhook-signature': String(headers['webhook-signature']),
+		};
 		expect(wh.verify(body, h)).toMatchObject({ id: r.json.generation.id, status: 'SUCCEEDED' });
 		expect(() => wh.verify(body.replace('SUCCEEDED', 'SUCCEEDEE'), h)).toThrow();
 		await rx.close();
@@ -338,7 +488,9 @@ describe('webhooks', () => {
 		await settle(1500);
 		expect(registered.got).toHaveLength(0);
 		expect(own.got.length).toBe(3);
-		expect(new Set(own.got.map((g) => g.headers['webhook-id']))).toEqual(new Set([`msg_${r.json.generation.id}_failed`]));
+		expect(new Set(own.got.map((g) => g.headers['webhook-id']))).toEqual(
+			new Set([`msg_${r.json.generation.id}_failed`]),
+		);
 		expect(JSON.parse(own.got[2].body)).toMatchObject({ status: 'FAILED', refunded: 5 });
 		await registered.close();
 		await own.close();
@@ -374,7 +526,14 @@ describe('remaining rows of the spec tables', () => {
 		const others = [sb.engine.createAccount(), sb.engine.createAccount()];
 		const statuses: number[] = [];
 		for (const a of [...others, ...others]) {
-			statuses.push((await api('POST', '/generations', img({ prompt: `p${statuses.length}` }), { authorization: `Bearer ${a.keys[0]}`, 'content-type': 'application/json' })).status);
+			statuses.push(
+				(
+					await api('POST', '/generations', img({ prompt: `p${statuses.length}` }), {
+						authorization: `Bearer ${a.keys[0]}`,
+						'content-type': 'application/json',
+					})
+				).status,
+			);
 		}
 		expect(statuses).toEqual([202, 202, 202, 429]);
 	});
@@ -388,7 +547,9 @@ describe('remaining rows of the spec tables', () => {
 
 	test('an upload outage gives 503 storage_unavailable', async () => {
 		sb.faults.set([{ route: 'POST /uploads', script: ['503'] }]);
-		expect((await api('POST', '/uploads', { mime: 'image/png', bytes: 10 })).json).toMatchObject({ error: 'storage_unavailable' });
+		expect((await api('POST', '/uploads', { mime: 'image/png', bytes: 10 })).json).toMatchObject({
+			error: 'storage_unavailable',
+		});
 	});
 
 	test('cancelling is not supported: there is no cancel route', async () => {

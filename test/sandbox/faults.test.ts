@@ -20,7 +20,7 @@ describe('FaultInjector', () => {
 		expect(injector.pick('GET /me')).toEqual({ kind: '429', slowMs: 2000, retryAfterSeconds: 1 });
 	});
 
-	test('a rule\'s own slowMs and retryAfterSeconds are used', () => {
+	test("a rule's own slowMs and retryAfterSeconds are used", () => {
 		const injector = new FaultInjector();
 		injector.set([{ route: '*', script: ['429'], slowMs: 50, retryAfterSeconds: 7 }]);
 		expect(injector.pick('GET /me')).toEqual({ kind: '429', slowMs: 50, retryAfterSeconds: 7 });

@@ -19,7 +19,10 @@ export async function restSession(dev: DevStack) {
 	if (!login.ok) throw new Error(`n8n login: HTTP ${login.status}`);
 	const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
 	return async <T>(p: string, init: RequestInit = {}): Promise<T> => {
-		const res = await fetch(`${dev.editorUrl}${p}`, { ...init, headers: { cookie, 'content-type': 'application/json', 'browser-id': 'ui-tests', ...(init.headers ?? {}) } });
+		const res = await fetch(`${dev.editorUrl}${p}`, {
+			...init,
+			headers: { cookie, 'content-type': 'application/json', 'browser-id': 'ui-tests', ...(init.headers ?? {}) },
+		});
 		const text = await res.text();
 		if (!res.ok) throw new Error(`n8n ${p}: HTTP ${res.status} ${text.slice(0, 500)}`);
 		return (JSON.parse(text) as { data: T }).data;
@@ -116,7 +119,8 @@ export class Editor {
 
 	/** Opens the model (or app) list and returns what it shows, optionally after typing a search. */
 	async locatorList(search?: string): Promise<string[]> {
-		if (await this.page.locator('input[data-test-id="rlc-search"]:visible').count()) await this.page.keyboard.press('Escape');
+		if (await this.page.locator('input[data-test-id="rlc-search"]:visible').count())
+			await this.page.keyboard.press('Escape');
 		await this.parameters.locator('[data-test-id="rlc-input"]').first().click();
 		if (search !== undefined) await this.page.locator('input[data-test-id="rlc-search"]:visible').fill(search);
 		const items = this.page.locator('[data-test-id="rlc-item"]');
@@ -164,7 +168,10 @@ export class Editor {
 
 	/** The labels of the Options box's fields once it has loaded, or [] when it shows a notice. */
 	async options(expectedCount: number): Promise<string[]> {
-		return await this.until(() => this.optionLabels(), (v) => v.length === expectedCount);
+		return await this.until(
+			() => this.optionLabels(),
+			(v) => v.length === expectedCount,
+		);
 	}
 
 	/** The labels of the Options box's fields, in order. */
@@ -177,19 +184,27 @@ export class Editor {
 	async cutLabels(): Promise<string[]> {
 		return await this.parameters.evaluate((root) =>
 			Array.from(root.querySelectorAll('[data-test-id="input-label"] label span'))
-				.filter((el) => (el as HTMLElement).scrollWidth > (el as HTMLElement).clientWidth + 1 || (el.parentElement && el.parentElement.scrollWidth > el.parentElement.clientWidth + 1))
+				.filter(
+					(el) =>
+						(el as HTMLElement).scrollWidth > (el as HTMLElement).clientWidth + 1 ||
+						(el.parentElement && el.parentElement.scrollWidth > el.parentElement.clientWidth + 1),
+				)
 				.map((el) => (el.textContent ?? '').trim()),
 		);
 	}
 
 	async labels(): Promise<string[]> {
-		return (await this.parameters.locator('[data-test-id="input-label"] label').allInnerTexts()).map((t) => t.split('\n')[0].trim());
+		return (await this.parameters.locator('[data-test-id="input-label"] label').allInnerTexts()).map((t) =>
+			t.split('\n')[0].trim(),
+		);
 	}
 
 	/** Adds a field of an "Additional Fields" collection, or lists what it offers. */
 	async collectionOffers(index = 0): Promise<string[]> {
 		await this.parameters.locator('[data-test-id="collection-parameter-add"]').nth(index).click();
-		const items = this.page.locator('[data-test-id="collection-parameter-option"]:visible, .el-select-dropdown__item:visible');
+		const items = this.page.locator(
+			'[data-test-id="collection-parameter-option"]:visible, .el-select-dropdown__item:visible',
+		);
 		await items.first().waitFor();
 		const texts = (await items.allInnerTexts()).map((t) => t.trim());
 		await this.page.keyboard.press('Escape');
@@ -198,14 +213,27 @@ export class Editor {
 
 	/** A picture of the parameters column, scrolled so that `top` (a parameter name) is its first field. */
 	async shotPanel(name: string, top: string): Promise<string> {
-		await this.param(top).evaluate((el) => el.closest('.parameter-item, [data-test-id="parameter-item"]')?.scrollIntoView({ block: 'start' }) ?? el.scrollIntoView({ block: 'start' }));
+		await this.param(top).evaluate(
+			(el) =>
+				el.closest('.parameter-item, [data-test-id="parameter-item"]')?.scrollIntoView({ block: 'start' }) ??
+				el.scrollIntoView({ block: 'start' }),
+		);
 		await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 		const box = (await this.parameters.boundingBox())!;
 		const viewport = this.page.viewportSize()!;
-		return await this.shot(name, undefined, { x: box.x - 16, y: 60, width: box.width + 32, height: viewport.height - 100 });
+		return await this.shot(name, undefined, {
+			x: box.x - 16,
+			y: 60,
+			width: box.width + 32,
+			height: viewport.height - 100,
+		});
 	}
 
-	async shot(name: string, target?: Locator, clip?: { x: number; y: number; width: number; height: number }): Promise<string> {
+	async shot(
+		name: string,
+		target?: Locator,
+		clip?: { x: number; y: number; width: number; height: number },
+	): Promise<string> {
 		mkdirSync(SCREENSHOTS, { recursive: true });
 		const file = path.join(SCREENSHOTS, `${name}.png`);
 		await this.page.mouse.move(2, 790); // no hover effects in the picture

@@ -40,13 +40,24 @@ async function credits(): Promise<number> {
 }
 
 /** A workflow with a manual trigger and one Media Generation node, made through n8n's REST API. */
-async function scratch(name: string, parameters: Record<string, unknown>, credentials: Record<string, unknown> = API_CREDENTIAL): Promise<string> {
+async function scratch(
+	name: string,
+	parameters: Record<string, unknown>,
+	credentials: Record<string, unknown> = API_CREDENTIAL,
+): Promise<string> {
 	const wf = await rest<{ id: string }>('/rest/workflows', {
 		method: 'POST',
 		body: JSON.stringify({
 			name: `UI test: ${name}`,
 			nodes: [
-				{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'start',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{ id: 'gen', name, type: NODE, typeVersion: 1, position: [240, 0], parameters, credentials },
 			],
 			connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
@@ -76,12 +87,21 @@ describe('npm run dev', () => {
 		expect(workflows).toHaveLength(6);
 		expect(workflows).toContain('Media Generation: generate an image and save it');
 		await page.goto(`${dev.editorUrl}/home/credentials`);
-		await page.locator('[data-test-id="resources-list-search"]').locator('xpath=descendant-or-self::input').first().fill('Media Generation sandbox');
+		await page
+			.locator('[data-test-id="resources-list-search"]')
+			.locator('xpath=descendant-or-self::input')
+			.first()
+			.fill('Media Generation sandbox');
 		const cards = page.locator('[data-test-id="resources-list-item"]');
 		await ed.settle();
 		await cards.first().waitFor();
 		const creds = (await cards.allInnerTexts()).join('\n');
-		for (const name of ['Media Generation sandbox', 'Media Generation sandbox (free tier)', 'Media Generation sandbox webhook']) expect(creds).toContain(name);
+		for (const name of [
+			'Media Generation sandbox',
+			'Media Generation sandbox (free tier)',
+			'Media Generation sandbox webhook',
+		])
+			expect(creds).toContain(name);
 	});
 });
 
@@ -91,7 +111,10 @@ describe('the canvas', () => {
 		const ours = page.locator('[data-test-id="canvas-node"]').filter({ has: page.locator('img[src*="mediagen"]') });
 		expect(await ours.count()).toBeGreaterThan(0);
 		for (const text of await ours.allInnerTexts()) {
-			const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+			const lines = text
+				.split('\n')
+				.map((l) => l.trim())
+				.filter(Boolean);
 			expect(lines.length).toBeGreaterThanOrEqual(2); // name, then subtitle
 			expect(text).not.toMatch(/undefined|\[object/);
 		}
@@ -105,7 +128,7 @@ describe('Generate, kind by kind', () => {
 		id = await scratch('Generate', generate('image'));
 	});
 
-	test('image: the model list shows names with prices and is searchable; the options are the model\'s, each at its default', async () => {
+	test("image: the model list shows names with prices and is searchable; the options are the model's, each at its default", async () => {
 		await ed.openWorkflow(id);
 		await ed.openNode('Generate');
 		expect(await ed.aboutText()).toBe('Pick an image model above: what it accepts appears here.');
@@ -114,13 +137,24 @@ describe('Generate, kind by kind', () => {
 		for (const entry of list) expect(entry).toMatch(/^.+ \(.+\) · \d+ credits?/);
 		expect(list[0]).toBe('Studio Image (Studio) · 5 credits, free tier');
 		await ed.shot('model-list', undefined, { x: 430, y: 60, width: 420, height: 420 });
-		expect(await ed.locatorList('lumora')).toEqual(['Lumora Image 2 Fast (Lumora) · 15 credits', 'Lumora Image 2 (Lumora) · 25 credits']);
+		expect(await ed.locatorList('lumora')).toEqual([
+			'Lumora Image 2 Fast (Lumora) · 15 credits',
+			'Lumora Image 2 (Lumora) · 25 credits',
+		]);
 		await page.keyboard.press('Escape');
 		await ed.pickFromList('Studio Image (Studio)');
 		expect(await ed.valueOf('model')).toBe('Studio Image (Studio) · 5 credits, free tier');
 		expect(await ed.aboutText()).toContain('Studio Image (Studio) · 5 credits at its defaults, free tier.');
-		expect(await ed.options(3)).toEqual(['Resolution (default: 1K)', 'Aspect Ratio (default: 1:1)', 'File Format (default: PNG)']);
-		for (const [field, value] of [['resolution', 'Model Default (1K)'], ['aspect', 'Model Default (1:1)'], ['format', 'Model Default (PNG)']]) {
+		expect(await ed.options(3)).toEqual([
+			'Resolution (default: 1K)',
+			'Aspect Ratio (default: 1:1)',
+			'File Format (default: PNG)',
+		]);
+		for (const [field, value] of [
+			['resolution', 'Model Default (1K)'],
+			['aspect', 'Model Default (1:1)'],
+			['format', 'Model Default (PNG)'],
+		]) {
 			expect(await ed.valueOf(field)).toBe(value);
 		}
 		expect(await ed.entries('format')).toEqual(['Model Default (PNG)', 'PNG (default)', 'JPG', 'WEBP']);
@@ -138,18 +172,35 @@ describe('Generate, kind by kind', () => {
 		await ed.pick('kind', 'Video');
 		expect(await ed.valueOf('model')).toBe('');
 		const pickVideo = 'Pick a video model above: what it accepts appears here.';
-		expect(await ed.until(() => ed.aboutText(), (t) => t === pickVideo)).toBe(pickVideo);
-		expect(await ed.until(() => ed.optionsText(), (t) => t === pickVideo)).toBe(pickVideo);
+		expect(
+			await ed.until(
+				() => ed.aboutText(),
+				(t) => t === pickVideo,
+			),
+		).toBe(pickVideo);
+		expect(
+			await ed.until(
+				() => ed.optionsText(),
+				(t) => t === pickVideo,
+			),
+		).toBe(pickVideo);
 		const list = await ed.locatorList();
 		expect(list).toHaveLength(15);
 		expect(list).toContain('Orchid Avatar (Orchid) · 185 credits, needs driving audio');
 		await page.keyboard.press('Escape');
 		await ed.pickFromList('Lumora Motion 3 (Lumora)');
-		expect(await ed.options(4)).toEqual(['Resolution (default: 1080p)', 'Aspect Ratio (default: 16:9)', 'Duration (Seconds) (default: 8)', 'Sound (default: On)']);
+		expect(await ed.options(4)).toEqual([
+			'Resolution (default: 1080p)',
+			'Aspect Ratio (default: 16:9)',
+			'Duration (Seconds) (default: 8)',
+			'Sound (default: On)',
+		]);
 		expect(await ed.valueOf('audio')).toBe('Model Default (On)');
 		expect(await ed.entries('audio')).toEqual(['Model Default (On)', 'On (default)', 'Off']);
 		expect(await ed.entries('duration')).toEqual(['Model Default (8)', '5', '8 (default)', '10']);
-		expect(await ed.aboutText()).toContain('Prompt up to 4,000 characters · up to 2 reference images · takes an end frame · takes a negative prompt.');
+		expect(await ed.aboutText()).toContain(
+			'Prompt up to 4,000 characters · up to 2 reference images · takes an end frame · takes a negative prompt.',
+		);
 		expect(await ed.cutLabels()).toEqual([]);
 		const offers = (await ed.collectionOffers()).join('\n');
 		expect(offers).toMatch(/Driving Audio \(Binary\)/);
@@ -159,7 +210,9 @@ describe('Generate, kind by kind', () => {
 
 	test('a talking-avatar model says it needs driving audio', async () => {
 		await ed.pickFromList('Orchid Avatar');
-		expect(await ed.aboutText()).toContain('Needs driving audio: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.');
+		expect(await ed.aboutText()).toContain(
+			'Needs driving audio: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.',
+		);
 	});
 
 	test('Kind → Music clears the video model; each music mode offers only its fields, Voice at "Any Voice"', async () => {
@@ -175,7 +228,9 @@ describe('Generate, kind by kind', () => {
 		expect(await ed.options(3)).toEqual(['Style (≤ 1000 chars)', 'Song Title (≤ 80 chars)', 'Voice']);
 		expect(await ed.valueOf('vocal')).toBe('Any Voice (Model Chooses)');
 		expect(await ed.entries('vocal')).toEqual(['Any Voice (Model Chooses)', 'Male (m)', 'Female (f)']);
-		expect(await ed.aboutText()).toContain('Prompt up to 5,000 characters in Lyrics mode (Describe 3,000, Lyrics 5,000, Instrumental 1,000)');
+		expect(await ed.aboutText()).toContain(
+			'Prompt up to 5,000 characters in Lyrics mode (Describe 3,000, Lyrics 5,000, Instrumental 1,000)',
+		);
 		expect(await ed.cutLabels()).toEqual([]);
 		expect((await ed.labels()).join('\n')).not.toMatch(/Name or ID/);
 		await ed.shotPanel('music-modes', 'musicMode');
@@ -190,14 +245,16 @@ describe('Generate, kind by kind', () => {
 		await ed.parameters.locator('[data-test-id="rlc-input"]').fill('no-such-model');
 		await page.keyboard.press('Tab');
 		await ed.settle(800);
-		expect(await ed.aboutText()).toMatch(/^"no-such-model" is not a model in the catalogue\. Pick one from the list, or use one of these video model IDs: /);
+		expect(await ed.aboutText()).toMatch(
+			/^"no-such-model" is not a model in the catalogue\. Pick one from the list, or use one of these video model IDs: /,
+		);
 		expect(await ed.optionsText()).toBe(await ed.aboutText());
 		await ed.closeNode();
 	});
 });
 
 describe('bad values typed in the editor stop before any credit is spent', () => {
-	test('a prompt over the model\'s limit: the error panel gives the message and what to do', async () => {
+	test("a prompt over the model's limit: the error panel gives the message and what to do", async () => {
 		const id = await scratch('Too Long', generate('image', 'studio-image-v1'));
 		await ed.openWorkflow(id);
 		await ed.openNode('Too Long');
@@ -215,15 +272,24 @@ describe('bad values typed in the editor stop before any credit is spent', () =>
 	});
 
 	test('an option value the model does not allow, typed as an expression', async () => {
-		const id = await scratch('Bad Option', generate('video', 'lumora-motion-3', { modelOptions: { mappingMode: 'defineBelow', value: { resolution: '=8K' } } }));
+		const id = await scratch(
+			'Bad Option',
+			generate('video', 'lumora-motion-3', {
+				modelOptions: { mappingMode: 'defineBelow', value: { resolution: '=8K' } },
+			}),
+		);
 		await ed.openWorkflow(id);
 		await ed.openNode('Bad Option');
 		const before = await credits();
 		await page.locator('[data-test-id="node-execute-button"]').click();
 		const error = page.locator('[data-test-id="node-error-message"]');
 		await error.waitFor({ timeout: 60_000 });
-		expect(await error.innerText()).toContain('Resolution (resolution) "8K" is not allowed for Lumora Motion 3. Allowed values: "720p", "1080p" (default "1080p").');
-		expect(await page.locator('[data-test-id="output-panel"]').innerText()).toMatch(/Nothing was (sent|submitted) and nothing was charged/);
+		expect(await error.innerText()).toContain(
+			'Resolution (resolution) "8K" is not allowed for Lumora Motion 3. Allowed values: "720p", "1080p" (default "1080p").',
+		);
+		expect(await page.locator('[data-test-id="output-panel"]').innerText()).toMatch(
+			/Nothing was (sent|submitted) and nothing was charged/,
+		);
 		expect(await credits()).toBe(before);
 		await ed.closeNode();
 	});
@@ -265,7 +331,10 @@ describe('outputs preview in the output panel', () => {
 		expect(await ed.valueOf('model')).toBe('Studio Image (Studio) · 5 credits, free tier');
 		const img = out.locator('img[src*="binary-data"]');
 		await img.waitFor();
-		await page.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0, await img.elementHandle());
+		await page.waitForFunction(
+			(el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0,
+			await img.elementHandle(),
+		);
 		expect(await img.getAttribute('src')).toContain('mimeType=image%2Fpng');
 		await ed.shot('output-preview', undefined, { x: 430, y: 60, width: 830, height: 560 });
 		await ed.closeNode();
@@ -278,7 +347,9 @@ describe('outputs preview in the output panel', () => {
 		const out = await runAndView(example as number, node as string);
 		const media = out.locator(element as string).first();
 		await media.waitFor();
-		const source = await media.evaluate((m) => m.querySelector('source')?.getAttribute('type') ?? (m as HTMLMediaElement).src);
+		const source = await media.evaluate(
+			(m) => m.querySelector('source')?.getAttribute('type') ?? (m as HTMLMediaElement).src,
+		);
 		expect(source).toMatch(type as RegExp);
 		await ed.closeNode();
 	});
@@ -287,16 +358,27 @@ describe('outputs preview in the output panel', () => {
 describe('credentials', () => {
 	async function openCredential(name: string) {
 		await page.goto(`${dev.editorUrl}/home/credentials`);
-		await page.locator('[data-test-id="resources-list-search"]').locator('xpath=descendant-or-self::input').first().fill(name);
+		await page
+			.locator('[data-test-id="resources-list-search"]')
+			.locator('xpath=descendant-or-self::input')
+			.first()
+			.fill(name);
 		await ed.settle();
-		await page.locator('[data-test-id="resources-list-item"]').filter({ has: page.getByText(name, { exact: true }) }).first().click();
+		await page
+			.locator('[data-test-id="resources-list-item"]')
+			.filter({ has: page.getByText(name, { exact: true }) })
+			.first()
+			.click();
 		const dialog = page.locator('[data-test-id="credential-edit-dialog"]:visible');
 		await dialog.locator('label.n8n-input-label').first().waitFor();
 		return dialog;
 	}
 
 	async function connectionResult(dialog: ReturnType<Page['locator']>): Promise<string> {
-		await dialog.getByText(/Connection tested successfully|Couldn.t connect with these settings/).first().waitFor({ timeout: 60_000 });
+		await dialog
+			.getByText(/Connection tested successfully|Couldn.t connect with these settings/)
+			.first()
+			.waitFor({ timeout: 60_000 });
 		const more = dialog.getByText('More details');
 		if (await more.count()) await more.first().click();
 		await page.waitForTimeout(300);
@@ -304,7 +386,10 @@ describe('credentials', () => {
 	}
 
 	async function makeCredential(name: string, data: Record<string, string>): Promise<string> {
-		const c = await rest<{ id: string }>('/rest/credentials', { method: 'POST', body: JSON.stringify({ name, type: 'mediaGenApi', data }) });
+		const c = await rest<{ id: string }>('/rest/credentials', {
+			method: 'POST',
+			body: JSON.stringify({ name, type: 'mediaGenApi', data }),
+		});
 		return c.id;
 	}
 
@@ -329,8 +414,16 @@ describe('credentials', () => {
 
 	test.each<[string, { apiKey: string; baseUrl?: string }, string]>([
 		['a malformed key', { apiKey: 'sk_12' }, 'The API key does not have the expected shape'],
-		['an unknown key', { apiKey: `sk_${'ab'.repeat(20)}` }, 'The service did not accept this API key: it is unknown, revoked or mistyped.'],
-		['a Base URL without /v1', { apiKey: 'from the dev stack', baseUrl: 'root' }, 'The Base URL does not lead to the API: it must be the version 1 root, ending in /v1'],
+		[
+			'an unknown key',
+			{ apiKey: `sk_${'ab'.repeat(20)}` },
+			'The service did not accept this API key: it is unknown, revoked or mistyped.',
+		],
+		[
+			'a Base URL without /v1',
+			{ apiKey: 'from the dev stack', baseUrl: 'root' },
+			'The Base URL does not lead to the API: it must be the version 1 root, ending in /v1',
+		],
 	])('%s gets a clear reason from the connection test', async (label, data, reason) => {
 		const apiKey = data.apiKey === 'from the dev stack' ? dev.apiKey : data.apiKey;
 		const baseUrl = data.baseUrl === 'root' ? dev.apiBase.replace(/\/v1$/, '') : dev.apiBase;
@@ -342,7 +435,9 @@ describe('credentials', () => {
 
 	test('with a broken credential the model list and the boxes say what is wrong', async () => {
 		const credId = await makeCredential('UI test broken for list', { baseUrl: dev.apiBase, apiKey: 'sk_12' });
-		const id = await scratch('Broken', generate('video', 'lumora-motion-3'), { mediaGenApi: { id: credId, name: 'UI test broken for list' } });
+		const id = await scratch('Broken', generate('video', 'lumora-motion-3'), {
+			mediaGenApi: { id: credId, name: 'UI test broken for list' },
+		});
 		await ed.openWorkflow(id);
 		await ed.openNode('Broken');
 		expect(await ed.aboutText()).toMatch(/^Could not read the catalogue: The API key does not have the expected shape/);
@@ -371,7 +466,7 @@ describe('trigger and Run Look', () => {
 		await ed.closeNode();
 	});
 
-	test('App → Run Look: apps, then the app\'s looks and photo slots', async () => {
+	test("App → Run Look: apps, then the app's looks and photo slots", async () => {
 		await ed.openWorkflow(exampleId(5));
 		await ed.openNode('Royal Pet Portrait');
 		expect(await ed.valueOf('app')).toBe('Pet Portrait (image, 2 looks)');

@@ -1,15 +1,49 @@
 import { describeApiError, ERROR_ADVICE, redactSecrets } from '../../nodes/MediaGen/transport/errors';
 
 const SPEC_CODES = [
-	'invalid', 'rejected', 'unauthorized', 'invalid_api_key', 'unknown_anon_id', 'credits', 'allowance', 'needs_api_key',
-	'not_found', 'busy', 'too_large', 'anon_ip_daily', 'rate_limited', 'limit', 'provider', 'storage_unavailable',
-	'moderation_unavailable', 'paused', 'trial_closed', 'server_error',
+	'invalid',
+	'rejected',
+	'unauthorized',
+	'invalid_api_key',
+	'unknown_anon_id',
+	'credits',
+	'allowance',
+	'needs_api_key',
+	'not_found',
+	'busy',
+	'too_large',
+	'anon_ip_daily',
+	'rate_limited',
+	'limit',
+	'provider',
+	'storage_unavailable',
+	'moderation_unavailable',
+	'paused',
+	'trial_closed',
+	'server_error',
 ];
 
 const STATUS: Record<string, number> = {
-	invalid: 400, rejected: 400, unauthorized: 401, invalid_api_key: 401, unknown_anon_id: 401, credits: 402, allowance: 402,
-	needs_api_key: 403, trial_closed: 403, not_found: 404, busy: 409, too_large: 413, anon_ip_daily: 429, rate_limited: 429,
-	limit: 429, provider: 502, storage_unavailable: 503, moderation_unavailable: 503, paused: 503, server_error: 500,
+	invalid: 400,
+	rejected: 400,
+	unauthorized: 401,
+	invalid_api_key: 401,
+	unknown_anon_id: 401,
+	credits: 402,
+	allowance: 402,
+	needs_api_key: 403,
+	trial_closed: 403,
+	not_found: 404,
+	busy: 409,
+	too_large: 413,
+	anon_ip_daily: 429,
+	rate_limited: 429,
+	limit: 429,
+	provider: 502,
+	storage_unavailable: 503,
+	moderation_unavailable: 503,
+	paused: 503,
+	server_error: 500,
 };
 
 describe('error mapping', () => {
@@ -49,7 +83,11 @@ describe('error mapping', () => {
 	});
 
 	test('invalid lists each issue', () => {
-		const d = describeApiError(400, { error: 'invalid', message: 'bad', issues: ['prompt is too long', 'options.aspect must be one of 1:1'] });
+		const d = describeApiError(400, {
+			error: 'invalid',
+			message: 'bad',
+			issues: ['prompt is too long', 'options.aspect must be one of 1:1'],
+		});
 		expect(d.message).toContain('prompt is too long');
 		expect(d.message).toContain('options.aspect must be one of 1:1');
 		expect(d.issues).toHaveLength(2);

@@ -12,7 +12,10 @@ const draft = { prompt: 'p', imageCount: 0, hasEndFrame: false, hasAudio: false,
 
 describe('resolveOptions', () => {
 	test('blank values are left out so defaults apply; resolution is always sent', () => {
-		expect(resolveOptions(image, { aspect: '', format: null })).toEqual({ options: { resolution: '1K' }, problems: [] });
+		expect(resolveOptions(image, { aspect: '', format: null })).toEqual({
+			options: { resolution: '1K' },
+			problems: [],
+		});
 		expect(resolveOptions(image, { format: 'WEBP' }).options).toEqual({ format: 'WEBP', resolution: '1K' });
 	});
 
@@ -25,8 +28,12 @@ describe('resolveOptions', () => {
 
 	test('an option the model does not accept, and a value it does not allow, are named with what is allowed', () => {
 		const { problems } = resolveOptions(image, { duration: 5, resolution: '4K' });
-		expect(problems[0]).toMatch(/^Duration \(Seconds\) \(duration\) is not accepted by Studio Image; remove it\. This model accepts: resolution, aspect, format\./);
-		expect(problems[1]).toBe('Resolution (resolution) "4K" is not allowed for Studio Image. Allowed values: "1K", "2K" (default "1K").');
+		expect(problems[0]).toMatch(
+			/^Duration \(Seconds\) \(duration\) is not accepted by Studio Image; remove it\. This model accepts: resolution, aspect, format\./,
+		);
+		expect(problems[1]).toBe(
+			'Resolution (resolution) "4K" is not allowed for Studio Image. Allowed values: "1K", "2K" (default "1K").',
+		);
 	});
 
 	test('music fields follow the mode; the mode goes in tier', () => {
@@ -34,7 +41,9 @@ describe('resolveOptions', () => {
 			options: { title: 'T', vocal: 'f', tier: 'Lyrics', resolution: 'song' },
 			problems: [],
 		});
-		expect(resolveOptions(song, { vocal: 'm' }, 'Instrumental').problems[0]).toMatch(/Voice \(vocal\) is not used in Instrumental mode/);
+		expect(resolveOptions(song, { vocal: 'm' }, 'Instrumental').problems[0]).toMatch(
+			/Voice \(vocal\) is not used in Instrumental mode/,
+		);
 		expect(resolveOptions(song, {}, 'Opera').problems[0]).toMatch(/Music Mode "Opera" is not offered/);
 		expect(resolveOptions(image, { style: 'x' }).problems[0]).toMatch(/used only by music models/);
 	});
@@ -47,7 +56,7 @@ describe('resolveOptions', () => {
 		expect(resolveOptions(image, { fps: 30 }).problems[0]).toMatch(/fps is not an option of Studio Image/);
 	});
 
-	test('the prompt limit is the mode\'s for music', () => {
+	test("the prompt limit is the mode's for music", () => {
 		expect(promptLimit(song, 'Instrumental')).toBe(1000);
 		expect(promptLimit(song)).toBe(3000);
 		expect(promptLimit(image)).toBe(2000);
@@ -80,16 +89,22 @@ describe('checkRequest', () => {
 	});
 
 	test('the free tier covers only the free image engine; a talking-avatar model needs audio', () => {
-		expect(checkRequest(song, { ...draft, identity: 'anonymous' })[0]).toMatch(/not covered by the anonymous free tier/);
+		expect(checkRequest(song, { ...draft, identity: 'anonymous' })[0]).toMatch(
+			/not covered by the anonymous free tier/,
+		);
 		const avatar = (models.models as unknown as CatalogueModel[]).find((m) => m.inputs.includes('audio'))!;
-		expect(checkRequest(avatar, draft)).toContain(`Driving Audio: ${avatar.name} is a talking-avatar model and needs an audio file (binary property or URL).`);
+		expect(checkRequest(avatar, draft)).toContain(
+			`Driving Audio: ${avatar.name} is a talking-avatar model and needs an audio file (binary property or URL).`,
+		);
 	});
 
 	test('one address check: https anywhere, plain http only on this machine', () => {
 		expect(checkHttpsUrl('https://a.example/x.png', 'F', 'e')).toBeUndefined();
 		expect(checkHttpsUrl('http://127.0.0.1:4010/files/x.png', 'F', 'e')).toBeUndefined();
 		expect(checkHttpsUrl('http://a.example/x.png', 'F', 'e')).toMatch(/must start with https/);
-		expect(checkHttpsUrl('not a url', 'F', 'for example x')).toMatch(/is not a URL\. Use a full https:\/\/ address, for example x\./);
+		expect(checkHttpsUrl('not a url', 'F', 'for example x')).toMatch(
+			/is not a URL\. Use a full https:\/\/ address, for example x\./,
+		);
 	});
 
 	test('the limits line never says "undefined"', () => {

@@ -1,6 +1,14 @@
 // Pause mode's pure pieces: lanes, the per-item webhook URL, and where the service could call back.
 import { resumeUrlProblem } from '../../nodes/MediaGen/helpers/pause';
-import { endsLane, isPauseState, itemWebhookUrl, laneStarts, nextInLane, positionFromQuery, type PauseState } from '../../nodes/MediaGen/helpers/pauseState';
+import {
+	endsLane,
+	isPauseState,
+	itemWebhookUrl,
+	laneStarts,
+	nextInLane,
+	positionFromQuery,
+	type PauseState,
+} from '../../nodes/MediaGen/helpers/pauseState';
 
 const state = (items: number, lanes: number): PauseState => ({
 	version: 1,
@@ -15,12 +23,21 @@ const state = (items: number, lanes: number): PauseState => ({
 test('8 items on 3 lanes: each item is followed by the one three places on; the last three end their lanes', () => {
 	const s = state(8, 3);
 	expect(laneStarts(s)).toEqual([0, 1, 2]);
-	expect([0, 1, 2, 3, 4, 5, 6, 7].map((p) => nextInLane(s, p))).toEqual([3, 4, 5, 6, 7, undefined, undefined, undefined]);
+	expect([0, 1, 2, 3, 4, 5, 6, 7].map((p) => nextInLane(s, p))).toEqual([
+		3,
+		4,
+		5,
+		6,
+		7,
+		undefined,
+		undefined,
+		undefined,
+	]);
 	expect([4, 5, 6, 7].map((p) => endsLane(s, p))).toEqual([false, true, true, true]);
 	expect(laneStarts(state(2, 3))).toEqual([0, 1]);
 });
 
-test('the item position travels on the run\'s webhook URL beside n8n\'s token', () => {
+test("the item position travels on the run's webhook URL beside n8n's token", () => {
 	const url = itemWebhookUrl('https://n8n.example.com/webhook-waiting/42?signature=abc', 5);
 	expect(url).toBe('https://n8n.example.com/webhook-waiting/42?signature=abc&mgItem=5');
 	expect(positionFromQuery({ mgItem: '5' }, state(8, 3))).toBe(5);

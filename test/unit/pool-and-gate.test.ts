@@ -42,7 +42,14 @@ describe('runPool', () => {
 			true,
 		);
 		expect(started).toEqual([0, 1]);
-		expect(Array.from(results, (r) => (r ? r.ok : 'not started'))).toEqual([false, true, 'not started', 'not started', 'not started', 'not started']);
+		expect(Array.from(results, (r) => (r ? r.ok : 'not started'))).toEqual([
+			false,
+			true,
+			'not started',
+			'not started',
+			'not started',
+			'not started',
+		]);
 	});
 });
 

@@ -39,7 +39,12 @@ describe('request keys', () => {
 
 	test('keys stay within 120 characters when a suffix is added', () => {
 		const long = 'k'.repeat(120);
-		expect(uniquePerItem([{ itemIndex: 0, key: long, typed: true }, { itemIndex: 9, key: long, typed: true }]).get(9)).toHaveLength(120);
+		expect(
+			uniquePerItem([
+				{ itemIndex: 0, key: long, typed: true },
+				{ itemIndex: 9, key: long, typed: true },
+			]).get(9),
+		).toHaveLength(120);
 		expect(retryKey(long, 3)).toHaveLength(120);
 		expect(retryKey(long, 3).endsWith('-r3')).toBe(true);
 		expect(retryKey('abc', 1)).toBe('abc');
@@ -50,7 +55,10 @@ describe('request keys', () => {
 		const body = { model: 'm', prompt: 'p', options: { resolution: '1K' } };
 		expect(mismatchOf(run(), body)).toEqual([]);
 		expect(mismatchOf(run({ prompt: 'q' }), body)).toEqual(['prompt']);
-		expect(mismatchOf(run({ model: 'n', options: { resolution: '2K' } }), body)).toEqual(['model (n)', 'options (resolution)']);
+		expect(mismatchOf(run({ model: 'n', options: { resolution: '2K' } }), body)).toEqual([
+			'model (n)',
+			'options (resolution)',
+		]);
 	});
 });
 
@@ -121,7 +129,12 @@ describe('failed and cancelled runs', () => {
 		const error = failedRunError(ctx, run({ status: 'FAILED', error: 'upstream', refunded: 5 }), 0, 'key-1');
 		expect(error.message).toBe('Run gen_1 failed: upstream');
 		expect(error.description).toMatch(/^5 credits were refunded automatically/);
-		expect(errorItem(error, 0).json).toMatchObject({ runId: 'gen_1', requestKey: 'key-1', status: 'FAILED', refunded: 5 });
+		expect(errorItem(error, 0).json).toMatchObject({
+			runId: 'gen_1',
+			requestKey: 'key-1',
+			status: 'FAILED',
+			refunded: 5,
+		});
 	});
 
 	test('a cancelled run claims no refund', () => {

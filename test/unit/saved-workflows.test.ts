@@ -21,35 +21,48 @@ function problems(properties: INodeProperties[], parameters: Record<string, unkn
 			found.push(`${where}.${name} is no longer a parameter`);
 			continue;
 		}
-		const values = candidates.flatMap((p) => (p.type === 'options' ? ((p.options ?? []) as INodePropertyOptions[]) : []));
+		const values = candidates.flatMap((p) =>
+			p.type === 'options' ? ((p.options ?? []) as INodePropertyOptions[]) : [],
+		);
 		const isExpression = typeof value === 'string' && value.startsWith('=');
 		if (values.length && !isExpression && !values.some((o) => o.value === value)) {
 			found.push(`${where}.${name} = ${JSON.stringify(value)} is no longer an allowed value`);
 		}
 		const collection = candidates.find((p) => p.type === 'collection');
 		if (collection && value && typeof value === 'object') {
-			found.push(...problems((collection.options ?? []) as INodeProperties[], value as Record<string, unknown>, `${where}.${name}`));
+			found.push(
+				...problems(
+					(collection.options ?? []) as INodeProperties[],
+					value as Record<string, unknown>,
+					`${where}.${name}`,
+				),
+			);
 		}
 		const fixed = candidates.find((p) => p.type === 'fixedCollection');
 		if (fixed && value && typeof value === 'object') {
 			for (const [group, entries] of Object.entries(value as Record<string, unknown>)) {
 				const def = ((fixed.options ?? []) as INodePropertyCollection[]).find((o) => o.name === group);
 				if (!def) found.push(`${where}.${name}.${group} is no longer a group`);
-				else for (const entry of [entries].flat()) found.push(...problems(def.values, entry as Record<string, unknown>, `${where}.${name}.${group}`));
+				else
+					for (const entry of [entries].flat())
+						found.push(...problems(def.values, entry as Record<string, unknown>, `${where}.${name}.${group}`));
 			}
 		}
 	}
 	return found;
 }
 
-test.each(readdirSync(examples).filter((f) => f.endsWith('.json')))('%s: every parameter of our nodes still exists', (file) => {
-	const workflow = JSON.parse(readFileSync(path.join(examples, file), 'utf8')) as {
-		nodes: Array<{ name: string; type: string; typeVersion: number; parameters: Record<string, unknown> }>;
-	};
-	const ours = workflow.nodes.filter((n) => types[n.type]);
-	expect(ours.length).toBeGreaterThan(0);
-	for (const node of ours) {
-		expect(node.typeVersion).toBe(1);
-		expect(problems(types[node.type], node.parameters, node.name)).toEqual([]);
-	}
-});
+test.each(readdirSync(examples).filter((f) => f.endsWith('.json')))(
+	'%s: every parameter of our nodes still exists',
+	(file) => {
+		const workflow = JSON.parse(readFileSync(path.join(examples, file), 'utf8')) as {
+			nodes: Array<{ name: string; type: string; typeVersion: number; parameters: Record<string, unknown> }>;
+		};
+		const ours = workflow.nodes.filter((n) => types[n.type]);
+		expect(ours.length).toBeGreaterThan(0);
+		for (const node of ours) {
+			expect(node.typeVersion).toBe(1);
+			expect(problems(types[node.type], node.parameters, node.name)).toEqual([]);
+		}
+	},
+);

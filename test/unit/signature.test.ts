@@ -16,7 +16,13 @@ describe('verifyWebhook against the standardwebhooks library', () => {
 	test('accepts a delivery signed by the library, and the library accepts what we accept', () => {
 		const h = signed();
 		expect(verifyWebhook(h, body, { current: SECRET }).ok).toBe(true);
-		expect(() => new Webhook(SECRET).verify(body, { 'webhook-id': h.id, 'webhook-timestamp': h.timestamp, 'webhook-signature': h.signature })).not.toThrow();
+		expect(() =>
+			new Webhook(SECRET).verify(body, {
+				'webhook-id': h.id,
+				'webhook-timestamp': h.timestamp,
+				'webhook-signature': h.signature,
+			}),
+		).not.toThrow();
 	});
 
 	test('rejects a changed body byte', () => {
@@ -25,7 +31,8 @@ describe('verifyWebhook against the standardwebhooks library', () => {
 		expect(verifyWebhook(h, changed, { current: SECRET })).toMatchObject({ ok: false, status: 401 });
 	});
 
-	test('rejects a wrong secret', () => expect(verifyWebhook(signed(OTHER), body, { current: SECRET })).toMatchObject({ ok: false, status: 401 }));
+	test('rejects a wrong secret', () =>
+		expect(verifyWebhook(signed(OTHER), body, { current: SECRET })).toMatchObject({ ok: false, status: 401 }));
 
 	test('a secret without the whsec_ prefix is read as base64, as the library does', () => {
 		const bare = SECRET.slice(6);
@@ -35,29 +42,48 @@ describe('verifyWebhook against the standardwebhooks library', () => {
 
 	test('rejects a stale and a future timestamp (over 5 minutes)', () => {
 		const now = Date.now();
-		expect(verifyWebhook(signed(SECRET, new Date(now - 301_000)), body, { current: SECRET }, now)).toMatchObject({ ok: false, status: 401 });
-		expect(verifyWebhook(signed(SECRET, new Date(now + 301_000)), body, { current: SECRET }, now)).toMatchObject({ ok: false, status: 401 });
+		expect(verifyWebhook(signed(SECRET, new Date(now - 301_000)), body, { current: SECRET }, now)).toMatchObject({
+			ok: false,
+			status: 401,
+		});
+		expect(verifyWebhook(signed(SECRET, new Date(now + 301_000)), body, { current: SECRET }, now)).toMatchObject({
+			ok: false,
+			status: 401,
+		});
 		expect(verifyWebhook(signed(SECRET, new Date(now - 290_000)), body, { current: SECRET }, now).ok).toBe(true);
 	});
 
 	test('rejects missing and malformed headers with 400', () => {
 		const h = signed();
 		expect(verifyWebhook({ ...h, id: undefined }, body, { current: SECRET })).toMatchObject({ ok: false, status: 400 });
-		expect(verifyWebhook({ ...h, timestamp: undefined }, body, { current: SECRET })).toMatchObject({ ok: false, status: 400 });
+		expect(verifyWebhook({ ...h, timestamp: undefined }, body, { current: SECRET })).toMatchObject({
+			ok: false,
+			status: 400,
+		});
 		expect(verifyWebhook({ ...h, signature: '' }, body, { current: SECRET })).toMatchObject({ ok: false, status: 400 });
-		expect(verifyWebhook({ ...h, timestamp: 'yesterday' }, body, { current: SECRET })).toMatchObject({ ok: false, status: 400 });
-		expect(verifyWebhook({ ...h, signature: 'garbage' }, body, { current: SECRET })).toMatchObject({ ok: false, status: 400 });
+		expect(verifyWebhook({ ...h, timestamp: 'yesterday' }, body, { current: SECRET })).toMatchObject({
+			ok: false,
+			status: 400,
+		});
+		expect(verifyWebhook({ ...h, signature: 'garbage' }, body, { current: SECRET })).toMatchObject({
+			ok: false,
+			status: 400,
+		});
 	});
 
 	test('an unknown version prefix alone is rejected', () => {
 		const h = signed();
-		expect(verifyWebhook({ ...h, signature: h.signature.replace(/^v1,/, 'v2,') }, body, { current: SECRET })).toMatchObject({ ok: false, status: 401 });
+		expect(
+			verifyWebhook({ ...h, signature: h.signature.replace(/^v1,/, 'v2,') }, body, { current: SECRET }),
+		).toMatchObject({ ok: false, status: 401 });
 	});
 
 	test('accepts a header with several signatures where one is valid', () => {
 		const h = signed();
 		const bad = signed(OTHER).signature;
-		expect(verifyWebhook({ ...h, signature: `${bad} v2,abcd ${h.signature}` }, body, { current: SECRET }).ok).toBe(true);
+		expect(verifyWebhook({ ...h, signature: `${bad} v2,abcd ${h.signature}` }, body, { current: SECRET }).ok).toBe(
+			true,
+		);
 	});
 
 	test('accepts the previous secret during rotation', () => {
@@ -84,9 +110,25 @@ describe('verifyWebhook against the standardwebhooks library', () => {
 // base64, under 16 bytes. Lenient decoding turned several of them into an empty HMAC key.
 const key = (bytes: number) => Buffer.alloc(bytes, 0x5a).toString('base64');
 const UNUSABLE_SECRETS = [
-	'', ' ', '\t\n', 'whsec_', '!!', 'whsec_!!', 'whsec_!!!notbase64', '====', 'whsec_====',
-	'YQ==', 'whsec_YQ==', 'whsec_YR==', 'whsec_abc', key(15), `whsec_${key(15)}`, `whsec_${key(24)}!`,
-	`whsec_${key(12)} ${key(12)}`, `whsec_whsec_${key(24)}`, `whsec_${key(24).slice(0, -1)}`,
+	'',
+	' ',
+	'\t\n',
+	'whsec_',
+	'!!',
+	'whsec_!!',
+	'whsec_!!!notbase64',
+	'====',
+	'whsec_====',
+	'YQ==',
+	'whsec_YQ==',
+	'whsec_YR==',
+	'whsec_abc',
+	key(15),
+	`whsec_${key(15)}`,
+	`whsec_${key(24)}!`,
+	`whsec_${key(12)} ${key(12)}`,
+	`whsec_whsec_${key(24)}`,
+	`whsec_${key(24).slice(0, -1)}`,
 	'whsec_\u00e9\u00e9\u00e9\u00e9',
 ];
 const ALL_UNUSABLE = UNUSABLE_SECRETS.flatMap((s) => [s, ` ${s} `, `\n${s}\t`]);
@@ -131,20 +173,23 @@ describe('a secret without a usable key never verifies', () => {
 describe('the standardwebhooks library agrees on every valid secret', () => {
 	const random = (() => {
 		let s = 20240613;
-		return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+		return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 	})();
 	const cases = Array.from({ length: 120 }, (_, i) => {
 		const bytes = Buffer.from(Array.from({ length: 16 + Math.floor(random() * 49) }, () => Math.floor(random() * 256)));
 		return { secret: `${i % 2 ? 'whsec_' : ''}${bytes.toString('base64')}`, bytes };
 	});
 
-	test.each(cases.slice(0, 12).map((c) => [c.bytes.length, c.secret]))('%i-byte key %p: accepted both ways', (_n, s) => {
-		const secret = String(s);
-		const h = signed(secret);
-		expect(verifyWebhook(h, body, { current: ` ${secret}\n` }).ok).toBe(true);
-		const asPrevious = verifyWebhook(h, body, { current: SECRET, previous: secret });
-		expect(asPrevious).toMatchObject({ ok: true, matchedSecret: 'previous' });
-	});
+	test.each(cases.slice(0, 12).map((c) => [c.bytes.length, c.secret]))(
+		'%i-byte key %p: accepted both ways',
+		(_n, s) => {
+			const secret = String(s);
+			const h = signed(secret);
+			expect(verifyWebhook(h, body, { current: ` ${secret}\n` }).ok).toBe(true);
+			const asPrevious = verifyWebhook(h, body, { current: SECRET, previous: secret });
+			expect(asPrevious).toMatchObject({ ok: true, matchedSecret: 'previous' });
+		},
+	);
 
 	test('120 random keys (16 to 64 bytes, with and without the prefix): same verdicts both ways', () => {
 		const at = new Date();

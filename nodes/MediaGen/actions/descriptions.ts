@@ -121,7 +121,8 @@ export const runSettingsFields: INodeProperties[] = [
 			{
 				name: 'Poll (Keep the Execution Running)',
 				value: 'poll',
-				description: 'The node asks every few seconds until every run is done. Works everywhere; holds an n8n worker meanwhile.',
+				description:
+					'The node asks every few seconds until every run is done. Works everywhere; holds an n8n worker meanwhile.',
 			},
 			{
 				name: 'Pause Until the Service Calls Back (No Worker Held)',

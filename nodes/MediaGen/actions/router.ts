@@ -28,7 +28,12 @@ async function eachItem(ctx: IExecuteFunctions, identity: Identity, op: ItemOper
 	const continueOnFail = ctx.continueOnFail();
 	const width = op.itemsAtOnce === 'runs' ? await concurrencyOf(ctx, identity, count) : (op.itemsAtOnce ?? 1);
 	// Without Continue On Fail no new item starts after a failure; items in flight finish.
-	const results = await runPool(count, width, async (i) => await op.executeItem.call(ctx, i, identity), !continueOnFail);
+	const results = await runPool(
+		count,
+		width,
+		async (i) => await op.executeItem.call(ctx, i, identity),
+		!continueOnFail,
+	);
 	const out: INodeExecutionData[] = [];
 	for (const [i, r] of results.entries()) {
 		if (!r) continue;

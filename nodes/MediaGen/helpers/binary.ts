@@ -13,7 +13,10 @@ import type { RunOutput, RunRecord } from './catalogueTypes';
 export const MB = 1024 * 1024;
 
 /** Every media type the node reads or writes: its family, label, extension and other names for it. */
-export const MEDIA_TYPES: Record<string, { family: 'image' | 'video' | 'audio'; label: string; ext: string; aliases: string[] }> = {
+export const MEDIA_TYPES: Record<
+	string,
+	{ family: 'image' | 'video' | 'audio'; label: string; ext: string; aliases: string[] }
+> = {
 	'image/png': { family: 'image', label: 'PNG', ext: 'png', aliases: [] },
 	'image/jpeg': { family: 'image', label: 'JPEG', ext: 'jpg', aliases: ['image/jpg', 'image/pjpeg', 'jpeg'] },
 	'image/webp': { family: 'image', label: 'WebP', ext: 'webp', aliases: [] },
@@ -38,7 +41,9 @@ export function mediaTypeOf(binary: IBinaryData): string {
 	const declared = canonicalMediaType(binary.mimeType ?? '');
 	if (declared) return declared;
 	const ext = (binary.fileExtension ?? binary.fileName?.split('.').pop() ?? '').toLowerCase();
-	const byExt = Object.keys(MEDIA_TYPES).find((type) => MEDIA_TYPES[type].ext === ext || (ext === 'jpeg' && type === 'image/jpeg'));
+	const byExt = Object.keys(MEDIA_TYPES).find(
+		(type) => MEDIA_TYPES[type].ext === ext || (ext === 'jpeg' && type === 'image/jpeg'),
+	);
 	return byExt ?? (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
 }
 
@@ -75,10 +80,14 @@ export async function prepareBinaryFile(
 		.map(([, t]) => t.label)
 		.filter((l, i, a) => a.indexOf(l) === i);
 	if (!type || !families.includes(type.family)) {
-		throw new NodeOperationError(ctx.getNode(), `${field}: the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. Accepted types: ${allowed.join(', ')}`, {
-			description: 'Convert the file to one of the accepted types, or pick another one. Nothing was sent or charged.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`${field}: the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. Accepted types: ${allowed.join(', ')}`,
+			{
+				description: 'Convert the file to one of the accepted types, or pick another one. Nothing was sent or charged.',
+				itemIndex,
+			},
+		);
 	}
 	let bytes: number;
 	let open: () => Promise<Readable | Buffer>;
@@ -94,10 +103,14 @@ export async function prepareBinaryFile(
 	}
 	const cap = SIZE_CAPS[type.family];
 	if (bytes > cap) {
-		throw new NodeOperationError(ctx.getNode(), `${field}: the file in "${property}" is ${(bytes / MB).toFixed(1)} MB; ${type.family} files may be at most ${cap / MB} MB`, {
-			description: 'Shrink or compress the file, then run again. Nothing was sent or charged.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`${field}: the file in "${property}" is ${(bytes / MB).toFixed(1)} MB; ${type.family} files may be at most ${cap / MB} MB`,
+			{
+				description: 'Shrink or compress the file, then run again. Nothing was sent or charged.',
+				itemIndex,
+			},
+		);
 	}
 	if (bytes === 0) {
 		throw new NodeOperationError(ctx.getNode(), `${field}: the file in "${property}" is empty`, { itemIndex });
@@ -112,7 +125,13 @@ export interface UploadResult {
 }
 
 /** POST /uploads for a slot, then PUT the bytes (streamed) to the signed address. */
-export async function uploadFile(ctx: IExecuteFunctions, identity: Identity, file: PreparedFile, itemIndex: number, field: string): Promise<UploadResult> {
+export async function uploadFile(
+	ctx: IExecuteFunctions,
+	identity: Identity,
+	file: PreparedFile,
+	itemIndex: number,
+	field: string,
+): Promise<UploadResult> {
 	const slot = await apiRequest<{ upload_url: string; url: string; expires_in: number }>(
 		ctx,
 		{
@@ -141,7 +160,11 @@ export async function uploadFile(ctx: IExecuteFunctions, identity: Identity, fil
 	if (response.statusCode < 200 || response.statusCode >= 300) {
 		let detail = '';
 		try {
-			const text = Buffer.isBuffer(response.body) ? response.body.toString('utf8') : typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+			const text = Buffer.isBuffer(response.body)
+				? response.body.toString('utf8')
+				: typeof response.body === 'string'
+					? response.body
+					: JSON.stringify(response.body);
 			detail = (JSON.parse(text) as { message?: string }).message ?? '';
 		} catch {
 			detail = '';
@@ -172,7 +195,9 @@ function extensionOf(mime: string, url: string): string {
 /** Where song covers go: cover, cover_1 … unless the files themselves are put there ("Put Files In" = cover). */
 export function coverPrefix(prefix: string, outputs: number): string {
 	const fileNames = new Set(Array.from({ length: outputs }, (_, n) => (n === 0 ? prefix : `${prefix}_${n}`)));
-	const clashes = Array.from({ length: outputs }, (_, n) => (n === 0 ? 'cover' : `cover_${n}`)).some((p) => fileNames.has(p));
+	const clashes = Array.from({ length: outputs }, (_, n) => (n === 0 ? 'cover' : `cover_${n}`)).some((p) =>
+		fileNames.has(p),
+	);
 	return clashes ? `${prefix}_cover` : 'cover';
 }
 

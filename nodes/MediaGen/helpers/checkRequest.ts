@@ -42,7 +42,8 @@ export function checkHttpsUrl(url: string, field: string, example: string): stri
 }
 
 export function checkWebhookUrlShape(url: string): string | undefined {
-	if (url.length > WEBHOOK_URL_MAX) return `Webhook URL is ${url.length} characters long; the limit is ${WEBHOOK_URL_MAX}.`;
+	if (url.length > WEBHOOK_URL_MAX)
+		return `Webhook URL is ${url.length} characters long; the limit is ${WEBHOOK_URL_MAX}.`;
 	return checkHttpsUrl(url, 'Webhook URL', 'for example the production URL of a Media Generation Trigger node');
 }
 
@@ -75,8 +76,12 @@ export function checkRequest(model: CatalogueModel, draft: RequestDraft): string
 		);
 	}
 	if (draft.negativePrompt) {
-		if (model.negative_prompt === false) problems.push(`Negative Prompt is not used by ${model.name}; clear it or pick a model that uses one.`);
-		else if (draft.negativePrompt.length > NEGATIVE_PROMPT_MAX) problems.push(`Negative Prompt is ${draft.negativePrompt.length} characters long; the limit is ${NEGATIVE_PROMPT_MAX}.`);
+		if (model.negative_prompt === false)
+			problems.push(`Negative Prompt is not used by ${model.name}; clear it or pick a model that uses one.`);
+		else if (draft.negativePrompt.length > NEGATIVE_PROMPT_MAX)
+			problems.push(
+				`Negative Prompt is ${draft.negativePrompt.length} characters long; the limit is ${NEGATIVE_PROMPT_MAX}.`,
+			);
 	}
 	if (draft.imageCount > 0) {
 		const max = Math.min(model.reference_images_max ?? 0, MAX_REFERENCE_IMAGES);
@@ -90,10 +95,14 @@ export function checkRequest(model: CatalogueModel, draft: RequestDraft): string
 		problems.push(`End Frame: ${model.name} does not support an end frame; remove it.`);
 	}
 	if (draft.hasAudio && !model.inputs.includes('audio')) {
-		problems.push(`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick such a model.`);
+		problems.push(
+			`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick such a model.`,
+		);
 	}
 	if (!draft.hasAudio && model.inputs.includes('audio')) {
-		problems.push(`Driving Audio: ${model.name} is a talking-avatar model and needs an audio file (binary property or URL).`);
+		problems.push(
+			`Driving Audio: ${model.name} is a talking-avatar model and needs an audio file (binary property or URL).`,
+		);
 	}
 	if (draft.webhookUrl) {
 		const p = checkWebhookUrlShape(draft.webhookUrl);

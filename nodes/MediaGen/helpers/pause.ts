@@ -14,7 +14,8 @@ import type { FileSource, PreparedRun } from './runBatch';
 import { submitRun } from './submission';
 import { timeLimitMs } from './waitForRun';
 
-const PRIVATE_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+)$/i;
+const PRIVATE_HOST =
+	/^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+)$/i;
 
 function isPrivateHost(host: string): boolean {
 	return PRIVATE_HOST.test(host) || host.endsWith('.local') || host.endsWith('.internal');
@@ -44,8 +45,8 @@ export function resumeUrlProblem(resumeUrl: string, baseUrl: string): string | u
 function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), `Waiting → Pause cannot be used here: ${reason}`, {
 		description:
-			'The service calls n8n back at the execution\'s resume URL, which n8n builds from its WEBHOOK_URL setting. ' +
-			'Set WEBHOOK_URL to n8n\'s public https address (for example https://n8n.example.com/) and restart n8n, ' +
+			"The service calls n8n back at the execution's resume URL, which n8n builds from its WEBHOOK_URL setting. " +
+			"Set WEBHOOK_URL to n8n's public https address (for example https://n8n.example.com/) and restart n8n, " +
 			'or choose Waiting → Poll, which needs no address. Nothing was submitted and nothing was charged.',
 	});
 }
@@ -81,7 +82,9 @@ export async function pauseRuns(
 	const resumeUrl = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
 	const urlProblem = resumeUrlProblem(resumeUrl, identity.baseUrl);
 	if (urlProblem) throw pauseRefusal(ctx, urlProblem);
-	const secretProblem = describeWebhookCredentialProblem(await ctx.getCredentials('mediaGenWebhookApi').catch(() => ({})));
+	const secretProblem = describeWebhookCredentialProblem(
+		await ctx.getCredentials('mediaGenWebhookApi').catch(() => ({})),
+	);
 	if (secretProblem) {
 		throw new NodeOperationError(ctx.getNode(), `Waiting → Pause needs the webhook signing secret: ${secretProblem}`, {
 			description:

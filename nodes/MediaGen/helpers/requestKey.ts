@@ -43,7 +43,8 @@ export function uniquePerItem(keys: Array<{ itemIndex: number; key: string; type
 	const count = new Map<string, number>();
 	for (const k of keys) count.set(k.key, (count.get(k.key) ?? 0) + 1);
 	const out = new Map<number, string>();
-	for (const k of keys) out.set(k.itemIndex, k.typed && count.get(k.key)! > 1 ? withSuffix(k.key, `-${k.itemIndex + 1}`) : k.key);
+	for (const k of keys)
+		out.set(k.itemIndex, k.typed && count.get(k.key)! > 1 ? withSuffix(k.key, `-${k.itemIndex + 1}`) : k.key);
 	return out;
 }
 

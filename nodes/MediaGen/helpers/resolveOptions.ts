@@ -66,7 +66,11 @@ export interface ResolvedOptions {
  * @param picked values the user set (blank ones are ignored)
  * @param musicMode the music mode (sent as `tier`) for music models
  */
-export function resolveOptions(model: CatalogueModel, picked: Record<string, unknown>, musicMode?: string): ResolvedOptions {
+export function resolveOptions(
+	model: CatalogueModel,
+	picked: Record<string, unknown>,
+	musicMode?: string,
+): ResolvedOptions {
 	const problems: string[] = [];
 	const options: RunOptions = {};
 	const allowed = model.options ?? ({} as CatalogueModel['options']);
@@ -78,11 +82,15 @@ export function resolveOptions(model: CatalogueModel, picked: Record<string, unk
 		const value = coerce(rawValue, Array.isArray(list) ? list : []);
 		if ((LIST_OPTIONS as readonly string[]).includes(name) || Array.isArray(list)) {
 			if (list === null || list === undefined) {
-				problems.push(`${label} (${name}) is not accepted by ${model.name}; remove it. This model accepts: ${acceptedNames(model).join(', ')}.`);
+				problems.push(
+					`${label} (${name}) is not accepted by ${model.name}; remove it. This model accepts: ${acceptedNames(model).join(', ')}.`,
+				);
 				continue;
 			}
 			if (!list.includes(value as never)) {
-				problems.push(`${label} (${name}) ${describeValue(value)} is not allowed for ${model.name}. Allowed values: ${list.map(describeValue).join(', ')} (default ${describeValue((model.defaults as Record<string, unknown>)[name])}).`);
+				problems.push(
+					`${label} (${name}) ${describeValue(value)} is not allowed for ${model.name}. Allowed values: ${list.map(describeValue).join(', ')} (default ${describeValue((model.defaults as Record<string, unknown>)[name])}).`,
+				);
 				continue;
 			}
 			(options as Record<string, unknown>)[name] = value;
@@ -95,7 +103,13 @@ export function resolveOptions(model: CatalogueModel, picked: Record<string, unk
 			}
 			const mode = musicMode ?? options.tier ?? model.defaults.tier ?? 'Describe';
 			if (!(musicFieldsFor(mode) as string[]).includes(name)) {
-				problems.push(`${label} (${name}) is not used in ${mode} mode. ${mode} mode uses: ${musicFieldsFor(mode).map((f) => OPTION_LABELS[f]).join(', ') || 'none'}.`);
+				problems.push(
+					`${label} (${name}) is not used in ${mode} mode. ${mode} mode uses: ${
+						musicFieldsFor(mode)
+							.map((f) => OPTION_LABELS[f])
+							.join(', ') || 'none'
+					}.`,
+				);
 				continue;
 			}
 			const text = String(value);
@@ -108,7 +122,9 @@ export function resolveOptions(model: CatalogueModel, picked: Record<string, unk
 				continue;
 			}
 			if (name === 'vocal' && !model.music.vocal.includes(text)) {
-				problems.push(`Voice ${describeValue(text)} is not allowed. Allowed values: ${model.music.vocal.join(', ')} (m = male, f = female).`);
+				problems.push(
+					`Voice ${describeValue(text)} is not allowed. Allowed values: ${model.music.vocal.join(', ')} (m = male, f = female).`,
+				);
 				continue;
 			}
 			(options as Record<string, unknown>)[name] = text;
@@ -120,7 +136,10 @@ export function resolveOptions(model: CatalogueModel, picked: Record<string, unk
 		const modes = allowed.tier ?? Object.keys(model.music?.modes ?? {});
 		const mode = musicMode ?? options.tier;
 		if (mode !== undefined && mode !== '') {
-			if (!modes.includes(mode)) problems.push(`Music Mode ${describeValue(mode)} is not offered by ${model.name}. Allowed values: ${modes.join(', ')}.`);
+			if (!modes.includes(mode))
+				problems.push(
+					`Music Mode ${describeValue(mode)} is not offered by ${model.name}. Allowed values: ${modes.join(', ')}.`,
+				);
 			else options.tier = mode;
 		}
 	}

@@ -44,14 +44,19 @@ const itemName = (i: number) => `Item ${i + 1}`;
 
 function listItems(indexes: number[]): string {
 	if (indexes.length <= 6) return indexes.map((i) => i + 1).join(', ');
-	return `${indexes.slice(0, 5).map((i) => i + 1).join(', ')} and ${indexes.length - 5} more`;
+	return `${indexes
+		.slice(0, 5)
+		.map((i) => i + 1)
+		.join(', ')} and ${indexes.length - 5} more`;
 }
 
 function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: number; error: Error }>, total: number) {
 	const lines = bad.map(({ itemIndex, error }) => `${itemName(itemIndex)}: ${error.message}`);
 	const first = bad[0];
 	const message =
-		bad.length === 1 && total === 1 ? first.error.message : `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
+		bad.length === 1 && total === 1
+			? first.error.message
+			: `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
 	const advice = bad.length === 1 ? ((first.error as { description?: string }).description ?? '') : '';
 	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
 		description: `Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} and run again.${
@@ -66,7 +71,9 @@ function quoteOf(p: PreparedRun): PriceQuote {
 	const defaults = (p.model.defaults ?? {}) as Record<string, unknown>;
 	// Talking-avatar runs are priced on the audio's length, so each audio file is its own price.
 	const atDefaults = Object.keys(options).every((k) => options[k] === defaults[k]) && !p.audio;
-	const sorted = Object.keys(options).sort().map((k) => `${k}=${String(options[k])}`);
+	const sorted = Object.keys(options)
+		.sort()
+		.map((k) => `${k}=${String(options[k])}`);
 	const audio = !p.audio ? '' : 'url' in p.audio ? p.audio.url : `${p.audio.field}:${p.audio.file.bytes}`;
 	return {
 		signature: `${p.model.id}|${sorted.join('&')}|${audio}`,
@@ -79,7 +86,10 @@ function capError(ctx: IExecuteFunctions, itemIndex: number, cap: number, spent:
 	const error = new NodeOperationError(
 		ctx.getNode(),
 		`Max Credits per Execution (${cap}) reached: this run would cost about ${estimate} credits and ${spent} are already spent by this step in this execution`,
-		{ description: 'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch.', itemIndex },
+		{
+			description: 'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch.',
+			itemIndex,
+		},
 	);
 	return addRunDetails(error, { errorCode: 'spending_cap' });
 }
@@ -90,7 +100,10 @@ function upfrontCapError(ctx: IExecuteFunctions, cap: SpendingCap, overrun: { to
 		new NodeOperationError(
 			ctx.getNode(),
 			`Max Credits per Execution is ${cap.cap}: these ${overrun.count} runs would cost ${overrun.total} credits at the catalogue's prices${spent}`,
-			{ description: 'Nothing was submitted and nothing was charged. Raise the cap, send fewer items, or pick a cheaper model.' },
+			{
+				description:
+					'Nothing was submitted and nothing was charged. Raise the cap, send fewer items, or pick a cheaper model.',
+			},
 		),
 		{ errorCode: 'spending_cap' },
 	);
@@ -99,7 +112,9 @@ function upfrontCapError(ctx: IExecuteFunctions, cap: SpendingCap, overrun: { to
 /** Paid runs of a batch that stops, for the error: so the user can fetch them with Generation → Get. */
 function paidRunsNote(runs: Map<number, RunRecord>, failedItem: number, notStarted: number[]): string {
 	const paid = [...runs.entries()].filter(([i, r]) => i !== failedItem && r.status !== 'FAILED' && r.cost >= 0);
-	const lines = paid.map(([i, r]) => `${r.id} (${itemName(i).toLowerCase()}, ${r.cost} credit${r.cost === 1 ? '' : 's'}, ${r.status})`);
+	const lines = paid.map(
+		([i, r]) => `${r.id} (${itemName(i).toLowerCase()}, ${r.cost} credit${r.cost === 1 ? '' : 's'}, ${r.status})`,
+	);
 	const parts: string[] = [];
 	if (lines.length) {
 		parts.push(
@@ -123,7 +138,10 @@ function capFor(ready: PreparedRun[], cap: SpendingCap | undefined): (position: 
 	for (const [position, p] of ready.entries()) {
 		const estimate = cap.estimate(quoteOf(p));
 		if (total + estimate > cap.cap) {
-			refusals.set(position, `Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} are already planned by this step in this execution`);
+			refusals.set(
+				position,
+				`Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} are already planned by this step in this execution`,
+			);
 		} else total += estimate;
 	}
 	return (position) => refusals.get(position);
@@ -148,12 +166,17 @@ export async function executeRuns(
 	}
 	if (bad.length && !continueOnFail) throw invalidItemsError(ctx, bad, count);
 	const ready = prepared.filter((p): p is PreparedRun => p !== undefined);
-	const keys = uniquePerItem(ready.map((p) => ({ itemIndex: p.itemIndex, key: String(p.body.requestKey), typed: p.typedKey })));
+	const keys = uniquePerItem(
+		ready.map((p) => ({ itemIndex: p.itemIndex, key: String(p.body.requestKey), typed: p.typedKey })),
+	);
 	for (const p of ready) p.body.requestKey = keys.get(p.itemIndex);
 
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
 	const node = ctx.getNode();
-	const cap = capValue === undefined ? undefined : new SpendingCap(capValue, `${ctx.getExecutionId() ?? 'manual'}|${node.id ?? node.name}`);
+	const cap =
+		capValue === undefined
+			? undefined
+			: new SpendingCap(capValue, `${ctx.getExecutionId() ?? 'manual'}|${node.id ?? node.name}`);
 	if (cap && !continueOnFail) {
 		const overrun = cap.firstCertainOverrun(ready.map(quoteOf));
 		if (overrun) throw upfrontCapError(ctx, cap, overrun);
@@ -178,7 +201,9 @@ export async function executeRuns(
 		if (images.length) p.body.imageUrls = images;
 		if (p.endFrame) p.body.endImageUrl = await addressOf(p.endFrame);
 		if (p.audio) p.body.audioUrl = await addressOf(p.audio);
-		const accepted = cap ? await cap.submit(quoteOf(p), async () => await submitRun(s, p.body)) : await submitRun(s, p.body);
+		const accepted = cap
+			? await cap.submit(quoteOf(p), async () => await submitRun(s, p.body))
+			: await submitRun(s, p.body);
 		if (isCapRefusal(accepted)) throw capError(ctx, p.itemIndex, accepted.cap, accepted.spent, accepted.estimate);
 		let run = accepted;
 		runs.set(p.itemIndex, run);

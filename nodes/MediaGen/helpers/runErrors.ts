@@ -63,7 +63,12 @@ export function runError(
 }
 
 /** A FAILED run is refunded automatically; a CANCELED one (never produced by the API so far) says nothing of credits. */
-export function failedRunError(ctx: IExecuteFunctions | IWebhookFunctions, run: RunRecord, itemIndex: number, requestKey?: string): NodeOperationError {
+export function failedRunError(
+	ctx: IExecuteFunctions | IWebhookFunctions,
+	run: RunRecord,
+	itemIndex: number,
+	requestKey?: string,
+): NodeOperationError {
 	if (run.status === 'CANCELED') {
 		return runError(
 			ctx,

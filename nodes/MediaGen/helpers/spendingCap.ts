@@ -75,7 +75,10 @@ export class SpendingCap {
 	 * Runs `submit` if the predicted price fits under the cap, one submission at a time; records the
 	 * accepted cost. Returns the refusal instead when it would not fit.
 	 */
-	async submit<T extends { cost: number; id: string }>(quote: PriceQuote, submit: () => Promise<T>): Promise<T | CapRefusal> {
+	async submit<T extends { cost: number; id: string }>(
+		quote: PriceQuote,
+		submit: () => Promise<T>,
+	): Promise<T | CapRefusal> {
 		const turn = this.queue.then(async () => {
 			const estimate = this.estimate(quote);
 			if (this.spent + estimate > this.cap) return { cap: this.cap, spent: this.spent, estimate } as CapRefusal;

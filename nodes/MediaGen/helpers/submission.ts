@@ -58,8 +58,8 @@ function mismatchError(s: SubmitContext, run: RunRecord, key: string, differs: s
 		run,
 		`Request key "${key}" already belongs to run ${run.id}, made with another ${differs.join(' and ')}`,
 		'The service returns the first run for a repeated request key and charges nothing, so this item would get that ' +
-			'run\'s file instead of a new one. Leave Request Key empty (the node then makes one per execution and item), ' +
-			'or use an expression that differs for every request, for example one built from the item\'s data.',
+			"run's file instead of a new one. Leave Request Key empty (the node then makes one per execution and item), " +
+			"or use an expression that differs for every request, for example one built from the item's data.",
 		s.itemIndex,
 		key,
 	);
@@ -69,7 +69,13 @@ function mismatchError(s: SubmitContext, run: RunRecord, key: string, differs: s
 async function lookUpLostRun(s: SubmitContext, body: IDataObject, since: number): Promise<RunRecord | undefined> {
 	const page = await apiRequest<{ generations: RunRecord[] }>(
 		s.ctx,
-		{ method: 'GET', path: '/generations', qs: { limit: LOOKUP_PAGE }, retryTransient: 1, expect: generationListProblem },
+		{
+			method: 'GET',
+			path: '/generations',
+			qs: { limit: LOOKUP_PAGE },
+			retryTransient: 1,
+			expect: generationListProblem,
+		},
 		s.identity,
 	);
 	const candidates = page.body.generations

@@ -89,17 +89,22 @@ export async function waitForRun(
 		}
 		await sleep(Math.min(pauseMs, Math.max(0, deadline - Date.now())), signal);
 		if (signal?.aborted) {
-			const error = new NodeOperationError(ctx.getNode(), `Stopped waiting for run ${run.id}: the execution was cancelled`, {
-				description: `The run keeps going on the service. Use Generation → Wait with run ID ${run.id} to pick it up.`,
-				itemIndex,
-			});
+			const error = new NodeOperationError(
+				ctx.getNode(),
+				`Stopped waiting for run ${run.id}: the execution was cancelled`,
+				{
+					description: `The run keeps going on the service. Use Generation → Wait with run ID ${run.id} to pick it up.`,
+					itemIndex,
+				},
+			);
 			throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
 		}
 		try {
 			run = await getRun(ctx, identity, run.id, itemIndex, settings.requestTimeoutMs, deadline);
 			misses = 0;
 		} catch (error) {
-			if (!isPassing(error)) throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
+			if (!isPassing(error))
+				throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
 			misses++;
 			lastProblem = String((error as Error).message ?? error);
 		}

@@ -35,7 +35,10 @@ export async function searchApps(this: ILoadOptionsFunctions, filter?: string): 
 	const needle = (filter ?? '').toLowerCase();
 	const apps = (await getApps(this))
 		.filter((a) => !kind || a.kind === kind)
-		.filter((a) => !needle || `${a.slug} ${a.name} ${a.category ?? ''} ${(a.tags ?? []).join(' ')}`.toLowerCase().includes(needle));
+		.filter(
+			(a) =>
+				!needle || `${a.slug} ${a.name} ${a.category ?? ''} ${(a.tags ?? []).join(' ')}`.toLowerCase().includes(needle),
+		);
 	return {
 		results: apps.map((a) => ({
 			name: `${a.name} (${a.kind}, ${a.looks.length} look${a.looks.length === 1 ? '' : 's'})`,

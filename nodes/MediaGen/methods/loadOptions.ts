@@ -13,6 +13,7 @@ export async function getAppSlots(this: ILoadOptionsFunctions): Promise<INodePro
 	return (app?.inputs ?? []).map((s) => ({
 		name: s.label,
 		value: s.id,
-		description: `${s.hint ?? ''} ${s.min === s.max ? `Exactly ${s.min}` : `${s.min} to ${s.max}`} photo(s), ${s.accept}.`.trim(),
+		description:
+			`${s.hint ?? ''} ${s.min === s.max ? `Exactly ${s.min}` : `${s.min} to ${s.max}`} photo(s), ${s.accept}.`.trim(),
 	}));
 }

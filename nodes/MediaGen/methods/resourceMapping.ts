@@ -87,7 +87,8 @@ export function optionFieldsFor(model: CatalogueModel, musicMode?: string): Reso
 	const lists = listOptionsOf(model).filter((n) => !(model.kind === 'music' && (n === 'tier' || n === 'resolution')));
 	const fields = lists.map((name) => listField(model, name));
 	if (model.kind === 'music' && model.music) {
-		for (const name of musicFieldsFor(musicMode ?? model.defaults.tier ?? 'Describe')) fields.push(musicField(model, name));
+		for (const name of musicFieldsFor(musicMode ?? model.defaults.tier ?? 'Describe'))
+			fields.push(musicField(model, name));
 	}
 	return fields;
 }
@@ -133,7 +134,7 @@ export function modelSummary(model: CatalogueModel, musicMode?: string): string 
 	if (model.inputs?.includes('audio')) {
 		lines.push(
 			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio (Binary) or Driving Audio URL. ' +
-				'The price follows the audio\'s length.',
+				"The price follows the audio's length.",
 		);
 	}
 	lines.push('Options below start at "Model Default": nothing is sent for them and the model uses its default.');

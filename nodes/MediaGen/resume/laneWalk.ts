@@ -122,7 +122,14 @@ export class BatchView {
 	private async readRun(id: string, item: number): Promise<RunRecord> {
 		const res = await apiRequest<{ generation: RunRecord }>(
 			this.ctx,
-			{ method: 'GET', path: `/generations/${encodeURIComponent(id)}`, retryTransient: 1, itemIndex: item, deadline: this.deadline(), expect: generationAnswerProblem },
+			{
+				method: 'GET',
+				path: `/generations/${encodeURIComponent(id)}`,
+				retryTransient: 1,
+				itemIndex: item,
+				deadline: this.deadline(),
+				expect: generationAnswerProblem,
+			},
 			this.identity,
 		);
 		return res.body.generation;
@@ -138,7 +145,12 @@ export class BatchView {
 		} catch (error) {
 			if (isBusyOrPassing(error)) return { position, kind: 'later', reason: String((error as Error).message) };
 			const e = error as { message?: string; description?: string | null };
-			return { position, kind: 'refused', message: String(e.message), ...(e.description ? { description: e.description } : {}) };
+			return {
+				position,
+				kind: 'refused',
+				message: String(e.message),
+				...(e.description ? { description: e.description } : {}),
+			};
 		}
 		this.runs.set(position, run);
 		return { position, kind: FINAL_STATUSES.includes(run.status) ? 'finished' : 'running', run };

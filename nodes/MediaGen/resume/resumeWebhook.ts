@@ -54,11 +54,18 @@ function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
 }
 
 /** One item's output; an error is returned (not thrown) so the caller decides between error item and failure. */
-async function itemFor(ctx: IWebhookFunctions, state: PauseState, outcome: Outcome): Promise<INodeExecutionData | Error> {
+async function itemFor(
+	ctx: IWebhookFunctions,
+	state: PauseState,
+	outcome: Outcome,
+): Promise<INodeExecutionData | Error> {
 	const entry = state.items[outcome.position];
 	const requestKey = String(entry.body.requestKey);
 	if (outcome.kind === 'refused') {
-		const error = new NodeOperationError(ctx.getNode(), outcome.message, { description: outcome.description, itemIndex: entry.item });
+		const error = new NodeOperationError(ctx.getNode(), outcome.message, {
+			description: outcome.description,
+			itemIndex: entry.item,
+		});
 		return addRunDetails(error, { requestKey });
 	}
 	if (outcome.kind !== 'finished') return timedOutItem(state, outcome);
@@ -72,7 +79,11 @@ async function itemFor(ctx: IWebhookFunctions, state: PauseState, outcome: Outco
  * Every item in input order: the batch's outcomes and the items refused before pausing. Without
  * Continue On Fail the first failure fails the execution, naming the runs that succeeded beside it.
  */
-async function outputItems(ctx: IWebhookFunctions, state: PauseState, outcomes: Outcome[]): Promise<INodeExecutionData[]> {
+async function outputItems(
+	ctx: IWebhookFunctions,
+	state: PauseState,
+	outcomes: Outcome[],
+): Promise<INodeExecutionData[]> {
 	const byItem = new Map<number, INodeExecutionData>();
 	const failures: Array<{ item: number; error: Error }> = [];
 	for (const bad of state.invalid) byItem.set(bad.item, errorItem(bad, bad.item));
@@ -110,7 +121,11 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 		const headers = req.headers as Record<string, unknown>;
 		const raw = (req.rawBody as Buffer | undefined) ?? Buffer.from('');
 		const verdict = verifyWebhook(
-			{ id: headerOf(headers, 'webhook-id'), timestamp: headerOf(headers, 'webhook-timestamp'), signature: headerOf(headers, 'webhook-signature') },
+			{
+				id: headerOf(headers, 'webhook-id'),
+				timestamp: headerOf(headers, 'webhook-timestamp'),
+				signature: headerOf(headers, 'webhook-signature'),
+			},
 			raw,
 			{ current: credentials.secret, previous: credentials.previousSecret },
 		);
@@ -141,7 +156,9 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 		if (!walked.complete && !expired) return answer(200, { received: true });
 		report = { outcomes: walked.outcomes, state };
 	} catch (error) {
-		this.logger.warn(`Media Generation "${this.getNode().name}": a resume call could not be handled: ${(error as Error).message}`);
+		this.logger.warn(
+			`Media Generation "${this.getNode().name}": a resume call could not be handled: ${(error as Error).message}`,
+		);
 		return answer(503, { error: 'retry', message: 'Could not handle this delivery now; please deliver it again.' });
 	}
 	// Answer the delivery now: downloads may take longer than the service waits for an answer.

@@ -11,7 +11,8 @@ export function runRecordProblem(run: unknown, where = 'the run'): string | unde
 	if (!isObject(run)) return `${where} is missing`;
 	const missing = ['id', 'status', 'kind', 'model'].filter((k) => typeof run[k] !== 'string' || run[k] === '');
 	if (missing.length) return `${where} has no ${missing.join(', ')}`;
-	if (run.outputs !== undefined && run.outputs !== null && !Array.isArray(run.outputs)) return `${where} has outputs that are not a list`;
+	if (run.outputs !== undefined && run.outputs !== null && !Array.isArray(run.outputs))
+		return `${where} has outputs that are not a list`;
 	return undefined;
 }
 

@@ -34,12 +34,14 @@ export const ERROR_ADVICE: Record<string, ErrorAdvice> = {
 	},
 	unknown_anon_id: {
 		message: 'The service does not recognise this anonymous ID',
-		action: 'Choose a new anonymous ID in the credential (8 to 80 letters, digits, ".", "_" or "-"), or use an API key.',
+		action:
+			'Choose a new anonymous ID in the credential (8 to 80 letters, digits, ".", "_" or "-"), or use an API key.',
 		retryable: 'never',
 	},
 	credits: {
 		message: 'Not enough credits on the account for this run',
-		action: 'Top up your credits in the account settings, or choose a cheaper model or smaller options. Nothing was charged.',
+		action:
+			'Top up your credits in the account settings, or choose a cheaper model or smaller options. Nothing was charged.',
 		retryable: 'never',
 	},
 	allowance: {
@@ -179,7 +181,7 @@ export function describeApiError(httpCode: number, body: unknown): DescribedErro
 		description: [
 			isServerSide
 				? 'Try again in a few minutes. If it keeps happening, check the Base URL in the credential.'
-				: 'Check the node\'s fields and the Base URL in the credential, then run again.',
+				: "Check the node's fields and the Base URL in the credential, then run again.",
 			issues.length ? `Problems: ${issues.join('; ')}` : '',
 			`(HTTP ${httpCode})`,
 		]
@@ -192,9 +194,7 @@ export function describeApiError(httpCode: number, body: unknown): DescribedErro
 
 /** Removes anything that looks like one of our secrets from a string before it is shown or logged. */
 export function redactSecrets(text: string, extra: string[] = []): string {
-	let out = text
-		.replace(/sk_[0-9a-fA-F]{8,}/g, 'sk_***')
-		.replace(/whsec_[A-Za-z0-9+/=]{4,}/g, 'whsec_***');
+	let out = text.replace(/sk_[0-9a-fA-F]{8,}/g, 'sk_***').replace(/whsec_[A-Za-z0-9+/=]{4,}/g, 'whsec_***');
 	for (const value of extra) {
 		if (value && value.length >= 4) out = out.split(value).join('***');
 	}

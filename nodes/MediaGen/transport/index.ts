@@ -127,7 +127,7 @@ function rateLimitAdvice(retryAfter: number, waits: number, waitedMs: number, ma
 	const why =
 		retryAfter * 1000 > maxWaitMs
 			? `, longer than this node waits at once (${Math.round(maxWaitMs / 1000)} s).`
-			: ', and waiting would pass this step\'s time limit or it kept asking.';
+			: ", and waiting would pass this step's time limit or it kept asking.";
 	return `${asked}${why} ${waited} Wait a few minutes and run again, or send fewer requests at once.`;
 }
 
@@ -164,7 +164,19 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 export function isTransportFailure(error: unknown): boolean {
 	const e = error as { code?: string; cause?: { code?: string }; message?: string; httpCode?: string | null };
 	const code = e?.cause?.code ?? e?.code ?? '';
-	if (['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'ERR_BAD_RESPONSE', 'EAI_AGAIN', 'ESOCKETTIMEDOUT'].includes(code)) return true;
+	if (
+		[
+			'ECONNRESET',
+			'ECONNREFUSED',
+			'ETIMEDOUT',
+			'ECONNABORTED',
+			'EPIPE',
+			'ERR_BAD_RESPONSE',
+			'EAI_AGAIN',
+			'ESOCKETTIMEDOUT',
+		].includes(code)
+	)
+		return true;
 	return /socket hang up|timeout|ECONNRESET|ECONNREFUSED|aborted|network/i.test(String(e?.message ?? ''));
 }
 
@@ -207,11 +219,18 @@ function isFixedRoute(req: ApiRequest): boolean {
 }
 
 function baseUrlHint(baseUrl: string): string {
-	const v1 = /\/v1$/.test(baseUrl) ? '' : ' It does not end in /v1; the API\'s version 1 root usually does.';
+	const v1 = /\/v1$/.test(baseUrl) ? '' : " It does not end in /v1; the API's version 1 root usually does.";
 	return `Check the Base URL in the credential (now ${baseUrl}): it must be the API's version 1 root.${v1}`;
 }
 
-function unexpectedAnswer(ctx: ApiContext, req: ApiRequest, id: Identity, statusCode: number, problem: string, body: unknown) {
+function unexpectedAnswer(
+	ctx: ApiContext,
+	req: ApiRequest,
+	id: Identity,
+	statusCode: number,
+	problem: string,
+	body: unknown,
+) {
 	const error = apiError(ctx.getNode(), statusCode, { error: 'unexpected_answer' }, id, req.itemIndex);
 	error.message = `The service's answer to ${describeRoute(req)} is not what this node expects: ${problem}`;
 	error.description = `${baseUrlHint(id.baseUrl)} If it is right, the service may be having trouble: try again later.`;
@@ -259,16 +278,23 @@ export async function apiRequest<T = IDataObject>(
 			)) as typeof response;
 		} catch (error) {
 			release();
-			if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while a request was under way', { itemIndex: req.itemIndex });
+			if (signal?.aborted)
+				throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while a request was under way', {
+					itemIndex: req.itemIndex,
+				});
 			if (transientLeft > 0 && isTransportFailure(error) && (await pause(1000, req.deadline, signal))) {
 				transientLeft--;
 				continue;
 			}
 			const reason = redactSecrets(String((error as Error)?.message ?? error), id.secrets);
-			const noAnswer = new NodeOperationError(ctx.getNode(), `No answer from the Media Generation API to ${describeRoute(req)}: ${reason}`, {
-				description: `${baseUrlHint(id.baseUrl)} Also check that the service is reachable from n8n.`,
-				itemIndex: req.itemIndex,
-			});
+			const noAnswer = new NodeOperationError(
+				ctx.getNode(),
+				`No answer from the Media Generation API to ${describeRoute(req)}: ${reason}`,
+				{
+					description: `${baseUrlHint(id.baseUrl)} Also check that the service is reachable from n8n.`,
+					itemIndex: req.itemIndex,
+				},
+			);
 			unanswered.add(noAnswer);
 			throw noAnswer;
 		}

@@ -67,7 +67,8 @@ function noteHeaders(b: Budget, headers: Record<string, string>, now: number): v
 	const resetAt = parseReset(headers['x-ratelimit-reset'], now);
 	if (!Number.isFinite(reported) || resetAt === undefined) return;
 	const estimate = Math.max(0, reported - b.inFlight);
-	const sameWindow = b.resetAt !== undefined && b.remaining !== undefined && Math.abs(b.resetAt - resetAt) < 1500 && b.resetAt > now;
+	const sameWindow =
+		b.resetAt !== undefined && b.remaining !== undefined && Math.abs(b.resetAt - resetAt) < 1500 && b.resetAt > now;
 	b.remaining = sameWindow ? Math.min(b.remaining!, estimate) : estimate;
 	b.resetAt = sameWindow ? Math.max(b.resetAt!, resetAt) : resetAt;
 }

@@ -6,7 +6,11 @@ import { identityProblem } from '../../transport/answers';
 
 export const description: INodeProperties[] = [];
 
-export async function executeItem(this: IExecuteFunctions, i: number, identity: Identity): Promise<INodeExecutionData[]> {
+export async function executeItem(
+	this: IExecuteFunctions,
+	i: number,
+	identity: Identity,
+): Promise<INodeExecutionData[]> {
 	const res = await apiRequest<IDataObject>(
 		this,
 		{ method: 'GET', path: '/me', retryTransient: 2, itemIndex: i, expect: identityProblem },

@@ -37,8 +37,12 @@ export const description = updateDisplayOptions({ show: { resource: ['app'], ope
 
 export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
 	const filters = this.getNodeParameter('appFilters', 0, {}) as IDataObject;
-	const category = String(filters.category ?? '').trim().toLowerCase();
-	const tag = String(filters.tag ?? '').trim().toLowerCase();
+	const category = String(filters.category ?? '')
+		.trim()
+		.toLowerCase();
+	const tag = String(filters.tag ?? '')
+		.trim()
+		.toLowerCase();
 	return (await getApps(this, identity))
 		.filter((a) => !filters.kind || a.kind === filters.kind)
 		.filter((a) => !category || (a.category ?? '').toLowerCase() === category)

@@ -14,8 +14,18 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['app'] } },
 		options: [
-			{ name: 'Get Many', value: 'getMany', action: 'Get many apps', description: 'List the ready-made apps and their looks' },
-			{ name: 'Run Look', value: 'runLook', action: 'Run an app look', description: 'Run a preset look of an app on your photos' },
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				action: 'Get many apps',
+				description: 'List the ready-made apps and their looks',
+			},
+			{
+				name: 'Run Look',
+				value: 'runLook',
+				action: 'Run an app look',
+				description: 'Run a preset look of an app on your photos',
+			},
 		],
 		default: 'runLook',
 	},

@@ -34,7 +34,12 @@ const properties: INodeProperties[] = [
 		typeOptions: { loadOptionsDependsOn: ['appKind'] },
 		description: 'The ready-made app whose look to run',
 		modes: [
-			{ displayName: 'From List', name: 'list', type: 'list', typeOptions: { searchListMethod: 'searchApps', searchable: true } },
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchApps', searchable: true },
+			},
 			{ displayName: 'By Slug', name: 'id', type: 'string', placeholder: 'e.g. pet-portrait' },
 		],
 	},
@@ -55,7 +60,8 @@ const properties: INodeProperties[] = [
 		typeOptions: { multipleValues: true },
 		placeholder: 'Add Photos for a Slot',
 		default: {},
-		description: 'Fill each of the app\'s photo slots from binary properties of the input item or from URLs. Each slot says how many photos it takes.',
+		description:
+			"Fill each of the app's photo slots from binary properties of the input item or from URLs. Each slot says how many photos it takes.",
 		options: [
 			{
 				displayName: 'Slot',
@@ -95,11 +101,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		options: [
-			maxCreditsField,
-			requestKeyField,
-			webhookUrlField,
-		],
+		options: [maxCreditsField, requestKeyField, webhookUrlField],
 	},
 	...runSettingsFields,
 ];
@@ -116,17 +118,23 @@ export function acceptsType(accept: string, mime: string): boolean {
 }
 
 function familiesFor(accept: string): Array<'image' | 'video' | 'audio'> {
-	const f = (['image', 'video', 'audio'] as const).filter((family) => accept.includes(`${family}/`) || accept.includes('*/*'));
+	const f = (['image', 'video', 'audio'] as const).filter(
+		(family) => accept.includes(`${family}/`) || accept.includes('*/*'),
+	);
 	return f.length ? [...f] : ['image'];
 }
 
 export function findApp(ctx: IExecuteFunctions, apps: CatalogueApp[], slug: string, itemIndex: number): CatalogueApp {
 	const app = apps.find((a) => a.slug === slug);
 	if (!app) {
-		throw new NodeOperationError(ctx.getNode(), `App: "${slug}" is not in the app catalogue. Available apps: ${apps.map((a) => a.slug).join(', ')}`, {
-			description: 'Pick an app from the list, or check the slug.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`App: "${slug}" is not in the app catalogue. Available apps: ${apps.map((a) => a.slug).join(', ')}`,
+			{
+				description: 'Pick an app from the list, or check the slug.',
+				itemIndex,
+			},
+		);
 	}
 	return app;
 }
@@ -142,10 +150,14 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 	const known = new Set(app.inputs.map((s) => s.id));
 	for (const e of entries) {
 		if (!known.has(String(e.slotId))) {
-			throw new NodeOperationError(ctx.getNode(), `Photos: "${String(e.slotId)}" is not a slot of ${app.name}. Its slots: ${app.inputs.map((s) => `${s.label} (${s.id})`).join(', ') || 'none'}`, {
-				description: 'Pick the slot from the list under Photos.',
-				itemIndex,
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Photos: "${String(e.slotId)}" is not a slot of ${app.name}. Its slots: ${app.inputs.map((s) => `${s.label} (${s.id})`).join(', ') || 'none'}`,
+				{
+					description: 'Pick the slot from the list under Photos.',
+					itemIndex,
+				},
+			);
 		}
 	}
 	const fills: SlotFill[] = [];
@@ -156,24 +168,36 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 		const count = props.length + urls.length;
 		if (count < slot.min || count > slot.max) {
 			const wanted = slot.min === slot.max ? `exactly ${slot.min}` : `${slot.min} to ${slot.max}`;
-			throw new NodeOperationError(ctx.getNode(), `Photos: the slot "${slot.label}" takes ${wanted} photo${slot.max === 1 ? '' : 's'}; ${count} given`, {
-				description: `${slot.hint ?? ''} Accepted: ${slot.accept}. Nothing was sent or charged.`.trim(),
-				itemIndex,
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Photos: the slot "${slot.label}" takes ${wanted} photo${slot.max === 1 ? '' : 's'}; ${count} given`,
+				{
+					description: `${slot.hint ?? ''} Accepted: ${slot.accept}. Nothing was sent or charged.`.trim(),
+					itemIndex,
+				},
+			);
 		}
 		const files: PreparedFile[] = [];
 		for (const p of props) {
 			const file = await prepareBinaryFile(ctx, itemIndex, p, `Photos (${slot.label})`, familiesFor(slot.accept));
 			if (!acceptsType(slot.accept, file.mime)) {
-				throw new NodeOperationError(ctx.getNode(), `Photos (${slot.label}): the file in "${p}" is ${file.mime}; this slot accepts ${slot.accept}`, {
-					description: 'Convert the file or pick another one. Nothing was sent or charged.',
-					itemIndex,
-				});
+				throw new NodeOperationError(
+					ctx.getNode(),
+					`Photos (${slot.label}): the file in "${p}" is ${file.mime}; this slot accepts ${slot.accept}`,
+					{
+						description: 'Convert the file or pick another one. Nothing was sent or charged.',
+						itemIndex,
+					},
+				);
 			}
 			files.push(file);
 		}
 		const badUrls = checkMediaUrls(`Photos (${slot.label})`, urls);
-		if (badUrls.length) throw new NodeOperationError(ctx.getNode(), badUrls.join(' '), { description: 'Nothing was sent or charged.', itemIndex });
+		if (badUrls.length)
+			throw new NodeOperationError(ctx.getNode(), badUrls.join(' '), {
+				description: 'Nothing was sent or charged.',
+				itemIndex,
+			});
 		fills.push({ slot, files, urls });
 	}
 	return fills;
@@ -209,7 +233,10 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 		maxCredits: extra.maxCredits,
 	});
 	if (problems.length) {
-		throw new NodeOperationError(ctx.getNode(), problems.join(' '), { description: 'Nothing was sent and nothing was charged.', itemIndex });
+		throw new NodeOperationError(ctx.getNode(), problems.join(' '), {
+			description: 'Nothing was sent and nothing was charged.',
+			itemIndex,
+		});
 	}
 	// Photos are sent in the order of the app's slots: a slot's files, then its URLs.
 	const images: FileSource[] = fills.flatMap((fill) => [

@@ -13,7 +13,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['file'] } },
 		options: [
-			{ name: 'Upload', value: 'upload', action: 'Upload a file', description: 'Upload a reference image or audio and get its URL' },
+			{
+				name: 'Upload',
+				value: 'upload',
+				action: 'Upload a file',
+				description: 'Upload a reference image or audio and get its URL',
+			},
 		],
 		default: 'upload',
 	},

@@ -23,7 +23,11 @@ export const description = updateDisplayOptions({ show: { resource: ['file'], op
 // Uploads are not runs, so the run concurrency does not apply; a few at once keeps memory and the 30-a-minute slot limit in check.
 export const itemsAtOnce = 3;
 
-export async function executeItem(this: IExecuteFunctions, i: number, identity: Identity): Promise<INodeExecutionData[]> {
+export async function executeItem(
+	this: IExecuteFunctions,
+	i: number,
+	identity: Identity,
+): Promise<INodeExecutionData[]> {
 	const property = String(this.getNodeParameter('binaryPropertyName', i, 'data')).trim();
 	const file = await prepareBinaryFile(this, i, property, 'Input Binary Property', ['image', 'video', 'audio']);
 	const uploaded = await uploadFile(this, identity, file, i, 'Input Binary Property');

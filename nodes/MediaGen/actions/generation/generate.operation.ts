@@ -67,7 +67,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		// Changing Kind clears the model: n8n's editor empties a resource locator when a parameter it depends on changes.
 		typeOptions: { loadOptionsDependsOn: ['kind'] },
-		description: 'The model that makes the file. The list shows each model\'s price in credits at its default options.',
+		description: "The model that makes the file. The list shows each model's price in credits at its default options.",
 		modes: [
 			{
 				displayName: 'From List',
@@ -162,7 +162,8 @@ const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'https://example.com/photo.jpg',
 		displayOptions: { show: { kind: ['image', 'video'] } },
-		description: 'Public https addresses of reference images, separated by commas or new lines. Together with the binary ones, at most the model\'s limit (and never more than 14).',
+		description:
+			"Public https addresses of reference images, separated by commas or new lines. Together with the binary ones, at most the model's limit (and never more than 14).",
 	},
 	{
 		displayName: 'Additional Fields',
@@ -204,7 +205,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				displayOptions: { show: { '/kind': ['video'] } },
-				description: 'Video models that support it (see About the Model): the address of the image the clip should end on',
+				description:
+					'Video models that support it (see About the Model): the address of the image the clip should end on',
 			},
 			maxCreditsField,
 			{
@@ -224,7 +226,10 @@ const properties: INodeProperties[] = [
 	...runSettingsFields,
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['generation'], operation: ['generate'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['generation'], operation: ['generate'] } },
+	properties,
+);
 
 interface ItemFields {
 	kind: MediaKind;
@@ -244,7 +249,8 @@ function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
 		kind,
 		modelId: String(ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '').trim(),
 		prompt: String(ctx.getNodeParameter('prompt', itemIndex, '')),
-		musicMode: kind === 'music' ? String(ctx.getNodeParameter('musicMode', itemIndex, '') || '') || undefined : undefined,
+		musicMode:
+			kind === 'music' ? String(ctx.getNodeParameter('musicMode', itemIndex, '') || '') || undefined : undefined,
 		mapped: (mapped?.value ?? {}) as Record<string, unknown>,
 		extra: ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
 		imageProps: kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageProperties', itemIndex, '')),
@@ -265,7 +271,12 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 	const { options, problems } = resolveOptions(model, f.mapped, f.musicMode);
 	const text = (name: string) => String(f.extra[name] ?? '').trim();
 	const requestKey = text('requestKey') || undefined;
-	const [audioUrl, audioProperty, endFrameUrl, endFrameProperty] = ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty'].map(text);
+	const [audioUrl, audioProperty, endFrameUrl, endFrameProperty] = [
+		'audioUrl',
+		'audioProperty',
+		'endFrameUrl',
+		'endFrameProperty',
+	].map(text);
 	problems.push(
 		...checkRequest(model, {
 			prompt: f.prompt,
@@ -284,10 +295,14 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 	problems.push(...checkMediaUrls('End Frame URL', endFrameUrl ? [endFrameUrl] : []));
 	problems.push(...checkMediaUrls('Driving Audio URL', audioUrl ? [audioUrl] : []));
 	if (problems.length) {
-		throw new NodeOperationError(ctx.getNode(), problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`, {
-			description: `Nothing was sent and nothing was charged. ${describeLimits(model, options.tier)}`,
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`,
+			{
+				description: `Nothing was sent and nothing was charged. ${describeLimits(model, options.tier)}`,
+				itemIndex,
+			},
+		);
 	}
 	const fromProperty = async (property: string, field: string, family: 'image' | 'audio'): Promise<FileSource> => ({
 		file: await prepareBinaryFile(ctx, itemIndex, property, field, [family]),

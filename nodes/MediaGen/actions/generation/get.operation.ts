@@ -19,7 +19,11 @@ export const description = updateDisplayOptions({ show: { resource: ['generation
 
 export const itemsAtOnce = 'runs';
 
-export async function executeItem(this: IExecuteFunctions, i: number, identity: Identity): Promise<INodeExecutionData[]> {
+export async function executeItem(
+	this: IExecuteFunctions,
+	i: number,
+	identity: Identity,
+): Promise<INodeExecutionData[]> {
 	const runId = readRunId(this, i);
 	const settings = { ...readRunSettings(this, i), wait: false };
 	settings.download = this.getNodeParameter('downloadOutputs', i, true) as boolean;

@@ -44,7 +44,10 @@ const properties: INodeProperties[] = [
 				displayName: 'Status',
 				name: 'status',
 				type: 'options',
-				options: ['QUEUED', 'PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'CANCELED'].map((s) => ({ name: s.charAt(0) + s.slice(1).toLowerCase(), value: s })),
+				options: ['QUEUED', 'PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'CANCELED'].map((s) => ({
+					name: s.charAt(0) + s.slice(1).toLowerCase(),
+					value: s,
+				})),
 				default: 'SUCCEEDED',
 				description: 'Only runs in this state',
 			},
@@ -69,21 +72,33 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['generation'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['generation'], operation: ['getMany'] } },
+	properties,
+);
 
 export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', 0, false) as boolean;
 	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', 0, 50)));
 	const filters = this.getNodeParameter('runFilters', 0, {}) as IDataObject;
-	const pageSize = Math.min(100, Math.max(1, Number((this.getNodeParameter('listOptions', 0, {}) as IDataObject).pageSize ?? 100)));
+	const pageSize = Math.min(
+		100,
+		Math.max(1, Number((this.getNodeParameter('listOptions', 0, {}) as IDataObject).pageSize ?? 100)),
+	);
 	const matches = (r: RunRecord) =>
-		(!filters.kind || r.kind === filters.kind) && (!filters.model || r.model === String(filters.model).trim()) && (!filters.status || r.status === filters.status);
+		(!filters.kind || r.kind === filters.kind) &&
+		(!filters.model || r.model === String(filters.model).trim()) &&
+		(!filters.status || r.status === filters.status);
 	const out: INodeExecutionData[] = [];
 	let before: number | null | undefined;
 	do {
 		const qs: IDataObject = { limit: pageSize };
 		if (before) qs.before = before;
-		const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(this, { method: 'GET', path: '/generations', qs, retryTransient: 2, expect: generationListProblem }, identity);
+		const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(
+			this,
+			{ method: 'GET', path: '/generations', qs, retryTransient: 2, expect: generationListProblem },
+			identity,
+		);
 		for (const run of page.body.generations ?? []) {
 			if (out.length >= limit) break;
 			if (matches(run)) out.push({ json: run as unknown as IDataObject, pairedItem: { item: 0 } });

@@ -16,10 +16,20 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['generation'] } },
 		options: [
-			{ name: 'Generate', value: 'generate', action: 'Generate an image video or song', description: 'Start a run, wait for it and return the files' },
+			{
+				name: 'Generate',
+				value: 'generate',
+				action: 'Generate an image video or song',
+				description: 'Start a run, wait for it and return the files',
+			},
 			{ name: 'Get', value: 'get', action: 'Get a run', description: 'Read one run by ID, with its files' },
 			{ name: 'Get Many', value: 'getMany', action: 'Get many runs', description: 'List your runs, newest first' },
-			{ name: 'Wait', value: 'wait', action: 'Wait for a run to finish', description: 'Wait for a run started earlier and return its files' },
+			{
+				name: 'Wait',
+				value: 'wait',
+				action: 'Wait for a run to finish',
+				description: 'Wait for a run started earlier and return its files',
+			},
 		],
 		default: 'generate',
 	},

@@ -15,11 +15,18 @@ const properties: INodeProperties[] = [
 	waitingCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['generation'], operation: ['wait'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['generation'], operation: ['wait'] } },
+	properties,
+);
 
 export const itemsAtOnce = 'runs';
 
-export async function executeItem(this: IExecuteFunctions, i: number, identity: Identity): Promise<INodeExecutionData[]> {
+export async function executeItem(
+	this: IExecuteFunctions,
+	i: number,
+	identity: Identity,
+): Promise<INodeExecutionData[]> {
 	const settings = { ...readRunSettings(this, i), wait: true };
 	settings.download = this.getNodeParameter('downloadOutputs', i, true) as boolean;
 	const first = await getRun(this, identity, readRunId(this, i), i, settings.requestTimeoutMs);

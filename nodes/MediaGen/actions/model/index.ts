@@ -12,7 +12,9 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['model'] } },
-		options: [{ name: 'Get Many', value: 'getMany', action: 'Get many models', description: 'List the model catalogue' }],
+		options: [
+			{ name: 'Get Many', value: 'getMany', action: 'Get many models', description: 'List the model catalogue' },
+		],
 		default: 'getMany',
 	},
 	...getMany.description,
