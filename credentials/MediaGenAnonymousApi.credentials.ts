@@ -16,7 +16,8 @@ export class MediaGenAnonymousApi implements ICredentialType {
 	properties: INodeProperties[] = [
 		{
 			displayName:
-				'The free tier covers only the free house image engine, gives 5 credits per ID and returns watermarked images. Use the Media Generation API credential (API key) for every other model.',
+				'The free tier covers only the free house image engine, gives 5 credits per ID and returns watermarked images. ' +
+				'Use the Media Generation API credential (API key) for every other model.',
 			name: 'freeTierNotice',
 			type: 'notice',
 			default: '',
@@ -31,7 +32,8 @@ export class MediaGenAnonymousApi implements ICredentialType {
 			required: true,
 			placeholder: 'my-n8n-workflow-01',
 			description:
-				'Any ID you choose: 8 to 80 characters of letters, digits, ".", "_" or "-". The first request opens a free wallet of 5 credits for it. Keep it private: whoever has it can spend its credits.',
+				'Any ID you choose: 8 to 80 characters of letters, digits, ".", "_" or "-". The first request opens a free ' +
+				'wallet of 5 credits for it. Keep it private: whoever has it can spend its credits.',
 		},
 	];
 

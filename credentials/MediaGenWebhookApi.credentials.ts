@@ -22,7 +22,8 @@ export class MediaGenWebhookApi implements ICredentialType {
 			required: true,
 			placeholder: 'whsec_…',
 			description:
-				'The signing secret of the webhook endpoint, copied from your account settings: whsec_ followed by base64 text. Deliveries whose signature does not match are refused.',
+				'The signing secret of the webhook endpoint, copied from your account settings: whsec_ followed by base64 ' +
+				'text. Deliveries whose signature does not match are refused.',
 		},
 		{
 			displayName: 'Previous Signing Secret',
@@ -32,7 +33,8 @@ export class MediaGenWebhookApi implements ICredentialType {
 			default: '',
 			placeholder: 'whsec_…',
 			description:
-				'Optional. While you rotate the secret, put the old one here so deliveries signed with either secret are accepted. Clear it once the rotation is done.',
+				'Optional. While you rotate the secret, put the old one here so deliveries signed with either secret are ' +
+				'accepted. Clear it once the rotation is done.',
 		},
 	];
 }

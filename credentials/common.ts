@@ -60,7 +60,9 @@ export function identityTest(secretName: string): ICredentialTestRequest {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message: `The service did not accept this ${secretName}: it is unknown, revoked or mistyped. Copy it again from your account settings.`,
+					message:
+						`The service did not accept this ${secretName}: it is unknown, revoked or mistyped. Copy it again ` +
+						`from your account settings.`,
 				},
 			},
 			{
@@ -68,7 +70,8 @@ export function identityTest(secretName: string): ICredentialTestRequest {
 				properties: {
 					value: 404,
 					message:
-						'The Base URL does not lead to the API: it must be the version 1 root, ending in /v1 (for example https://api.example.com/v1).',
+						'The Base URL does not lead to the API: it must be the version 1 root, ending in /v1 (for example ' +
+						'https://api.example.com/v1).',
 				},
 			},
 		],

@@ -7,10 +7,17 @@ export const ANON_ID_PATTERN = /^[A-Za-z0-9._-]{8,80}$/;
 
 export function describeApiKeyProblem(key: unknown): string | undefined {
 	if (typeof key !== 'string' || key.trim() === '') {
-		return 'The API key is empty. Paste the key from your account settings: it looks like sk_ followed by 40 hex characters (0-9, a-f).';
+		return (
+			'The API key is empty. Paste the key from your account settings: it looks like sk_ followed by 40 hex ' +
+			'characters (0-9, a-f).'
+		);
 	}
 	if (!API_KEY_PATTERN.test(key.trim())) {
-		return `The API key does not have the expected shape: sk_ followed by exactly 40 hex characters (0-9, a-f), 43 characters in all. The value entered has ${key.trim().length} characters. Copy the key again from your account settings.`;
+		return (
+			`The API key does not have the expected shape: sk_ followed by exactly 40 hex characters (0-9, a-f), 43 ` +
+			`characters in all. The value entered has ${key.trim().length} characters. Copy the key again from your account ` +
+			`settings.`
+		);
 	}
 	return undefined;
 }
@@ -20,7 +27,11 @@ export function describeAnonymousIdProblem(id: unknown): string | undefined {
 		return 'The anonymous ID is empty. Choose any ID of 8 to 80 characters using letters, digits, ".", "_" or "-".';
 	}
 	if (!ANON_ID_PATTERN.test(id.trim())) {
-		return `The anonymous ID must be 8 to 80 characters long and use only letters, digits, ".", "_" or "-". The value entered has ${id.trim().length} characters${/[^A-Za-z0-9._-]/.test(id.trim()) ? ' and contains other characters' : ''}.`;
+		return (
+			`The anonymous ID must be 8 to 80 characters long and use only letters, digits, ".", "_" or "-". The ` +
+			`value entered has ${id.trim().length} ` +
+			`characters${/[^A-Za-z0-9._-]/.test(id.trim()) ? ' and contains other characters' : ''}.`
+		);
 	}
 	return undefined;
 }
@@ -103,7 +114,10 @@ export function describeBaseUrlProblem(baseUrl: unknown): string | undefined {
 	const value = normaliseBaseUrl(baseUrl);
 	if (!value) return "The Base URL is empty. Enter the API's version 1 root, for example https://api.example.com/v1.";
 	if (!/^https?:\/\/[^\s/]+/i.test(value)) {
-		return `The Base URL must start with https:// (or http:// for a local sandbox), for example https://api.example.com/v1.`;
+		return (
+			`The Base URL must start with https:// (or http:// for a local sandbox), for example ` +
+			`https://api.example.com/v1.`
+		);
 	}
 	return undefined;
 }

@@ -2,6 +2,7 @@
 # Redis and Postgres for n8n's queue mode, from Debian's `redis-server` and `postgresql` packages,
 # each on its own loopback port with its data in a temporary folder.
 #   services.sh ensure              install the packages when missing (apt-get update first)
+#   services.sh ensure-browser      install Debian's chromium for the editor tests when missing
 #   services.sh start <dir>         start both; prints REDIS_PORT=…, PG_PORT=…, PG_DB=… on stdout
 #   services.sh stop <dir>          stop both (fast shutdown) and leave <dir> for the caller to delete
 # Postgres refuses to run as root: as root it runs as the `postgres` user the Debian package creates.
@@ -29,6 +30,13 @@ case "$cmd" in
       echo "installing ${need[*]} with apt-get" >&2
       $SUDO apt-get update -q >&2
       DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}" >&2
+    fi
+    ;;
+  ensure-browser)
+    if [ ! -x /usr/bin/chromium ]; then
+      echo "installing chromium with apt-get" >&2
+      $SUDO apt-get update -q >&2
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends chromium >&2
     fi
     ;;
   start)

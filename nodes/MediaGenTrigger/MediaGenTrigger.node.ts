@@ -136,7 +136,8 @@ export class MediaGenTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to download the files of succeeded runs into the item as binary data (data, data_1, … and cover for songs)',
+					'Whether to download the files of succeeded runs into the item as binary data (data, data_1, … and cover for ' +
+					'songs)',
 			},
 			{
 				displayName: 'Test Events',
@@ -271,7 +272,9 @@ export class MediaGenTrigger implements INodeType {
 				item.binary = files.binary;
 				json.files = files.files as unknown as IDataObject[];
 			} catch (error) {
-				json.downloadError = `The files could not be downloaded: ${(error as Error).message}. They stay available at the URLs in "outputs".`;
+				json.downloadError =
+					`The files could not be downloaded: ${(error as Error).message}. They stay available at ` +
+					`the URLs in "outputs".`;
 			}
 		}
 		return start(item);

@@ -13,7 +13,9 @@ import { ACCEPTED_UPLOAD_TYPES, UPLOAD_CAPS, uploadRequestSchema, zodIssues } fr
 import type { ApiCall } from './api';
 
 /** The accepted types, as the refusal of another type lists them. */
-const ACCEPTED_TYPES_TEXT = `mime must be one of PNG, JPEG, WebP, MP4, MOV, MP3, WAV, M4A (${Object.keys(ACCEPTED_UPLOAD_TYPES).join(', ')})`;
+const ACCEPTED_TYPES_TEXT =
+	`mime must be one of PNG, JPEG, WebP, MP4, MOV, MP3, WAV, M4A ` +
+	`(${Object.keys(ACCEPTED_UPLOAD_TYPES).join(', ')})`;
 
 export async function openUploadSlot(ctx: SandboxContext, call: ApiCall): Promise<number> {
 	const rate = spendRateBudget(ctx, 'upload', call.caller, call.address);

@@ -131,7 +131,7 @@ test('a failed run without Continue On Fail fails the execution, naming the run,
 	expect(resumed.error?.message).toMatch(/^Run gen_[0-9a-f]+ failed/);
 	expect(resumed.error?.description).toMatch(/5 credits were refunded automatically/);
 	expect(resumed.error?.description).toMatch(
-		/Runs of this step that succeeded and are paid for: gen_[0-9a-f]+ \(item 1\)/,
+		/Runs of this step already paid for: gen_[0-9a-f]+ \(item 1, 5 credits, SUCCEEDED\)/,
 	);
 });
 

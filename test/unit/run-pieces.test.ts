@@ -1,9 +1,10 @@
 // Pure pieces of the run path: request keys, the spending cap, answer shapes, media types, covers,
-// and the words of a failed or cancelled run.
+// the words of a failed or cancelled run, and of runs already paid for.
 import type { INode } from 'n8n-workflow';
 
 import { canonicalMediaType, coverPrefix, mediaTypeOf } from '../../nodes/MediaGen/helpers/binary';
 import type { RunRecord } from '../../nodes/MediaGen/helpers/catalogueTypes';
+import { paidRunsNote, withPaidRuns } from '../../nodes/MediaGen/helpers/paidRuns';
 import { retryKey, uniquePerItem } from '../../nodes/MediaGen/helpers/requestKey';
 import { errorItem, failedRunError } from '../../nodes/MediaGen/helpers/runErrors';
 import { isCapRefusal, SpendingCap } from '../../nodes/MediaGen/helpers/spendingCap';
@@ -142,5 +143,32 @@ describe('failed and cancelled runs', () => {
 		expect(error.message).toMatch(/was cancelled/);
 		expect(error.description).not.toMatch(/refunded/);
 		expect(errorItem(error, 0).json.refunded).toBeUndefined();
+	});
+});
+
+describe('runs already paid for when a step stops', () => {
+	test('each run is named with its item, cost and status, with how to get its files without paying again', () => {
+		const note = paidRunsNote([
+			{ id: 'gen_a', itemIndex: 0, cost: 5, status: 'SUCCEEDED' },
+			{ id: 'gen_b', itemIndex: 3, cost: 1, status: 'RUNNING' },
+			{ id: 'gen_c', itemIndex: 4 },
+		]);
+		expect(note).toContain(
+			'Runs of this step already paid for: gen_a (item 1, 5 credits, SUCCEEDED); gen_b (item 4, 1 credit, RUNNING); ' +
+				'gen_c (item 5).',
+		);
+		expect(note).toMatch(/Generation → Get \(Run ID\), which charges nothing/);
+		expect(note).toMatch(/"Continue On Fail"/);
+	});
+
+	test('no paid runs, no note; the note goes under an existing description', () => {
+		expect(paidRunsNote([])).toBe('');
+		const bare = withPaidRuns(new Error('x') as Error & { description?: string }, []);
+		expect(bare.description).toBeUndefined();
+		const error = Object.assign(new Error('Run gen_x failed'), { description: '5 credits were refunded.' });
+		withPaidRuns(error, [{ id: 'gen_a', itemIndex: 1 }]);
+		expect(error.description).toMatch(
+			/^5 credits were refunded\.\n\nRuns of this step already paid for: gen_a \(item 2\)/,
+		);
 	});
 });

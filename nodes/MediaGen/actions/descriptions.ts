@@ -8,7 +8,9 @@ export const requestKeyField: INodeProperties = {
 	type: 'string',
 	default: '',
 	description:
-		'Up to 120 characters. Sending the same key again returns the first run instead of charging again. A key shared by several items gets the item number added. Leave empty: the node makes one per execution and item, so retries are never charged twice.',
+		'Up to 120 characters. Sending the same key again returns the first run instead of charging again. A key shared ' +
+		'by several items gets the item number added. Leave empty: the node makes one per execution and item, so retries ' +
+		'are never charged twice.',
 };
 
 export const webhookUrlField: INodeProperties = {
@@ -18,7 +20,8 @@ export const webhookUrlField: INodeProperties = {
 	default: '',
 	placeholder: 'https://your-n8n.example.com/webhook/…',
 	description:
-		"An https address (up to 500 characters) that receives the finished run, for example the production URL of a Media Generation Trigger node. It replaces the account's registered endpoints for this run.",
+		'An https address (up to 500 characters) that receives the finished run, for example the production URL of a ' +
+		"Media Generation Trigger node. It replaces the account's registered endpoints for this run.",
 };
 
 export const maxCreditsField: INodeProperties = {
@@ -28,7 +31,9 @@ export const maxCreditsField: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: 100,
 	description:
-		'A spending cap: this step submits no run that would take the credits it spent in this execution over this number (failed runs are refunded and do not count). Prices come from runs already accepted and from the model list. Leave it out for no cap.',
+		'A spending cap: this step submits no run that would take the credits it spent in this execution over this ' +
+		'number (failed runs are refunded and do not count). Prices come from runs already accepted and from the model ' +
+		'list. Leave it out for no cap.',
 };
 
 export const runIdField: INodeProperties = {
@@ -69,7 +74,8 @@ export const waitingOptions: INodeProperties[] = [
 		typeOptions: { minValue: 0, numberPrecision: 2 },
 		default: 0,
 		description:
-			'How long to wait before giving up (the run keeps going on the service). 0 uses the suggested limit: 3 minutes for images, 10 for video, 5 for music.',
+			'How long to wait before giving up (the run keeps going on the service). 0 uses the suggested limit: 3 minutes ' +
+			'for images, 10 for video, 5 for music.',
 	},
 	{
 		displayName: 'Put Files In',
@@ -77,7 +83,8 @@ export const waitingOptions: INodeProperties[] = [
 		type: 'string',
 		default: 'data',
 		description:
-			'Name of the binary property for the first file; more files get _1, _2 … and song covers go to cover, cover_1 (or to this name plus _cover when this name is cover)',
+			'Name of the binary property for the first file; more files get _1, _2 … and song covers go to cover, cover_1 ' +
+			'(or to this name plus _cover when this name is cover)',
 	},
 	{
 		displayName: 'Request Time Limit (Seconds)',
@@ -89,7 +96,10 @@ export const waitingOptions: INodeProperties[] = [
 	},
 ];
 
-/** The "Waiting" collection (poll interval, time limit, file property, request time limit), or a subset named "Options". */
+/**
+ * The "Waiting" collection (poll interval, time limit, file property, request time limit),
+ * or a subset named "Options".
+ */
 export function waitingCollection(names?: string[]): INodeProperties {
 	return {
 		displayName: names ? 'Options' : 'Waiting Settings',
@@ -109,7 +119,8 @@ export const runSettingsFields: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to wait until the run is finished and return its files. Off: the node returns the run record at once (status PENDING) and you can pick it up later with Generation → Wait or a Media Generation Trigger.',
+			'Whether to wait until the run is finished and return its files. Off: the node returns the run record at once ' +
+			'(status PENDING) and you can pick it up later with Generation → Wait or a Media Generation Trigger.',
 	},
 	{
 		displayName: 'Waiting',
@@ -128,14 +139,17 @@ export const runSettingsFields: INodeProperties[] = [
 				name: 'Pause Until the Service Calls Back (No Worker Held)',
 				value: 'pause',
 				description:
-					'The execution pauses and n8n is free; the service calls n8n back as runs finish, and the execution goes on when all are done. Needs n8n reachable at an https WEBHOOK_URL and the webhook signing secret credential.',
+					'The execution pauses and n8n is free; the service calls n8n back as runs finish, and the execution goes on ' +
+					'when all are done. Needs n8n reachable at an https WEBHOOK_URL and the webhook signing secret credential.',
 			},
 		],
 		default: 'poll',
 	},
 	{
 		displayName:
-			'Pause mode: n8n must be reachable from the service at its WEBHOOK_URL (https, public host), and this node needs the Media Generation Webhook Signing Secret credential. Runs that are not finished within the time limit come out marked timedOut: true with their run ID (use an IF node), to pick up with Generation → Wait.',
+			'Pause mode: n8n must be reachable from the service at its WEBHOOK_URL (https, public host), and this node ' +
+			'needs the Media Generation Webhook Signing Secret credential. Runs that are not finished within the time limit ' +
+			'come out marked timedOut: true with their run ID (use an IF node), to pick up with Generation → Wait.',
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',

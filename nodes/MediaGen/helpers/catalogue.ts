@@ -8,7 +8,10 @@ import type { CatalogueApp, CatalogueModel, MediaKind } from './catalogueTypes';
 
 const MODEL_TTL_MS = 5 * 60_000;
 const APP_TTL_MS = 60 * 60_000;
-/** An id just looked for again and still missing is not looked for again this soon (a batch reads once, not per item). */
+/**
+ * An id just looked for again and still missing is not looked for again this soon
+ * (a batch reads once, not per item).
+ */
 const MISS_MEMORY_MS = 5_000;
 const recentMisses = new Map<string, number>();
 

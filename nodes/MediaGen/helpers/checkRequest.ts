@@ -58,21 +58,27 @@ export function describeLimits(model: CatalogueModel, musicMode?: string): strin
 	const limit = promptLimit(model, musicMode);
 	const prompt = Number.isFinite(limit) ? `prompt up to ${limit} characters` : 'a prompt';
 	const images = Math.min(Number(model.reference_images_max) || 0, MAX_REFERENCE_IMAGES);
-	return `${model.name} (${model.id}) accepts: ${prompt}, ${images ? `at most ${images} reference images` : 'no reference images'}.`;
+	return (
+		`${model.name} (${model.id}) accepts: ${prompt}, ` +
+		`${images ? `at most ${images} reference images` : 'no reference images'}.`
+	);
 }
 
 export function checkRequest(model: CatalogueModel, draft: RequestDraft): string[] {
 	const problems: string[] = [];
 	if (draft.identity === 'anonymous' && !(model.free_tier && model.kind === 'image')) {
 		problems.push(
-			`Model: ${model.name} is not covered by the anonymous free tier, which covers only the free house image engine. Use the Media Generation API credential (API key) or pick the free image model.`,
+			`Model: ${model.name} is not covered by the anonymous free tier, which covers only the free house image engine. ` +
+				`Use the Media Generation API credential (API key) or pick the free image model.`,
 		);
 	}
 	const limit = promptLimit(model, draft.musicMode);
 	if (!draft.prompt || draft.prompt.trim() === '') problems.push('Prompt is empty. Write at least 1 character.');
 	else if (Number.isFinite(limit) && draft.prompt.length > limit) {
 		problems.push(
-			`Prompt is ${draft.prompt.length} characters long; ${model.name}${model.kind === 'music' ? ` in ${draft.musicMode ?? model.defaults.tier} mode` : ''} takes at most ${limit}.`,
+			`Prompt is ${draft.prompt.length} characters long; ` +
+				`${model.name}${model.kind === 'music' ? ` in ${draft.musicMode ?? model.defaults.tier} mode` : ''} takes at ` +
+				`most ${limit}.`,
 		);
 	}
 	if (draft.negativePrompt) {
@@ -96,7 +102,8 @@ export function checkRequest(model: CatalogueModel, draft: RequestDraft): string
 	}
 	if (draft.hasAudio && !model.inputs.includes('audio')) {
 		problems.push(
-			`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick such a model.`,
+			`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick such ` +
+				`a model.`,
 		);
 	}
 	if (!draft.hasAudio && model.inputs.includes('audio')) {

@@ -9,6 +9,7 @@ import { describeWebhookCredentialProblem } from '../../../credentials/shapes';
 import type { Identity } from '../transport';
 import { uploadFile } from './binary';
 import { concurrencyOf } from './batch';
+import { withPaidRuns } from './paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
 import type { FileSource, PreparedRun } from './runBatch';
 import { submitRun } from './submission';
@@ -138,15 +139,8 @@ export async function pauseRuns(
 	return ctx.getInputData();
 }
 
-/** A refusal before pausing stops the batch; runs already started keep going and are named. */
+/** A refusal before pausing stops the batch; runs already started keep going, are charged and are named. */
 function withStartedRuns<E>(error: E, items: PausedItem[]): E {
-	const started = items.filter((i) => i.runId).map((i) => `${i.runId} (item ${i.item + 1})`);
-	const e = error as { description?: string | null };
-	if (started.length) {
-		const note =
-			`Runs already started by this step: ${started.join('; ')}. They finish on the service and are charged; ` +
-			'get their files with Generation → Get (Run ID).';
-		e.description = `${e.description ? `${e.description}\n\n` : ''}${note}`;
-	}
-	return error;
+	const started = items.flatMap((i) => (i.runId ? [{ id: i.runId, itemIndex: i.item }] : []));
+	return withPaidRuns(error, started);
 }

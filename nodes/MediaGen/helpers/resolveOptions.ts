@@ -83,13 +83,16 @@ export function resolveOptions(
 		if ((LIST_OPTIONS as readonly string[]).includes(name) || Array.isArray(list)) {
 			if (list === null || list === undefined) {
 				problems.push(
-					`${label} (${name}) is not accepted by ${model.name}; remove it. This model accepts: ${acceptedNames(model).join(', ')}.`,
+					`${label} (${name}) is not accepted by ${model.name}; remove it. This model accepts: ` +
+						`${acceptedNames(model).join(', ')}.`,
 				);
 				continue;
 			}
 			if (!list.includes(value as never)) {
 				problems.push(
-					`${label} (${name}) ${describeValue(value)} is not allowed for ${model.name}. Allowed values: ${list.map(describeValue).join(', ')} (default ${describeValue((model.defaults as Record<string, unknown>)[name])}).`,
+					`${label} (${name}) ${describeValue(value)} is not allowed for ${model.name}. Allowed values: ` +
+						`${list.map(describeValue).join(', ')} (default ` +
+						`${describeValue((model.defaults as Record<string, unknown>)[name])}).`,
 				);
 				continue;
 			}
@@ -123,7 +126,8 @@ export function resolveOptions(
 			}
 			if (name === 'vocal' && !model.music.vocal.includes(text)) {
 				problems.push(
-					`Voice ${describeValue(text)} is not allowed. Allowed values: ${model.music.vocal.join(', ')} (m = male, f = female).`,
+					`Voice ${describeValue(text)} is not allowed. Allowed values: ${model.music.vocal.join(', ')} (m = male, f = ` +
+						`female).`,
 				);
 				continue;
 			}

@@ -11,6 +11,7 @@ import { uploadFile, type PreparedFile } from './binary';
 import type { CatalogueModel, RunRecord } from './catalogueTypes';
 import { uniquePerItem } from './requestKey';
 import { addRunDetails, errorItem } from './runErrors';
+import { paidRunsNote } from './paidRuns';
 import { pauseRuns } from './pause';
 import { finishedRunToItem } from './runOutput';
 import type { RunSettings } from './runSettings';
@@ -59,9 +60,10 @@ function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: numbe
 			: `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
 	const advice = bad.length === 1 ? ((first.error as { description?: string }).description ?? '') : '';
 	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
-		description: `Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} and run again.${
-			advice ? ` ${advice.replace(/^Nothing was sent and nothing was charged\.\s*/, '')}` : ''
-		}${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
+		description:
+			`Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} ` +
+			`and run again.${advice ? ` ${advice.replace(/^Nothing was sent and nothing was charged\.\s*/, '')}` : ''}` +
+			`${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
 		itemIndex: first.itemIndex,
 	});
 }
@@ -85,7 +87,8 @@ function quoteOf(p: PreparedRun): PriceQuote {
 function capError(ctx: IExecuteFunctions, itemIndex: number, cap: number, spent: number, estimate: number) {
 	const error = new NodeOperationError(
 		ctx.getNode(),
-		`Max Credits per Execution (${cap}) reached: this run would cost about ${estimate} credits and ${spent} are already spent by this step in this execution`,
+		`Max Credits per Execution (${cap}) reached: this run would cost about ${estimate} credits and ${spent} are ` +
+			`already spent by this step in this execution`,
 		{
 			description: 'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch.',
 			itemIndex,
@@ -99,7 +102,8 @@ function upfrontCapError(ctx: IExecuteFunctions, cap: SpendingCap, overrun: { to
 	return addRunDetails(
 		new NodeOperationError(
 			ctx.getNode(),
-			`Max Credits per Execution is ${cap.cap}: these ${overrun.count} runs would cost ${overrun.total} credits at the catalogue's prices${spent}`,
+			`Max Credits per Execution is ${cap.cap}: these ${overrun.count} runs would cost ${overrun.total} credits at ` +
+				`the catalogue's prices${spent}`,
 			{
 				description:
 					'Nothing was submitted and nothing was charged. Raise the cap, send fewer items, or pick a cheaper model.',
@@ -110,21 +114,13 @@ function upfrontCapError(ctx: IExecuteFunctions, cap: SpendingCap, overrun: { to
 }
 
 /** Paid runs of a batch that stops, for the error: so the user can fetch them with Generation → Get. */
-function paidRunsNote(runs: Map<number, RunRecord>, failedItem: number, notStarted: number[]): string {
-	const paid = [...runs.entries()].filter(([i, r]) => i !== failedItem && r.status !== 'FAILED' && r.cost >= 0);
-	const lines = paid.map(
-		([i, r]) => `${r.id} (${itemName(i).toLowerCase()}, ${r.cost} credit${r.cost === 1 ? '' : 's'}, ${r.status})`,
-	);
-	const parts: string[] = [];
-	if (lines.length) {
-		parts.push(
-			`Runs already started by this step and paid for: ${lines.join('; ')}. Their files are not passed on because the step ` +
-				'failed: get them with Generation → Get (Run ID), which charges nothing, or turn on "Continue On Fail" ' +
-				'(Settings) so finished items are passed on beside the error.',
-		);
-	}
+function stoppedBatchNote(runs: Map<number, RunRecord>, failedItem: number, notStarted: number[]): string {
+	const paid = [...runs.entries()]
+		.filter(([i, r]) => i !== failedItem && r.status !== 'FAILED' && r.cost >= 0)
+		.map(([itemIndex, r]) => ({ id: r.id, itemIndex, cost: r.cost, status: r.status }));
+	const parts = [paidRunsNote(paid)];
 	if (notStarted.length) parts.push(`Items ${listItems(notStarted)} were not started and cost nothing.`);
-	return parts.join(' ');
+	return parts.filter(Boolean).join(' ');
 }
 
 /**
@@ -140,7 +136,8 @@ function capFor(ready: PreparedRun[], cap: SpendingCap | undefined): (position: 
 		if (total + estimate > cap.cap) {
 			refusals.set(
 				position,
-				`Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} are already planned by this step in this execution`,
+				`Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} ` +
+					`are already planned by this step in this execution`,
 			);
 		} else total += estimate;
 	}
@@ -232,7 +229,7 @@ export async function executeRuns(
 	}
 	if (firstFailure) {
 		const { error, itemIndex } = firstFailure;
-		const note = paidRunsNote(runs, itemIndex, notStarted);
+		const note = stoppedBatchNote(runs, itemIndex, notStarted);
 		const e = error as { description?: string | null; context?: IDataObject };
 		if (note) e.description = `${e.description ? `${e.description}\n\n` : ''}${note}`;
 		const paid = [...runs.entries()]

@@ -62,7 +62,10 @@ export function runError(
 	return addRunDetails(error, detailsOfRun(run, requestKey));
 }
 
-/** A FAILED run is refunded automatically; a CANCELED one (never produced by the API so far) says nothing of credits. */
+/**
+ * A FAILED run is refunded automatically; a CANCELED one (never produced by the API so far)
+ * says nothing of credits.
+ */
 export function failedRunError(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,
@@ -74,7 +77,8 @@ export function failedRunError(
 			ctx,
 			run,
 			`Run ${run.id} was cancelled by the service: ${run.error ?? 'no reason given'}`,
-			`The service does not say whether the ${run.cost} credits were returned: check Account → Get. A new execution starts a new run.`,
+			`The service does not say whether the ${run.cost} credits were returned: check Account → Get. A new execution ` +
+				`starts a new run.`,
 			itemIndex,
 			requestKey,
 		);
@@ -84,7 +88,8 @@ export function failedRunError(
 		ctx,
 		run,
 		`Run ${run.id} failed: ${run.error ?? 'no reason given'}`,
-		`${refunded} credit${refunded === 1 ? ' was' : 's were'} refunded automatically. Try again, perhaps with another prompt or model: a new execution, or "Retry On Fail", starts a new run.`,
+		`${refunded} credit${refunded === 1 ? ' was' : 's were'} refunded automatically. Try again, perhaps with another ` +
+			`prompt or model: a new execution, or "Retry On Fail", starts a new run.`,
 		itemIndex,
 		requestKey,
 	);

@@ -33,7 +33,9 @@ export async function finishedRunToItem(
 				ctx.getNode(),
 				`Run ${run.id} succeeded, but downloading its files failed: ${(error as Error).message}`,
 				{
-					description: `The files stay available at their URLs (in "outputs"). Run Generation → Get with run ID ${run.id} to download them again; nothing more is charged.`,
+					description:
+						`The files stay available at their URLs (in "outputs"). Run Generation → Get with run ID ` +
+						`${run.id} to download them again; nothing more is charged.`,
 					itemIndex,
 				},
 			);

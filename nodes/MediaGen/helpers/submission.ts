@@ -90,7 +90,8 @@ function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number,
 	const hint = last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
 	const error = new NodeOperationError(
 		s.ctx.getNode(),
-		`No usable answer to the submission of this run after ${tries} tr${tries === 1 ? 'y' : 'ies'}: the run may have started and been charged`,
+		`No usable answer to the submission of this run after ${tries} tr${tries === 1 ? 'y' : 'ies'}: the run may have ` +
+			`started and been charged`,
 		{
 			description:
 				`Its request key is ${key}. To pick it up without paying again, put this key in Additional Fields → Request Key ` +

@@ -11,6 +11,7 @@ import { getIdentity } from '../transport';
 import { runRecordProblem } from '../transport/answers';
 import type { RunRecord } from '../helpers/catalogueTypes';
 import { endsLane, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from '../helpers/pauseState';
+import { withPaidRuns } from '../helpers/paidRuns';
 import { addRunDetails, errorItem, failedRunError } from '../helpers/runErrors';
 import { finishedRunToItem } from '../helpers/runOutput';
 import { advanceLane, BatchView, walkLanes, type Outcome } from './laneWalk';
@@ -97,12 +98,12 @@ async function outputItems(
 	}
 	const first = failures.sort((a, b) => a.item - b.item)[0];
 	if (first && !state.continueOnFail) {
-		const delivered = outcomes.filter((o) => o.kind === 'finished' && o.run.status === 'SUCCEEDED');
-		const named = delivered.map((o) => ('run' in o ? `${o.run.id} (item ${state.items[o.position].item + 1})` : ''));
-		const e = first.error as { description?: string | null };
-		if (named.length) {
-			e.description = `${e.description ? `${e.description}\n\n` : ''}Runs of this step that succeeded and are paid for: ${named.join('; ')}. Get their files with Generation → Get (Run ID), which charges nothing, or turn on "Continue On Fail".`;
-		}
+		const paid = outcomes.flatMap((o) =>
+			o.kind === 'finished' && o.run.status === 'SUCCEEDED'
+				? [{ id: o.run.id, itemIndex: state.items[o.position].item, cost: o.run.cost, status: o.run.status }]
+				: [],
+		);
+		withPaidRuns(first.error, paid);
 		return await Promise.reject(first.error);
 	}
 	return [...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!);

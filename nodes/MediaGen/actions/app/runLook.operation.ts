@@ -50,8 +50,9 @@ const properties: INodeProperties[] = [
 		typeOptions: { loadOptionsMethod: 'getLooks', loadOptionsDependsOn: ['app.value'] },
 		default: '',
 		required: true,
+		hint: 'The preset look: a prepared prompt, model and options',
 		description:
-			'The preset look: a prepared prompt, model and options. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 	},
 	{
 		displayName: 'Photos',
@@ -61,7 +62,8 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Photos for a Slot',
 		default: {},
 		description:
-			"Fill each of the app's photo slots from binary properties of the input item or from URLs. Each slot says how many photos it takes.",
+			"Fill each of the app's photo slots from binary properties of the input item or from URLs. Each slot says how " +
+			'many photos it takes.',
 		options: [
 			{
 				displayName: 'Slot',
@@ -73,8 +75,9 @@ const properties: INodeProperties[] = [
 						type: 'options',
 						typeOptions: { loadOptionsMethod: 'getAppSlots', loadOptionsDependsOn: ['app.value'] },
 						default: '',
+						hint: "Which of the app's photo slots these photos fill",
 						description:
-							'Which of the app\'s photo slots these fill. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+							'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 					},
 					{
 						displayName: 'Binary Properties',
@@ -152,7 +155,8 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 		if (!known.has(String(e.slotId))) {
 			throw new NodeOperationError(
 				ctx.getNode(),
-				`Photos: "${String(e.slotId)}" is not a slot of ${app.name}. Its slots: ${app.inputs.map((s) => `${s.label} (${s.id})`).join(', ') || 'none'}`,
+				`Photos: "${String(e.slotId)}" is not a slot of ${app.name}. Its slots: ` +
+					`${app.inputs.map((s) => `${s.label} (${s.id})`).join(', ') || 'none'}`,
 				{
 					description: 'Pick the slot from the list under Photos.',
 					itemIndex,

@@ -14,13 +14,15 @@ const properties: INodeProperties[] = [
 		default: 'data',
 		required: true,
 		description:
-			'The binary property of the input item that holds the file. Accepted: PNG, JPEG, WebP (up to 10 MB), MP4, MOV, MP3, WAV, M4A (up to 50 MB). Uploading costs nothing.',
+			'The binary property of the input item that holds the file. Accepted: PNG, JPEG, WebP (up to 10 MB), MP4, MOV, ' +
+			'MP3, WAV, M4A (up to 50 MB). Uploading costs nothing.',
 	},
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['upload'] } }, properties);
 
-// Uploads are not runs, so the run concurrency does not apply; a few at once keeps memory and the 30-a-minute slot limit in check.
+// Uploads are not runs, so the run concurrency does not apply; a few at once keeps memory and the
+// 30-a-minute slot limit in check.
 export const itemsAtOnce = 3;
 
 export async function executeItem(

@@ -129,7 +129,8 @@ const properties: INodeProperties[] = [
 		default: '',
 		required: true,
 		description:
-			'What to make, in plain words. For music: a sentence (Describe), your lyrics with [Verse]/[Chorus] marks (Lyrics) or the wanted sound (Instrumental). The length limit depends on the model and mode.',
+			'What to make, in plain words. For music: a sentence (Describe), your lyrics with [Verse]/[Chorus] marks ' +
+			'(Lyrics) or the wanted sound (Instrumental). The length limit depends on the model and mode.',
 	},
 	{
 		displayName: 'Options',
@@ -163,7 +164,8 @@ const properties: INodeProperties[] = [
 		placeholder: 'https://example.com/photo.jpg',
 		displayOptions: { show: { kind: ['image', 'video'] } },
 		description:
-			"Public https addresses of reference images, separated by commas or new lines. Together with the binary ones, at most the model's limit (and never more than 14).",
+			'Public https addresses of reference images, separated by commas or new lines. Together with the binary ones, ' +
+			"at most the model's limit (and never more than 14).",
 	},
 	{
 		displayName: 'Additional Fields',

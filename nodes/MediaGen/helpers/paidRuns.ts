@@ -1,0 +1,34 @@
+// One wording, wherever a step stops after some of its runs were paid for (poll batch, pause set-up, resume):
+// the user learns which runs cost credits and how to get their files without paying again.
+
+/** A run this step started and the service charges for. */
+export interface PaidRun {
+	id: string;
+	itemIndex: number;
+	cost?: number;
+	status?: string;
+}
+
+export function paidRunsNote(runs: PaidRun[]): string {
+	if (!runs.length) return '';
+	const lines = runs.map((run) => {
+		const facts = [`item ${run.itemIndex + 1}`];
+		if (run.cost !== undefined) facts.push(`${run.cost} credit${run.cost === 1 ? '' : 's'}`);
+		if (run.status) facts.push(run.status);
+		return `${run.id} (${facts.join(', ')})`;
+	});
+	return (
+		`Runs of this step already paid for: ${lines.join('; ')}. Their files are not passed on because the step ` +
+		'failed: get them with Generation → Get (Run ID), which charges nothing (Generation → Wait for a run still ' +
+		'going), or turn on "Continue On Fail" (Settings) so finished items are passed on beside the error.'
+	);
+}
+
+/** Adds the note to an error's description (what n8n shows under the message). */
+export function withPaidRuns<E>(error: E, runs: PaidRun[]): E {
+	const note = paidRunsNote(runs);
+	if (!note) return error;
+	const e = error as { description?: string | null };
+	e.description = e.description ? `${e.description}\n\n${note}` : note;
+	return error;
+}
