@@ -1,14 +1,7 @@
 // The Media Generation node: its resources and their operations (each resource's index.ts owns its
 // Operation dropdown), the catalogue-driven dropdowns, execute() handing off to the router, and the
 // resume webhook of pause mode.
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
@@ -81,12 +74,8 @@ export class MediaGen implements INodeType {
 
 	methods = { listSearch, loadOptions, resourceMapping, credentialTest: { checkSigningSecret } };
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
-	}
+	execute = router;
 
 	/** Pause mode: the service's deliveries to the execution's resume URL. */
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await resumeWebhook.call(this);
-	}
+	webhook = resumeWebhook;
 }

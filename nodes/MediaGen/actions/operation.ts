@@ -8,8 +8,15 @@ export interface ItemOperation {
 	description: INodeProperties[];
 	/** How many items at once: a number, or 'runs' for as many as the account may have runs in flight. */
 	itemsAtOnce?: number | 'runs';
-	executeItem(this: IExecuteFunctions, itemIndex: number, identity: Identity): Promise<INodeExecutionData[]>;
+	executeItem: ItemExecutor;
 }
+
+/** One item's work: the items it outputs (usually one, paired to `itemIndex`). */
+export type ItemExecutor = (
+	this: IExecuteFunctions,
+	itemIndex: number,
+	identity: Identity,
+) => Promise<INodeExecutionData[]>;
 
 /**
  * The operation takes all items together: the batch path of run-producing operations (which checks

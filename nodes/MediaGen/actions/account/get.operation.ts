@@ -1,20 +1,17 @@
 // Account → Get: GET /me (tier, credits, watermark, concurrency; email where present).
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { apiRequest, type Identity } from '../../transport';
+import { apiRequest } from '../../transport';
 import { identityProblem } from '../../transport/answers';
+import type { ItemExecutor } from '../operation';
 
 export const description: INodeProperties[] = [];
 
-export async function executeItem(
-	this: IExecuteFunctions,
-	i: number,
-	identity: Identity,
-): Promise<INodeExecutionData[]> {
+export const executeItem: ItemExecutor = async function (i, identity) {
 	const res = await apiRequest<IDataObject>(
 		this,
 		{ method: 'GET', path: '/me', retryTransient: 2, itemIndex: i, expect: identityProblem },
 		identity,
 	);
 	return [{ json: res.body, pairedItem: { item: i } }];
-}
+};

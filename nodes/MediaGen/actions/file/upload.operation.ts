@@ -1,10 +1,10 @@
 // File → Upload: uploads an item's binary property through a signed slot and returns the URL
 // to use as a reference image or driving audio.
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { Identity } from '../../transport';
 import { prepareBinaryFile, uploadFile } from '../../helpers/binary';
+import type { ItemExecutor } from '../operation';
 
 const properties: INodeProperties[] = [
 	{
@@ -25,13 +25,9 @@ export const description = updateDisplayOptions({ show: { resource: ['file'], op
 // 30-a-minute slot limit in check.
 export const itemsAtOnce = 3;
 
-export async function executeItem(
-	this: IExecuteFunctions,
-	i: number,
-	identity: Identity,
-): Promise<INodeExecutionData[]> {
+export const executeItem: ItemExecutor = async function (i, identity) {
 	const property = String(this.getNodeParameter('binaryPropertyName', i, 'data')).trim();
 	const file = await prepareBinaryFile(this, i, property, 'Input Binary Property', ['image', 'video', 'audio']);
 	const uploaded = await uploadFile(this, identity, file, i, 'Input Binary Property');
 	return [{ json: { url: uploaded.url, mime: uploaded.mime, bytes: uploaded.bytes }, pairedItem: { item: i } }];
-}
+};

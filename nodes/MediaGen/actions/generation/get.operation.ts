@@ -1,13 +1,13 @@
 // Generation → Get: one run by id (reading settles it with the provider), with its files.
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { Identity } from '../../transport';
 import { readRunId } from '../../helpers/fields';
 import { finishedRunToItem } from '../../helpers/runOutput';
 import { readRunSettings } from '../../helpers/runSettings';
 import { getRun } from '../../helpers/waitForRun';
 import { downloadOutputsField, runIdField, waitingCollection } from '../descriptions';
+import type { ItemExecutor } from '../operation';
 
 const properties: INodeProperties[] = [
 	runIdField,
@@ -19,11 +19,7 @@ export const description = updateDisplayOptions({ show: { resource: ['generation
 
 export const itemsAtOnce = 'runs';
 
-export async function executeItem(
-	this: IExecuteFunctions,
-	i: number,
-	identity: Identity,
-): Promise<INodeExecutionData[]> {
+export const executeItem: ItemExecutor = async function (i, identity) {
 	const runId = readRunId(this, i);
 	const settings = { ...readRunSettings(this, i), wait: false };
 	settings.download = this.getNodeParameter('downloadOutputs', i, true) as boolean;
@@ -34,4 +30,4 @@ export async function executeItem(
 		return [{ json: { ...run, ...(refunded === undefined ? {} : { refunded }) }, pairedItem: { item: i } }];
 	}
 	return [await finishedRunToItem(this, run, settings, i)];
-}
+};

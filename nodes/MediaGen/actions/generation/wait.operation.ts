@@ -1,13 +1,13 @@
 // Generation → Wait: waits for an existing run to finish (same polling and outputs as Generate).
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { Identity } from '../../transport';
 import { readRunId } from '../../helpers/fields';
 import { finishedRunToItem } from '../../helpers/runOutput';
 import { readRunSettings } from '../../helpers/runSettings';
 import { getRun, waitForRun } from '../../helpers/waitForRun';
 import { downloadOutputsField, runIdField, waitingCollection } from '../descriptions';
+import type { ItemExecutor } from '../operation';
 
 const properties: INodeProperties[] = [
 	runIdField,
@@ -22,14 +22,10 @@ export const description = updateDisplayOptions(
 
 export const itemsAtOnce = 'runs';
 
-export async function executeItem(
-	this: IExecuteFunctions,
-	i: number,
-	identity: Identity,
-): Promise<INodeExecutionData[]> {
+export const executeItem: ItemExecutor = async function (i, identity) {
 	const settings = { ...readRunSettings(this, i), wait: true };
 	settings.download = this.getNodeParameter('downloadOutputs', i, true) as boolean;
 	const first = await getRun(this, identity, readRunId(this, i), i, settings.requestTimeoutMs);
 	const run = await waitForRun(this, identity, first, settings, i);
 	return [await finishedRunToItem(this, run, settings, i)];
-}
+};
