@@ -1,0 +1,116 @@
+// What `npm run bench:n8n` reads after each variant: the n8n process's CPU time, the sandbox's request log and
+// credit ledger for the variant's account, and the finished execution as n8n stored it.
+import { readdirSync, readFileSync } from 'node:fs';
+
+import type { Sandbox } from '../../sandbox/server';
+import { rest, type N8nInstance } from '../../scripts/realN8n';
+import { parseFlatted } from '../../test/e2e-queue/helpers';
+
+/** Linux reports process times in clock ticks of 1/100 s (CLK_TCK on every mainstream kernel). */
+const TICKS_PER_SECOND = 100;
+
+/** User plus system CPU seconds one process has used so far (/proc/<pid>/stat, fields 14 and 15). */
+function ownCpuSeconds(pid: number): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+	} catch {
+		return 0; // the process has ended
+	}
+}
+
+/** Child processes of `pid` (n8n starts a task runner beside itself). */
+function childrenOf(pid: number): number[] {
+	try {
+		return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+			readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+		);
+	} catch {
+		return [];
+	}
+}
+
+/** CPU seconds used so far by a process and its descendants still alive. */
+export function cpuSeconds(pid: number): number {
+	return ownCpuSeconds(pid) + childrenOf(pid).reduce((sum, child) => sum + cpuSeconds(child), 0);
+}
+
+export interface AccountFigures {
+	/** Requests to /v1 under the account's key (submissions, reads, anything else). */
+	apiRequests: number;
+	submissions: number;
+	reads: number;
+	busy409: number;
+	limited429: number;
+	/** Ledger lines that charged the account, and those that refunded it. */
+	charges: number;
+	refunds: number;
+	/** Runs the account has on the service. */
+	runs: number;
+	promptsCharged: Set<string>;
+}
+
+export function accountFigures(sb: Sandbox, ownerId: string): AccountFigures {
+	const log = sb.engine.log.filter((e) => e.ownerId === ownerId);
+	const ledger = sb.engine.ledger.filter((l) => l.ownerId === ownerId);
+	const runs = [...sb.engine.runs.values()].filter((r) => r.ownerId === ownerId);
+	const charged = ledger.filter((l) => l.reason === 'charge');
+	const promptOf = new Map(runs.map((r) => [r.id, r.prompt]));
+	return {
+		apiRequests: log.length,
+		submissions: log.filter((e) => e.method === 'POST' && e.path.startsWith('/v1/generations')).length,
+		reads: log.filter((e) => e.method === 'GET' && e.path.startsWith('/v1/generations/')).length,
+		busy409: log.filter((e) => e.status === 409).length,
+		limited429: log.filter((e) => e.status === 429).length,
+		charges: charged.length,
+		refunds: ledger.filter((l) => l.reason === 'refund' || l.reason === 'provider_refund').length,
+		runs: runs.length,
+		promptsCharged: new Set(charged.map((l) => promptOf.get(l.runId ?? '') ?? l.runId ?? '')),
+	};
+}
+
+export interface Execution {
+	id: string;
+	status: string;
+	startedAt: string;
+	stoppedAt?: string | null;
+}
+
+export async function executionsOf(n8n: N8nInstance, cookie: string, workflowId: string): Promise<Execution[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const res = await rest<{ data: { results: Execution[] } }>(n8n, cookie, `/rest/executions?filter=${filter}&limit=20`);
+	return res.data.results;
+}
+
+type Item = { json: Record<string, unknown>; binary?: Record<string, { mimeType?: string }> };
+export interface TaskData {
+	startTime: number;
+	executionTime: number;
+	data?: { main: Array<Item[] | null> };
+	error?: { message: string };
+}
+export interface StoredExecution {
+	runData: Record<string, TaskData[]>;
+	error?: { message: string };
+}
+
+/** The run data of a stored execution (n8n stores it with flatted). */
+export async function storedExecution(n8n: N8nInstance, cookie: string, id: string): Promise<StoredExecution> {
+	const res = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
+	const data = parseFlatted(res.data.data) as { resultData: StoredExecution };
+	return data.resultData;
+}
+
+/** Items a node put out on `output` in its last run (a loop's done output, a resumed node's results). */
+export function lastOutput(stored: StoredExecution, node: string, output = 0): Item[] {
+	const runs = stored.runData[node] ?? [];
+	return runs[runs.length - 1]?.data?.main[output] ?? [];
+}
+
+/** Sum of every node's execution time: how long the nodes of the execution actually ran. */
+export function nodeTimeMs(stored: StoredExecution): number {
+	return Object.values(stored.runData)
+		.flat()
+		.reduce((sum, task) => sum + (task.executionTime ?? 0), 0);
+}
