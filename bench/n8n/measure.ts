@@ -1,6 +1,8 @@
 // What `npm run bench:n8n` reads after each variant: the n8n process's CPU time, the sandbox's request log and
 // credit ledger for the variant's account, and the finished execution as n8n stored it.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
 import type { Sandbox } from '../../sandbox/server';
 import { rest, type N8nInstance } from '../../scripts/realN8n';
@@ -70,6 +72,62 @@ export function accountFigures(sb: Sandbox, ownerId: string): AccountFigures {
 	};
 }
 
+const FINISHED = ['success', 'error', 'crashed', 'canceled'];
+
+/**
+ * Follows the newest execution of a workflow in n8n's SQLite database (read-only, through the sqlite3 shell, so
+ * the n8n process does no work for it) every `everyMs`: when it ends, and how long it was `running` (not
+ * `waiting`), to the sampling interval.
+ */
+export async function followExecution(
+	n8n: N8nInstance,
+	workflowId: string,
+	everyMs = 100,
+	limitMs = 30 * 60_000,
+): Promise<{ id: string; status: string; runningMs: number }> {
+	const db = path.join(n8n.userFolder, '.n8n', 'database.sqlite');
+	const shell = spawn('sqlite3', ['-readonly', '-batch', db], { stdio: ['pipe', 'pipe', 'ignore'] });
+	const query =
+		"SELECT 'S|' || coalesce((SELECT id || '|' || status FROM execution_entity " +
+		`WHERE workflowId = '${workflowId}' ORDER BY id DESC LIMIT 1), '');\n`;
+	let pending = '';
+	let runningMs = 0;
+	let last: { at: number; status: string } | undefined;
+	let ended = false;
+	shell.stdin.on('error', () => undefined); // the shell is killed once the execution has ended
+	const deadline = Date.now() + limitMs;
+	try {
+		return await new Promise((resolve, reject) => {
+			shell.on('error', reject);
+			shell.stdout.on('data', (chunk: Buffer) => {
+				pending += chunk.toString();
+				const lines = pending.split('\n');
+				pending = lines.pop() ?? '';
+				for (const line of lines) {
+					const [, id, status] = line.split('|');
+					if (!id) continue;
+					const now = Date.now();
+					if (last?.status === 'running') runningMs += now - last.at;
+					last = { at: now, status };
+					if (FINISHED.includes(status) && !ended) {
+						ended = true;
+						resolve({ id, status, runningMs });
+					}
+				}
+			});
+			const tick = () => {
+				if (ended) return;
+				if (Date.now() > deadline) return reject(new Error(`bench:n8n: ${workflowId} did not end in time`));
+				shell.stdin.write(query);
+				setTimeout(tick, everyMs);
+			};
+			tick();
+		});
+	} finally {
+		shell.kill();
+	}
+}
+
 export interface Execution {
 	id: string;
 	status: string;
@@ -106,11 +164,4 @@ export async function storedExecution(n8n: N8nInstance, cookie: string, id: stri
 export function lastOutput(stored: StoredExecution, node: string, output = 0): Item[] {
 	const runs = stored.runData[node] ?? [];
 	return runs[runs.length - 1]?.data?.main[output] ?? [];
-}
-
-/** Sum of every node's execution time: how long the nodes of the execution actually ran. */
-export function nodeTimeMs(stored: StoredExecution): number {
-	return Object.values(stored.runData)
-		.flat()
-		.reduce((sum, task) => sum + (task.executionTime ?? 0), 0);
 }

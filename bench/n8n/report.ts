@@ -74,12 +74,13 @@ export function printFigures(inputs: Inputs): string[] {
 		})}; target for ours: 0 double`,
 		`n8n: failed items | ${each((r) => `${r.failedItems}${r.error ? ` (${r.error.slice(0, 80)})` : ''}`)}; ` +
 			`target for ours: 0`,
-		`n8n: n8n process busy, CPU time (idle ${x(inputs.idlePerSecond * 1000)} ms/s subtracted) | ${each((r) => {
-			const net = r.cpuSeconds - inputs.idlePerSecond * (r.makespanMs / 1000);
-			return `${net.toFixed(1)} s`;
-		})}`,
-		`n8n: execution held (running, not waiting) | ${each((r) => s(r.heldMs))}; ` +
-			`pause: its nodes' running time, the others run from start to end`,
+		`n8n: n8n process busy, CPU time (user + system, n8n and its task runner; idle n8n uses ` +
+			`${(inputs.idlePerSecond * 1000).toFixed(0)} ms/s, subtracted over the makespan) | ${each((r) => {
+				const net = r.cpuSeconds - inputs.idlePerSecond * (r.makespanMs / 1000);
+				return `${net.toFixed(1)} s (${r.cpuSeconds.toFixed(1)} s before)`;
+			})}`,
+		`n8n: execution held (n8n lists it running, not waiting; sampled every 0.1 s) | ` +
+			`${each((r) => `${s(r.heldMs)} (${x(r.heldMs / r.makespanMs)} of its makespan)`)}`,
 	];
 	for (const line of lines) console.log(line);
 	if (pause.status !== 'success' || poll.status !== 'success')
@@ -102,27 +103,40 @@ export function n8nBlockOf(file: string): string {
 const NOTES = `
 ### What limits each figure (real n8n)
 
+- **the job and the scale**: 6 videos then 12 images, one webhook call, in one n8n 2.40.7 process with the package
+  installed from its tarball. Every time span is scaled by the printed factor (run durations, the 5 s Wait, the
+  retry wait, the service's rate windows), so the whole bench takes minutes; our node's Check Every cannot go
+  below 1 s, so at scale 0.2 it reads as often as the hand-built Wait (both "5 s" in real time). The machine is
+  shared and has 2 cores: other work on it shows in the CPU figures more than in the makespans.
 - **ideal**: the best split of the 18 seeded durations over 3 slots, found by exhaustive search: no client can
-  finish sooner, even with free reads and downloads. The per-kind formula (ceil(N / 3) × mean, kinds one after
-  the other) is printed too; it is looser.
-- **makespan**: n8n's own start and stop times of the execution. The hand-built serial workflow runs the 18 runs
-  one after another; the batched one waits for the slowest run of each batch of 3 and polls every 5 s (scaled).
-  Ours keeps 3 runs in flight and starts the next item as soon as a slot frees; poll mode sees a run done up to
-  one read late (Check Every 3 s scaled to the node's 1 s minimum, then planned from the durations seen for
-  the model in this process, see \`bench/polling.ts\`); pause mode hears of each run from its webhook at once, so
-  it is held back only by n8n's resume path (load the execution, run the webhook, save it) and the downloads.
-- **HTTP requests per run**: counted by the sandbox per account key (submissions, reads), plus one GET per file
-  delivered. The hand-built batched workflow reads every run of its batch until the slowest is done.
-- **409 / 429**: the hand-built workflows never have more runs in flight than the account allows, so they see
-  busy answers only when a run is still counted as active just after it ended; HTTP Request's Retry On Fail
-  (5 tries, 5 s apart scaled) answers them as such a user would have it set. Our node waits out both.
+  finish sooner, even with free reads and downloads. Printed beside it: the best split when one kind runs after
+  the other, and issue #18's per-kind formula (ceil(N / 3) × mean duration, kinds one after the other).
+- **ours, and what holds it back**: the node's Kind is fixed per node (it drives the model list), so a job of
+  both kinds needs one Generate node per kind, and n8n runs the video node to its end before the image node
+  starts: the last videos overlap no images. Inside a node, items start in input order as slots free (not
+  longest first: the durations are unknown beforehand). Those two, not waiting, make most of the gap to the
+  ideal: pause mode hears of each run from its webhook at once and still lands near the one-kind-at-a-time
+  list schedule. Poll mode sees a run done up to one read late (1 s here; once a model's runs have been seen,
+  the reads are packed where its runs end, see \`bench/polling.ts\`). A Kind taking an expression per item would
+  let one node keep 3 runs of either kind in flight.
+- **hand-built**: serial runs the 18 runs one after another; batched starts 3, waits until the slowest of the
+  3 is done (an IF over \`$input.all()\`), then starts the next 3, reading every run of the batch each pass.
+- **HTTP requests per run**: counted by the sandbox per account key (submissions, reads, /me), plus one GET per
+  file delivered (file GETs are not under the key). Pause mode reads nothing: the runs are delivered to it.
+- **409 / 429**: the hand-built workflows never have more runs in flight than the account allows, so busy
+  answers do not come up; HTTP Request's Retry On Fail (5 tries, 5 s apart, scaled) is what such a user
+  would set for them. Our node waits both out itself.
 - **credits**: ledger lines per account; "double" is a prompt charged more than once.
-- **CPU time**: user + system time of the n8n process from /proc/<pid>/stat, minus what the idle process used
-  over as long. It includes n8n's own work for the execution (saving run data to SQLite after every node,
-  loading and saving a waiting execution on each resume), so it is a cost per workflow, not per node.
+- **CPU time**: user + system time of the n8n process and its task runner (/proc), less what idle n8n used
+  over as long. It is n8n's work for the whole workflow (each node's run saved to SQLite, each Wait pass, each
+  resume loading and saving the waiting execution), not only our node's. Pause mode costs more CPU than poll
+  mode: each of its 18 resume calls has n8n load the waiting execution, check the signature, look the lane's
+  runs up (the "other" requests), download and save the execution again; poll mode's waiting is a timer.
 - **execution held**: the hand-built workflows and poll mode hold their execution (and in queue mode a worker)
-  for the whole makespan: a Wait of under 65 s sleeps inside the process. Pause mode holds it only while its
-  nodes run: the submissions before the pause and each resume call.
+  for the whole makespan: a Wait of under 65 s sleeps inside the process. Pause mode holds it only while it
+  submits and while each resume call runs; n8n lists it as waiting in between (sampled from n8n's database
+  every 0.1 s, read-only, so the sampling costs n8n nothing). Resume calls shorter than the sampling interval
+  can fall between two samples, so the pause figure is a lower bound; its CPU time is the firmer measure.
 `;
 
 export function writeN8nResults(file: string, lines: string[], machine: string): void {

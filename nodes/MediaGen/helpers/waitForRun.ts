@@ -67,8 +67,9 @@ export function isPassing(error: unknown): boolean {
 
 /**
  * Reads the run until it is final. Generate and Run Look call this as soon as the submission is answered
- * (they pass the request key): their runs are timed from here, and the timing is learnt per model. Generation →
- * Wait picks up a run of unknown age, so it reads at the plain interval and learns nothing.
+ * (they pass the request key): a run that has not started yet is timed from here, and its time is learnt for
+ * its model. Generation → Wait picks up a run of unknown age, and a request key may bring back a run started
+ * earlier: those are read at the plain interval and teach nothing.
  */
 export async function waitForRun(
 	ctx: IExecuteFunctions,
@@ -82,7 +83,7 @@ export async function waitForRun(
 	const limitMs = timeLimitMs(first.kind, settings.timeoutMs);
 	const deadline = settings.deadline ?? Date.now() + limitMs;
 	const startedAt = Date.now();
-	const timed = requestKey !== undefined;
+	const timed = requestKey !== undefined && (first.status === 'PENDING' || first.status === 'QUEUED');
 	const window = timed ? seenDurations.window(first.model) : undefined;
 	let run = first;
 	let misses = 0;
@@ -113,8 +114,7 @@ export async function waitForRun(
 				ctx.getNode(),
 				`Stopped waiting for run ${run.id}: the execution was cancelled`,
 				{
-					description:
-						`The run keeps going on the service. Use Generation → Wait with run ID ${run.id} ` + 'to pick it up.',
+					description: `The run keeps going on the service. Pick it up with Generation → Wait, run ID ${run.id}.`,
 					itemIndex,
 				},
 			);
