@@ -52,7 +52,7 @@ if (process.argv.includes('--write')) {
   from a socket costs in this Node (64 KB read buffers that live until V8's next collection; RSS keeps
   the high-water mark), not our code: ours beyond n8n's own is the printed difference, inside the
   spread of the repeats. Ruled out by hand (not in this script): glibc keeping freed memory
-  (MALLOC_MMAP_THRESHOLD_=32768 changes nothing) and compiler memory (--no-opt changes nothing).
+  (\`MALLOC_MMAP_THRESHOLD_=32768\` changes nothing) and compiler memory (\`--no-opt\` changes nothing).
   The node cannot go below bare Node from inside n8n: it may not trigger collections, and n8n's
   request helper owns the socket. The RSS probe samples every 2 ms.
 - **signature**: ours is one HMAC through Node's native crypto per secret; the library hashes in JavaScript,

@@ -144,7 +144,7 @@ export function writeN8nResults(file: string, lines: string[], machine: string):
 		`## Real n8n: the node against hand-built workflows (\`npm run bench:n8n\`)\n\n` +
 		`Run on ${new Date().toISOString().slice(0, 10)}; machine: ${machine}. One run; all figures below come ` +
 		`from it.\n\n`;
-	const block = `${START}\n${header}\`\`\`\n${lines.join('\n')}\n\`\`\`\n${NOTES}${END}`;
+	const block = `${START}\n\n${header}\`\`\`\n${lines.join('\n')}\n\`\`\`\n${NOTES}\n${END}`;
 	const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
 	const old = n8nBlockOf(file);
 	writeFileSync(file, old ? text.replace(old, block) : `${text.trimEnd()}\n\n${block}\n`);
