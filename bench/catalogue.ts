@@ -21,7 +21,8 @@ async function main(): Promise<void> {
 	const second = performance.now() - t;
 	const secondReads = reads() - firstReads;
 	console.log(
-		`catalogue: model dropdown | first ${first.toFixed(2)} ms (${firstReads} GET /models), second ${second.toFixed(2)} ms (${secondReads} GET /models; target 0)`,
+		`catalogue: model dropdown | first ${first.toFixed(2)} ms (${firstReads} GET /models), ` +
+			`second ${second.toFixed(2)} ms (${secondReads} GET /models; target 0)`,
 	);
 	await backend.sandbox.close();
 }

@@ -33,7 +33,10 @@ async function main(): Promise<void> {
 	const budget = 2 + Math.ceil(DURATION_MS / (POLL_S * 1000));
 	const posts = api.filter((e) => e.method === 'POST').length;
 	console.log(
-		`economy: N=${N} run=${DURATION_MS / 1000}s poll=${POLL_S}s limits 20 submits/240 reads per ${(60 * SCALE).toFixed(0)}s window | ${api.length} API requests (${posts} submissions), ${perRun.toFixed(2)} per run (target ≤ ${budget}), 429s: ${limited} (target 0), ${((Date.now() - started) / 1000).toFixed(1)}s`,
+		`economy: N=${N} run=${DURATION_MS / 1000}s poll=${POLL_S}s limits 20 submits/240 reads per ` +
+			`${(60 * SCALE).toFixed(0)}s window | ${api.length} API requests (${posts} submissions), ` +
+			`${perRun.toFixed(2)} per run (target ≤ ${budget}), 429s: ${limited} (target 0), ` +
+			`${((Date.now() - started) / 1000).toFixed(1)}s`,
 	);
 	await backend.sandbox.close();
 }

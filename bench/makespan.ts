@@ -37,7 +37,10 @@ async function main(): Promise<void> {
 	const serial = await batch(1);
 	const ideal = Math.ceil(N / CONCURRENCY) * DURATION_MS;
 	console.log(
-		`makespan: N=${N} concurrency=${CONCURRENCY} run=${DURATION_MS / 1000}s poll=1s | ours ${(ours / 1000).toFixed(2)}s, ideal ${(ideal / 1000).toFixed(2)}s, ours/ideal ${(ours / ideal).toFixed(3)} (target ≤ 1.15) | serial ${(serial / 1000).toFixed(2)}s, speed-up ${(serial / ours).toFixed(2)}× (target ≥ 2.7)`,
+		`makespan: N=${N} concurrency=${CONCURRENCY} run=${DURATION_MS / 1000}s poll=1s | ` +
+			`ours ${(ours / 1000).toFixed(2)}s, ideal ${(ideal / 1000).toFixed(2)}s, ` +
+			`ours/ideal ${(ours / ideal).toFixed(3)} (target ≤ 1.15) | serial ${(serial / 1000).toFixed(2)}s, ` +
+			`speed-up ${(serial / ours).toFixed(2)}× (target ≥ 2.7)`,
 	);
 }
 

@@ -1,49 +1,39 @@
 // 3. Memory: with n8n's filesystem binary mode, download a 50 MB video output into binary data,
 // then upload 50 MB from it; peak RSS growth of this process for each. The sandbox runs in its own
-// process so its memory is not counted.
+// process so its memory is not counted. The first download in a process is then split by path, each in
+// fresh processes (bench/memoryProbe.ts): ours, n8n's own download path without our node, bare Node.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 import { runNode, useBinaryMode } from '../test/helpers/engine';
+import { generateVideo, MB, peakDuring } from './memoryTools';
 
-const MB = 1024 * 1024;
 const KEY = `sk_${'ab12'.repeat(10)}`;
 
-function gc(): void {
-	(global as unknown as { gc?: () => void }).gc?.();
-}
+const PROBE_REPEATS = 3;
+const PATHS = ['ours', 'n8n', 'node', 'discard'] as const;
+type Path = (typeof PATHS)[number];
 
-async function peakDuring<T>(work: () => Promise<T>): Promise<{ value: T; growthMb: number }> {
-	gc();
-	await new Promise((r) => setTimeout(r, 200));
-	gc();
-	const base = process.memoryUsage().rss;
-	let peak = base;
-	const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2);
-	const value = await work();
-	clearInterval(timer);
-	peak = Math.max(peak, process.memoryUsage().rss);
-	return { value, growthMb: (peak - base) / MB };
-}
-
-/** Peak RSS growth of a fresh Node process that pipes `url` into a file (no n8n, no axios). */
-async function rawNodeFirstTransfer(url: string): Promise<number> {
-	const script = `
-		const http = require('http'), fs = require('fs'), os = require('os'), path = require('path');
-		global.gc(); setTimeout(() => { global.gc(); const base = process.memoryUsage().rss; let peak = base;
-		const t = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2);
-		http.get(${JSON.stringify(url)}, (res) => res.pipe(fs.createWriteStream(path.join(os.tmpdir(), 'mediagen-raw-' + process.pid))).on('finish', () => {
-			clearInterval(t); fs.rmSync(path.join(os.tmpdir(), 'mediagen-raw-' + process.pid)); console.log(((Math.max(peak, process.memoryUsage().rss) - base) / 1048576).toFixed(2)); }));
-		}, 200);`;
+/** Peak RSS growth of the first 50 MB download in a fresh process, by `mode` (see memoryProbe.ts). */
+async function firstInFreshProcess(mode: Path, root: string): Promise<number> {
+	const args = ['--expose-gc', '-r', 'ts-node/register/transpile-only', '-r', './bench/prefer-ts.js'];
 	return await new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, ['--expose-gc', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+		const child = spawn(process.execPath, [...args, 'bench/memoryProbe.ts', mode, root, KEY], {
+			cwd: path.resolve(__dirname, '..'),
+			env: { ...process.env, TS_NODE_PROJECT: 'tsconfig.test.json' },
+			stdio: ['ignore', 'pipe', 'inherit'],
+		});
 		let out = '';
 		child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-		child.on('exit', (code) =>
-			code === 0 ? resolve(Number(out.trim())) : reject(new Error(`raw transfer failed (${code})`)),
-		);
+		child.on('exit', (code) => {
+			const growth = /growth (\S+)/.exec(out)?.[1];
+			if (code === 0 && growth) resolve(Number(growth));
+			else reject(new Error(`memory probe ${mode} failed (${code}): ${out.slice(-500)}`));
+		});
 	});
 }
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
 	const port = 4300 + Math.floor(Math.random() * 500);
@@ -69,7 +59,12 @@ async function main(): Promise<void> {
 	const root = `http://127.0.0.1:${port}`;
 	await fetch(`${root}/_sandbox/config`, {
 		method: 'POST',
-		body: JSON.stringify({ outputBytes: 50 * MB, durations: { pendingMs: 0, video: 200 } }),
+		// Limits far above what this bench submits: each probe process starts two runs of its own.
+		body: JSON.stringify({
+			outputBytes: 50 * MB,
+			durations: { pendingMs: 0, video: 200 },
+			rateLimits: { submitPerIdentity: 1000, submitPerAddress: 1000, readPerIdentity: 10_000, readPerAddress: 10_000 },
+		}),
 	});
 	await useBinaryMode('filesystem');
 	const credentials = { mediaGenApi: { baseUrl: `${root}/v1`, apiKey: KEY } };
@@ -77,30 +72,9 @@ async function main(): Promise<void> {
 		// Warm-up with a small file: the first execution loads n8n-core's and the node's code, which
 		// is not memory used by the transfer.
 		await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 0 }) });
-		await runNode({
-			parameters: {
-				resource: 'generation',
-				operation: 'generate',
-				kind: 'video',
-				model: { __rl: true, mode: 'id', value: 'studio-video-v1' },
-				prompt: 'warm up',
-				waiting: { pollIntervalSeconds: 1 },
-			},
-			credentials,
-		});
+		await generateVideo(root, KEY, 'warm up');
 		await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 50 * MB }) });
-		const generate = (prompt: string) =>
-			runNode({
-				parameters: {
-					resource: 'generation',
-					operation: 'generate',
-					kind: 'video',
-					model: { __rl: true, mode: 'id', value: 'studio-video-v1' },
-					prompt,
-					waiting: { pollIntervalSeconds: 1 },
-				},
-				credentials,
-			});
+		const generate = (prompt: string) => generateVideo(root, KEY, prompt);
 		const first = await peakDuring(() => generate('big file'));
 		const item = first.value.items[0];
 		if (!item?.binary?.data?.id) throw new Error(`download failed: ${first.value.error?.message}`);
@@ -117,11 +91,22 @@ async function main(): Promise<void> {
 		// The same download at three times the size: if memory does not grow with the file, it is streamed.
 		await fetch(`${root}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: 150 * MB }) });
 		const triple = await peakDuring(() => generate('bigger file'));
-		// Baseline: a bare Node process piping the same 50 MB file from http.get into a file, first transfer.
-		const url = String((first.value.items[0].json.outputs as Array<{ url: string }>)[0].url);
-		const raw = await rawNodeFirstTransfer(url);
+		// The first download in a fresh process, by path; interleaved so drift on the machine hits each alike.
+		const firsts: Record<Path, number[]> = { ours: [], n8n: [], node: [], discard: [] };
+		for (let n = 0; n < PROBE_REPEATS; n++) {
+			for (const mode of PATHS) firsts[mode].push(await firstInFreshProcess(mode, root));
+		}
+		const [ours, n8n, node, discard] = PATHS.map((m) => median(firsts[m]));
+		const all = (m: Path) => firsts[m].map((v) => v.toFixed(1)).join('/');
 		console.log(
-			`memory: ${size.toFixed(1)} MB video, filesystem binary mode | download peak RSS growth: first in process ${first.growthMb.toFixed(1)} MB (bare Node http→file, first: ${raw.toFixed(1)} MB), again ${again.growthMb.toFixed(1)} MB, 150 MB file ${triple.growthMb.toFixed(1)} MB | upload ${upload.growthMb.toFixed(1)} MB (target < 20 MB each)`,
+			`memory: ${size.toFixed(1)} MB video, filesystem binary mode | first download in a fresh process, ` +
+				`peak RSS growth, median of ${PROBE_REPEATS}: ours ${ours.toFixed(1)} MB (${all('ours')}), ` +
+				`n8n's own path without our node ${n8n.toFixed(1)} MB (${all('n8n')}), bare Node http.get → file ` +
+				`${node.toFixed(1)} MB (${all('node')}), bare Node reading the body and throwing it away ` +
+				`${discard.toFixed(1)} MB (${all('discard')}); ours beyond n8n's own ${(ours - n8n).toFixed(1)} MB ` +
+				`(target < 20 MB) | in this process: first ${first.growthMb.toFixed(1)} MB, again ` +
+				`${again.growthMb.toFixed(1)} MB, 150 MB file ${triple.growthMb.toFixed(1)} MB | upload ` +
+				`${upload.growthMb.toFixed(1)} MB (target < 20 MB)`,
 		);
 	} finally {
 		child.kill('SIGTERM');

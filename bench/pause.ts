@@ -65,13 +65,19 @@ async function main(): Promise<void> {
 	const perRun = (ms: number) => `${(ms / N).toFixed(0)} ms`;
 	const resumeMs = pauseBusy - executeMs;
 	console.log(
-		`pause: N=${N} concurrency=${CONCURRENCY} run=${DURATION_MS / 1000}s poll=1s | busy per run: poll ${perRun(pollMs)}, pause ${perRun(pauseBusy)} (execute ${executeMs.toFixed(0)} ms + ${host.busyMs.length} resume calls ${resumeMs.toFixed(0)} ms, downloads included), pause/poll ${((pauseBusy / pollMs) * 100).toFixed(2)}% (target < 2%)`,
+		`pause: N=${N} concurrency=${CONCURRENCY} run=${DURATION_MS / 1000}s poll=1s | busy per run: ` +
+			`poll ${perRun(pollMs)}, pause ${perRun(pauseBusy)} (execute ${executeMs.toFixed(0)} ms + ` +
+			`${host.busyMs.length} resume calls ${resumeMs.toFixed(0)} ms, downloads included), ` +
+			`pause/poll ${((pauseBusy / pollMs) * 100).toFixed(2)}% (target < 2%)`,
 	);
 	console.log(
-		`pause: API requests per run | poll ${(pollRequests / N).toFixed(2)}, pause ${(pauseRequests / N).toFixed(2)} (submissions ${posts} for ${N} runs)`,
+		`pause: API requests per run | poll ${(pollRequests / N).toFixed(2)}, ` +
+			`pause ${(pauseRequests / N).toFixed(2)} (submissions ${posts} for ${N} runs)`,
 	);
 	console.log(
-		`pause: makespan | poll ${(pollMs / 1000).toFixed(2)}s (${(pollMs / ideal).toFixed(3)} × ideal), pause ${(pauseMakespan / 1000).toFixed(2)}s (${(pauseMakespan / ideal).toFixed(3)} × ideal), ideal ${(ideal / 1000).toFixed(2)}s`,
+		`pause: makespan | poll ${(pollMs / 1000).toFixed(2)}s (${(pollMs / ideal).toFixed(3)} × ideal), ` +
+			`pause ${(pauseMakespan / 1000).toFixed(2)}s (${(pauseMakespan / ideal).toFixed(3)} × ideal), ` +
+			`ideal ${(ideal / 1000).toFixed(2)}s`,
 	);
 	await host.close();
 	await backend.sandbox.close();

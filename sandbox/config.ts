@@ -9,6 +9,17 @@ export interface Durations {
 	music: number;
 }
 
+/**
+ * Seeded run-to-run variation of the PROCESSING time: a run takes its kind's duration × (1 ± spread), the factor
+ * drawn from a hash of the seed and the prompt, so one prompt takes equally long on every account and in every run
+ * of a benchmark. Off (spread 0) by default.
+ */
+export interface DurationJitter {
+	/** 0.5: from half to one and a half times the kind's duration, uniformly. */
+	spread: number;
+	seed: number;
+}
+
 export interface RateLimits {
 	submitPerIdentity: number;
 	submitPerAddress: number;
@@ -45,6 +56,7 @@ export interface SandboxConfig {
 	modelsFile?: string;
 	appsFile?: string;
 	durations: Durations;
+	durationJitter: DurationJitter;
 	/**
 	 * Multiplies every spec time span (1 minute windows, 5 minute slots, 30 minute stuck runs,
 	 * webhook retry schedule).
@@ -83,6 +95,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
 		host: '127.0.0.1',
 		port: 0,
 		durations: { ...FAST_DURATIONS },
+		durationJitter: { spread: 0, seed: 0 },
 		timeScale: 1,
 		rateLimits: { ...SPEC_RATE_LIMITS },
 		moderation: 'up',

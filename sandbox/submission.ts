@@ -1,10 +1,12 @@
 // The steps of POST /generations that need no engine state: who may use the model, every check of the
 // request, the operator's switches, moderation, free runs, concurrency and credits, and the new run record.
+import { createHash } from 'node:crypto';
+
 import { ApiFailure } from './apiFailure';
 import { MINUTE, type SandboxConfig } from './config';
 import { checkInputFiles } from './inputFiles';
 import { MODERATION_WORD } from './markers';
-import type { Caller, Model, Options, Run, Upload } from './types';
+import type { Caller, Kind, Model, Options, Run, Upload } from './types';
 import { checkAgainstModel, checkWebhookUrl, type GenerationRequest } from './validate';
 
 const STUCK_AFTER_MS = 30 * MINUTE;
@@ -105,12 +107,24 @@ export interface NewRun {
 	outcome: Run['outcome'];
 }
 
+/** How long a run of `kind` with this prompt stays PROCESSING: the kind's duration, varied by the seeded jitter. */
+export function processingMs(config: Pick<SandboxConfig, 'durations' | 'durationJitter'>, kind: Kind, prompt: string) {
+	const base = config.durations[kind];
+	const { spread, seed } = config.durationJitter ?? { spread: 0, seed: 0 };
+	if (!spread) return base;
+	const digest = createHash('sha256').update(`${seed}:${kind}:${prompt}`).digest();
+	const uniform = digest.readUInt32BE(0) / 2 ** 32;
+	return Math.round(base * (1 + spread * (2 * uniform - 1)));
+}
+
 /** A PENDING run, with the times at which it starts and finishes by the configured durations. */
 export function buildRun(n: NewRun, config: SandboxConfig): Run {
 	const { caller, req, model, now, outcome } = n;
 	const startsAt = now + config.durations.pendingMs;
 	const finishesAt =
-		outcome === 'stuck' ? now + STUCK_AFTER_MS * config.timeScale : startsAt + config.durations[model.kind];
+		outcome === 'stuck'
+			? now + STUCK_AFTER_MS * config.timeScale
+			: startsAt + processingMs(config, model.kind, req.prompt);
 	return {
 		id: n.id,
 		ownerId: caller.ownerId,

@@ -68,7 +68,8 @@ export async function prepareBinaryFile(
 		throw new NodeOperationError(ctx.getNode(), `${field}: the input item has no binary property "${property}"`, {
 			description: available.length
 				? `Binary properties on this item: ${available.join(', ')}. Enter one of them.`
-				: 'This item carries no files. Add a node before this one that reads or downloads the file (for example Read/Write Files from Disk or HTTP Request), or give a URL instead.',
+				: 'This item carries no files. Add a node before this one that reads or downloads the file ' +
+					'(for example Read/Write Files from Disk or HTTP Request), or give a URL instead.',
 			itemIndex,
 		});
 	}
@@ -82,7 +83,8 @@ export async function prepareBinaryFile(
 	if (!type || !families.includes(type.family)) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`${field}: the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. Accepted types: ${allowed.join(', ')}`,
+			`${field}: the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. ` +
+				`Accepted types: ${allowed.join(', ')}`,
 			{
 				description: 'Convert the file to one of the accepted types, or pick another one. Nothing was sent or charged.',
 				itemIndex,
@@ -105,7 +107,8 @@ export async function prepareBinaryFile(
 	if (bytes > cap) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`${field}: the file in "${property}" is ${(bytes / MB).toFixed(1)} MB; ${type.family} files may be at most ${cap / MB} MB`,
+			`${field}: the file in "${property}" is ${(bytes / MB).toFixed(1)} MB; ` +
+				`${type.family} files may be at most ${cap / MB} MB`,
 			{
 				description: 'Shrink or compress the file, then run again. Nothing was sent or charged.',
 				itemIndex,
@@ -173,7 +176,8 @@ export async function uploadFile(
 		throw new NodeOperationError(
 			ctx.getNode(),
 			expired
-				? `${field}: the upload slot expired before the file was sent (slots are valid for ${Math.round(slot.body.expires_in / 60) || 5} minutes)`
+				? `${field}: the upload slot expired before the file was sent ` +
+					`(slots are valid for ${Math.round(slot.body.expires_in / 60) || 5} minutes)`
 				: `${field}: sending the file failed (HTTP ${response.statusCode})${detail ? `: ${detail}` : ''}`,
 			{
 				description: expired
@@ -206,7 +210,10 @@ export interface DownloadedOutputs {
 	files: Array<{ property: string; fileName: string; mime: string; kind: 'output' | 'cover' }>;
 }
 
-/** Downloads every output (and music covers) into binary properties `<prefix>`, `<prefix>_1`, … and `cover`, `cover_1`, … */
+/**
+ * Downloads every output (and music covers) into binary properties `<prefix>`, `<prefix>_1`, … and
+ * `cover`, `cover_1`, …
+ */
 export async function downloadOutputs(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,

@@ -2,18 +2,23 @@
 // so polling alone reaches a final state. QUEUED and unknown statuses count as still running.
 // Reads are safe to repeat: once the run is known, dropped answers, 5xx, 429 and even a 404 are
 // waited through (with backoff) until the time limit, so a short outage never loses a paid run.
+// When to read is pollSchedule's: planned from how long this model's runs took in this process.
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { apiRequest, isNoAnswer, MediaGenApiError, type ApiContext, type Identity } from '../transport';
 import { generationAnswerProblem } from '../transport/answers';
 import { FINAL_STATUSES, type MediaKind, type RunRecord } from './catalogueTypes';
+import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
 import { addRunDetails, runError } from './runErrors';
 
 /** The spec's suggested client time-outs. */
 export const DEFAULT_TIMEOUT_MINUTES: Record<MediaKind, number> = { image: 3, video: 10, music: 5 };
 
 const MAX_BACKOFF_MS = 15_000;
+
+/** How long each model's runs took in this process (n8n keeps one copy of the node's code per process). */
+export const seenDurations = new DurationMemory();
 
 export interface WaitSettings {
 	pollIntervalMs: number;
@@ -60,6 +65,12 @@ export function isPassing(error: unknown): boolean {
 	return status === 404 || status === 429 || status >= 500 || error.code === 'unexpected_answer';
 }
 
+/**
+ * Reads the run until it is final. Generate and Run Look call this as soon as the submission is answered
+ * (they pass the request key): a run that has not started yet is timed from here, and its time is learnt for
+ * its model. Generation → Wait picks up a run of unknown age, and a request key may bring back a run started
+ * earlier: those are read at the plain interval and teach nothing.
+ */
 export async function waitForRun(
 	ctx: IExecuteFunctions,
 	identity: Identity,
@@ -71,34 +82,46 @@ export async function waitForRun(
 	const signal = ctx.getExecutionCancelSignal();
 	const limitMs = timeLimitMs(first.kind, settings.timeoutMs);
 	const deadline = settings.deadline ?? Date.now() + limitMs;
+	const startedAt = Date.now();
+	const timed = requestKey !== undefined && (first.status === 'PENDING' || first.status === 'QUEUED');
+	const window = timed ? seenDurations.window(first.model) : undefined;
 	let run = first;
 	let misses = 0;
+	let reads = 0;
+	let lastReadAt = 0;
+	let lastRunningAt = 0;
 	let lastProblem = '';
 	while (!FINAL_STATUSES.includes(run.status)) {
-		const pauseMs = misses ? Math.min(settings.pollIntervalMs * 2 ** misses, MAX_BACKOFF_MS) : settings.pollIntervalMs;
+		const pauseMs = misses
+			? Math.min(settings.pollIntervalMs * 2 ** misses, MAX_BACKOFF_MS)
+			: nextReadAtMs(reads + 1, lastReadAt, settings.pollIntervalMs, window) - (Date.now() - startedAt);
 		if (Date.now() + Math.min(pauseMs, 1000) > deadline) {
 			const seen = lastProblem ? ` The last read failed: ${lastProblem}.` : '';
 			throw runError(
 				ctx,
 				run,
 				`Run ${run.id} did not finish within ${Math.round(limitMs / 1000)} seconds (last status ${run.status})`,
-				`The run keeps going on the service and stays charged until it ends (failed runs are refunded).${seen} Use Generation → Wait with run ID ${run.id} to pick it up later, or raise "Time Limit" under Waiting.`,
+				'The run keeps going on the service and stays charged until it ends (failed runs are refunded).' +
+					`${seen} Use Generation → Wait with run ID ${run.id} to pick it up later, ` +
+					'or raise "Time Limit" under Waiting.',
 				itemIndex,
 				requestKey,
 			);
 		}
-		await sleep(Math.min(pauseMs, Math.max(0, deadline - Date.now())), signal);
+		await sleep(Math.max(0, Math.min(pauseMs, deadline - Date.now())), signal);
 		if (signal?.aborted) {
 			const error = new NodeOperationError(
 				ctx.getNode(),
 				`Stopped waiting for run ${run.id}: the execution was cancelled`,
 				{
-					description: `The run keeps going on the service. Use Generation → Wait with run ID ${run.id} to pick it up.`,
+					description: `The run keeps going on the service. Pick it up with Generation → Wait, run ID ${run.id}.`,
 					itemIndex,
 				},
 			);
 			throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
 		}
+		reads++;
+		lastReadAt = Date.now() - startedAt;
 		try {
 			run = await getRun(ctx, identity, run.id, itemIndex, settings.requestTimeoutMs, deadline);
 			misses = 0;
@@ -107,6 +130,11 @@ export async function waitForRun(
 				throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
 			misses++;
 			lastProblem = String((error as Error).message ?? error);
+			continue;
+		}
+		if (!FINAL_STATUSES.includes(run.status)) lastRunningAt = lastReadAt;
+		else if (timed && run.status === 'SUCCEEDED') {
+			seenDurations.record(run.model, estimatedDurationMs(lastRunningAt, lastReadAt));
 		}
 	}
 	return run;

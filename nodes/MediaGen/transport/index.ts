@@ -65,7 +65,9 @@ export async function getIdentity(ctx: ApiContext): Promise<Identity> {
 		(kind === 'apiKey' ? describeApiKeyProblem(secret) : describeAnonymousIdProblem(secret));
 	if (problem) {
 		throw new NodeOperationError(ctx.getNode(), problem, {
-			description: `Open the ${kind === 'apiKey' ? 'Media Generation API' : 'Media Generation Anonymous'} credential and correct it.`,
+			description:
+				`Open the ${kind === 'apiKey' ? 'Media Generation API' : 'Media Generation Anonymous'} credential ` +
+				'and correct it.',
 		});
 	}
 	const baseUrl = normaliseBaseUrl(credentials.baseUrl);

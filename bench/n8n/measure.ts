@@ -1,0 +1,167 @@
+// What `npm run bench:n8n` reads after each variant: the n8n process's CPU time, the sandbox's request log and
+// credit ledger for the variant's account, and the finished execution as n8n stored it.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { Sandbox } from '../../sandbox/server';
+import { rest, type N8nInstance } from '../../scripts/realN8n';
+import { parseFlatted } from '../../test/e2e-queue/helpers';
+
+/** Linux reports process times in clock ticks of 1/100 s (CLK_TCK on every mainstream kernel). */
+const TICKS_PER_SECOND = 100;
+
+/** User plus system CPU seconds one process has used so far (/proc/<pid>/stat, fields 14 and 15). */
+function ownCpuSeconds(pid: number): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+	} catch {
+		return 0; // the process has ended
+	}
+}
+
+/** Child processes of `pid` (n8n starts a task runner beside itself). */
+function childrenOf(pid: number): number[] {
+	try {
+		return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+			readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+		);
+	} catch {
+		return [];
+	}
+}
+
+/** CPU seconds used so far by a process and its descendants still alive. */
+export function cpuSeconds(pid: number): number {
+	return ownCpuSeconds(pid) + childrenOf(pid).reduce((sum, child) => sum + cpuSeconds(child), 0);
+}
+
+export interface AccountFigures {
+	/** Requests to /v1 under the account's key (submissions, reads, anything else). */
+	apiRequests: number;
+	submissions: number;
+	reads: number;
+	busy409: number;
+	limited429: number;
+	/** Ledger lines that charged the account, and those that refunded it. */
+	charges: number;
+	refunds: number;
+	/** Runs the account has on the service. */
+	runs: number;
+	promptsCharged: Set<string>;
+}
+
+export function accountFigures(sb: Sandbox, ownerId: string): AccountFigures {
+	const log = sb.engine.log.filter((e) => e.ownerId === ownerId);
+	const ledger = sb.engine.ledger.filter((l) => l.ownerId === ownerId);
+	const runs = [...sb.engine.runs.values()].filter((r) => r.ownerId === ownerId);
+	const charged = ledger.filter((l) => l.reason === 'charge');
+	const promptOf = new Map(runs.map((r) => [r.id, r.prompt]));
+	return {
+		apiRequests: log.length,
+		submissions: log.filter((e) => e.method === 'POST' && e.path.startsWith('/v1/generations')).length,
+		reads: log.filter((e) => e.method === 'GET' && e.path.startsWith('/v1/generations/')).length,
+		busy409: log.filter((e) => e.status === 409).length,
+		limited429: log.filter((e) => e.status === 429).length,
+		charges: charged.length,
+		refunds: ledger.filter((l) => l.reason === 'refund' || l.reason === 'provider_refund').length,
+		runs: runs.length,
+		promptsCharged: new Set(charged.map((l) => promptOf.get(l.runId ?? '') ?? l.runId ?? '')),
+	};
+}
+
+const FINISHED = ['success', 'error', 'crashed', 'canceled'];
+
+/**
+ * Follows the newest execution of a workflow in n8n's SQLite database (read-only, through the sqlite3 shell, so
+ * the n8n process does no work for it) every `everyMs`: when it ends, and how long it was `running` (not
+ * `waiting`), to the sampling interval.
+ */
+export async function followExecution(
+	n8n: N8nInstance,
+	workflowId: string,
+	everyMs = 100,
+	limitMs = 30 * 60_000,
+): Promise<{ id: string; status: string; runningMs: number }> {
+	const db = path.join(n8n.userFolder, '.n8n', 'database.sqlite');
+	const shell = spawn('sqlite3', ['-readonly', '-batch', db], { stdio: ['pipe', 'pipe', 'ignore'] });
+	const query =
+		"SELECT 'S|' || coalesce((SELECT id || '|' || status FROM execution_entity " +
+		`WHERE workflowId = '${workflowId}' ORDER BY id DESC LIMIT 1), '');\n`;
+	let pending = '';
+	let runningMs = 0;
+	let last: { at: number; status: string } | undefined;
+	let ended = false;
+	shell.stdin.on('error', () => undefined); // the shell is killed once the execution has ended
+	const deadline = Date.now() + limitMs;
+	try {
+		return await new Promise((resolve, reject) => {
+			shell.on('error', reject);
+			shell.stdout.on('data', (chunk: Buffer) => {
+				pending += chunk.toString();
+				const lines = pending.split('\n');
+				pending = lines.pop() ?? '';
+				for (const line of lines) {
+					const [, id, status] = line.split('|');
+					if (!id) continue;
+					const now = Date.now();
+					if (last?.status === 'running') runningMs += now - last.at;
+					last = { at: now, status };
+					if (FINISHED.includes(status) && !ended) {
+						ended = true;
+						resolve({ id, status, runningMs });
+					}
+				}
+			});
+			const tick = () => {
+				if (ended) return;
+				if (Date.now() > deadline) return reject(new Error(`bench:n8n: ${workflowId} did not end in time`));
+				shell.stdin.write(query);
+				setTimeout(tick, everyMs);
+			};
+			tick();
+		});
+	} finally {
+		shell.kill();
+	}
+}
+
+export interface Execution {
+	id: string;
+	status: string;
+	startedAt: string;
+	stoppedAt?: string | null;
+}
+
+export async function executionsOf(n8n: N8nInstance, cookie: string, workflowId: string): Promise<Execution[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const res = await rest<{ data: { results: Execution[] } }>(n8n, cookie, `/rest/executions?filter=${filter}&limit=20`);
+	return res.data.results;
+}
+
+type Item = { json: Record<string, unknown>; binary?: Record<string, { mimeType?: string }> };
+export interface TaskData {
+	startTime: number;
+	executionTime: number;
+	data?: { main: Array<Item[] | null> };
+	error?: { message: string };
+}
+export interface StoredExecution {
+	runData: Record<string, TaskData[]>;
+	error?: { message: string };
+}
+
+/** The run data of a stored execution (n8n stores it with flatted). */
+export async function storedExecution(n8n: N8nInstance, cookie: string, id: string): Promise<StoredExecution> {
+	const res = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
+	const data = parseFlatted(res.data.data) as { resultData: StoredExecution };
+	return data.resultData;
+}
+
+/** Items a node put out on `output` in its last run (a loop's done output, a resumed node's results). */
+export function lastOutput(stored: StoredExecution, node: string, output = 0): Item[] {
+	const runs = stored.runData[node] ?? [];
+	return runs[runs.length - 1]?.data?.main[output] ?? [];
+}
