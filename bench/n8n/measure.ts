@@ -1,6 +1,6 @@
 // What `npm run bench:n8n` reads after each variant: the n8n process's CPU time, the sandbox's request log and
 // credit ledger for the variant's account, and the finished execution as n8n stored it.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -79,6 +79,18 @@ const FINISHED = ['success', 'error', 'crashed', 'canceled'];
  * the n8n process does no work for it) every `everyMs`: when it ends, and how long it was `running` (not
  * `waiting`), to the sampling interval.
  */
+/** The sqlite3 shell the execution follower reads n8n's database with; Debian's package when missing (as root). */
+export function ensureSqliteShell(): void {
+	try {
+		execFileSync('sqlite3', ['-version'], { stdio: 'ignore' });
+	} catch {
+		console.log("sqlite3 is missing: installing Debian's sqlite3 with apt-get…");
+		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+		execFileSync('apt-get', ['update', '-q'], { stdio: 'inherit', env });
+		execFileSync('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'sqlite3'], { stdio: 'inherit', env });
+	}
+}
+
 export async function followExecution(
 	n8n: N8nInstance,
 	workflowId: string,

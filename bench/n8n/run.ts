@@ -30,7 +30,7 @@ import {
 	sandboxSettings,
 	SEED,
 } from './job';
-import { cpuSeconds } from './measure';
+import { cpuSeconds, ensureSqliteShell } from './measure';
 import { printFigures, type VariantResult } from './report';
 import { runVariant, VARIANTS, type Variant } from './variant';
 
@@ -70,6 +70,7 @@ function workflowFor(variant: Variant, sandboxRoot: string, n8n: N8nInstance): R
 }
 
 async function main(): Promise<void> {
+	ensureSqliteShell();
 	const settings = sandboxSettings(SCALE);
 	const sb = await startSandbox(settings);
 	const accounts = new Map<string, Account>(
