@@ -27,7 +27,7 @@ import { verifyWebhook } from './signature';
 //   `__dataChanged` to false, so an id recorded by a delivery that starts the workflow was never saved
 //   (only the first, while the stored value was still null). Hence accepted deliveries are answered here
 //   (noWebhookResponse): n8n then runs that callback, and saves, before it starts the execution.
-// - Saves write the whole blob and the last writer wins. Every write therefore carries this process's
+// - Saves write the whole blob and the last writer wins. Every write therefore carries this instance's
 //   memory (all ids accepted here plus all ids loaded), assigned by reference so that the save serialised
 //   last holds every id known by then (SQLite writes go through one queue, in order).
 const processMemory = new Map<string, SeenIds>();

@@ -188,18 +188,7 @@ describe('pause mode is refused before anything is spent where the service could
 	])('%s', async (_name, waitingBase, message) => {
 		const spent = backend.charges();
 		const posts = backend.requests('POST /v1/generations').length;
-		const r = await runNode({
-			parameters: {
-				resource: 'generation',
-				operation: 'generate',
-				kind: 'image',
-				prompt: 'p',
-				waitMode: 'pause',
-				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
-			},
-			credentials: credentials(),
-			webhookWaitingBaseUrl: waitingBase,
-		});
+		const r = await pause({ prompt: 'p' }, undefined, { webhookWaitingBaseUrl: waitingBase });
 		expect(r.error?.message).toMatch(message);
 		expect(r.error?.description).toMatch(/WEBHOOK_URL/);
 		expect(r.error?.description).toMatch(/Waiting → Poll/);
@@ -208,18 +197,8 @@ describe('pause mode is refused before anything is spent where the service could
 	});
 
 	test('no webhook signing secret', async () => {
-		const r = await runNode({
-			parameters: {
-				resource: 'generation',
-				operation: 'generate',
-				kind: 'image',
-				prompt: 'p',
-				waitMode: 'pause',
-				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
-			},
-			credentials: { ...backend.apiCredentials, mediaGenWebhookApi: { secret: ' ' } },
-			webhookWaitingBaseUrl: host.baseUrl,
-		});
+		const blankSecret = { ...backend.apiCredentials, mediaGenWebhookApi: { secret: ' ' } };
+		const r = await pause({ prompt: 'p' }, undefined, { credentials: blankSecret });
 		expect(r.error?.message).toMatch(/^Waiting → Pause needs the webhook signing secret/);
 	});
 });

@@ -94,9 +94,9 @@ function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number,
 			`started and been charged`,
 		{
 			description:
-				`Its request key is ${key}. To pick it up without paying again, put this key in Additional Fields → Request Key ` +
-				'and run this step again: the service then returns that run instead of starting a new one. Or find it with ' +
-				`Generation → Get Many (newest first, model ${String(body.model)}). ${lookup} ` +
+				`Its request key is ${key}. To pick it up without paying again, put this key in Additional Fields → ` +
+				'Request Key and run this step again: the service then returns that run instead of starting a new one. ' +
+				`Or find it with Generation → Get Many (newest first, model ${String(body.model)}). ${lookup} ` +
 				`Last problem: ${String((last as Error)?.message ?? last)}.${hint}`,
 			itemIndex: s.itemIndex,
 		},

@@ -2,7 +2,7 @@
 // so polling alone reaches a final state. QUEUED and unknown statuses count as still running.
 // Reads are safe to repeat: once the run is known, dropped answers, 5xx, 429 and even a 404 are
 // waited through (with backoff) until the time limit, so a short outage never loses a paid run.
-// When to read is pollSchedule's: planned from how long this model's runs took in this process.
+// When to read is pollSchedule's: planned from how long this model's runs took so far in this n8n instance.
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
