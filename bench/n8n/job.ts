@@ -69,8 +69,8 @@ export function perKindIdealMs(items: JobItem[], scale: number): number {
 }
 
 /**
- * The shortest makespan of a client that runs one kind after the other (as one Generate node per kind does: the
- * node's Kind is fixed per node): the best split of each kind's runs, added up.
+ * The shortest makespan of a client that runs one kind after the other (as a workflow with one step per kind
+ * does): the best split of each kind's runs, added up.
  */
 export function optimalPerKindMs(items: JobItem[], durations: number[], slots = CONCURRENCY): number {
 	const kinds = [...new Set(items.map((i) => i.kind))];

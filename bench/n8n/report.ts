@@ -111,14 +111,13 @@ const NOTES = `
 - **ideal**: the best split of the 18 seeded durations over 3 slots, found by exhaustive search: no client can
   finish sooner, even with free reads and downloads. Printed beside it: the best split when one kind runs after
   the other, and issue #18's per-kind formula (ceil(N / 3) × mean duration, kinds one after the other).
-- **ours, and what holds it back**: the node's Kind is fixed per node (it drives the model list), so a job of
-  both kinds needs one Generate node per kind, and n8n runs the video node to its end before the image node
-  starts: the last videos overlap no images. Inside a node, items start in input order as slots free (not
-  longest first: the durations are unknown beforehand). Those two, not waiting, make most of the gap to the
-  ideal: pause mode hears of each run from its webhook at once and still lands near the one-kind-at-a-time
-  list schedule. Poll mode sees a run done up to one read late (1 s here; once a model's runs have been seen,
-  the reads are packed where its runs end, see \`bench/polling.ts\`). A Kind taking an expression per item would
-  let one node keep 3 runs of either kind in flight.
+- **ours, and what holds it back**: one Generate step takes both kinds (Kind and Model come from each item by
+  expression) and keeps 3 runs in flight from one pool of slots: a slot a run frees goes to the next item at
+  once, whatever its kind. Items start in input order (videos first here), not longest first: the durations are
+  unknown beforehand. Poll mode sees a run done up to one read late (1 s here; once a model's runs have been
+  seen, the reads are packed where its runs end, see \`bench/polling.ts\`). Pause mode hears of each run from its
+  webhook at once; each delivery then costs an n8n resume call (load the waiting execution, check the
+  signature, read the newest runs, submit the next item) before the next run starts.
 - **hand-built**: serial runs the 18 runs one after another; batched starts 3, waits until the slowest of the
   3 is done (an IF over \`$input.all()\`), then starts the next 3, reading every run of the batch each pass.
 - **HTTP requests per run**: counted by the sandbox per account key (submissions, reads, /me), plus one GET per
@@ -130,7 +129,7 @@ const NOTES = `
 - **CPU time**: user + system time of the n8n process and its task runner (/proc), less what idle n8n used
   over as long. It is n8n's work for the whole workflow (each node's run saved to SQLite, each Wait pass, each
   resume loading and saving the waiting execution), not only our node's. Pause mode costs more CPU than poll
-  mode: each of its 18 resume calls has n8n load the waiting execution, check the signature, look the lane's
+  mode: each of its 18 resume calls has n8n load the waiting execution, check the signature, look the batch's
   runs up (the "other" requests), download and save the execution again; poll mode's waiting is a timer.
 - **execution held**: the hand-built workflows and poll mode hold their execution (and in queue mode a worker)
   for the whole makespan: a Wait of under 65 s sleeps inside the process. Pause mode holds it only while it

@@ -53,7 +53,16 @@ async function generateOutput(id: string): Promise<ItemData[]> {
 		resultData: { runData: Record<string, Array<{ data?: { main: ItemData[][] } }>> };
 	};
 	const runs = data.resultData.runData['Generate Videos'] ?? [];
-	return runs[runs.length - 1]?.data?.main[0] ?? [];
+	const items = runs[runs.length - 1]?.data?.main[0] ?? [];
+	// Says what was stored when it is not the items (a CI run once saw none after a restart).
+	if (!items.length) {
+		const shape = Object.entries(data.resultData.runData).map(([node, r]) => ({
+			node,
+			runs: r.map((x) => x.data?.main.map((m) => m?.length ?? null) ?? null),
+		}));
+		throw new Error(`execution ${id}: no items from Generate Videos; stored runs: ${JSON.stringify(shape)}`);
+	}
+	return items;
 }
 
 async function start(prompts: string[]): Promise<void> {
@@ -220,7 +229,15 @@ test("n8n stopped while the execution waits: the service's retries resume it aft
 			return e && e.status !== 'waiting' && e.status !== 'running' ? e : undefined;
 		},
 		180_000,
-	);
+	).catch((error: Error) => {
+		// What the service was answered, and what n8n said: enough to tell a refusal from a lost delivery.
+		const runs = runsOf(prompts);
+		const tried = sb.engine.webhooks.deliveries
+			.filter((d) => runs.some((r) => r.id === d.runId))
+			.map((d) => ({ run: d.runId, attempts: d.attempts.map((a) => a.status), delivered: d.delivered }));
+		const log = n8n.log.join('').slice(-4000);
+		throw new Error(`${error.message}\ndeliveries: ${JSON.stringify(tried)}\nn8n log:\n${log}`);
+	});
 	expect(done.status).toBe('success');
 	const items = await generateOutput(done.id);
 	expect(items.map((i) => i.json.prompt)).toEqual(prompts);

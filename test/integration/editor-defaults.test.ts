@@ -166,6 +166,37 @@ describe('what the editor shows around the Options box', () => {
 	});
 });
 
+describe('Kind from an expression (one step for mixed kinds)', () => {
+	const ctx = (params: IDataObject) =>
+		loadOptionsContext(
+			{ authentication: 'apiKey', resource: 'generation', operation: 'generate', ...params },
+			backend.apiCredentials,
+		);
+
+	test('the model list offers every kind, each name saying its kind', async () => {
+		for (const kind of ['={{ $json.kind }}', '']) {
+			const { results } = await searchModels.call(ctx({ kind }));
+			const names = results.map((r) => String(r.name));
+			expect(names.some((n) => n.startsWith('Image · '))).toBe(true);
+			expect(names.some((n) => n.startsWith('Video · '))).toBe(true);
+			expect(names.some((n) => n.startsWith('Music · '))).toBe(true);
+		}
+		const { results } = await searchModels.call(ctx({ kind: 'video' }));
+		expect(results.every((r) => !String(r.name).includes(' · Video'))).toBe(true);
+		expect(results.some((r) => String(r.name).startsWith('Video · '))).toBe(false);
+	});
+
+	test('the Options box shows the chosen model whatever its kind, and asks for a model when none is chosen', async () => {
+		const kind = '={{ $json.kind }}';
+		const video = await getModelOptionFields.call(
+			ctx({ kind, model: { __rl: true, mode: 'list', value: 'lumora-motion-3' } }),
+		);
+		expect(video.fields.length).toBeGreaterThan(0);
+		const none = await getModelOptionFields.call(ctx({ kind, model: { __rl: true, mode: 'list', value: '' } }));
+		expect(none.emptyFieldsNotice).toBe('Pick a model above: what it accepts appears here.');
+	});
+});
+
 test('the example workflows show the model and app names the lists show, not raw ids', async () => {
 	const dir = path.join(__dirname, '../../examples');
 	let checked = 0;

@@ -57,6 +57,40 @@ test('image with options and format: the file comes back with the right type, an
 	expect(backend.charges() - before).toBe(25);
 });
 
+test('one step, mixed kinds: Kind and Model from each item by expression', async () => {
+	const before = backend.charges();
+	const jobs = [
+		{ kind: 'video', model: 'studio-video-v1', prompt: 'a wave at dusk' },
+		{ kind: 'Image', model: 'studio-image-v1', prompt: 'a lighthouse' },
+		{ kind: 'music', model: 'cadence-song-v1', prompt: 'a calm song about the sea' },
+		{ kind: 'image', model: 'studio-image-v1', prompt: 'a harbour' },
+	];
+	const r = await generate(
+		{ kind: '={{ $json.kind }}', model: '={{ $json.model }}', prompt: '={{ $json.prompt }}' },
+		jobs.map((json) => ({ json })),
+	);
+	expect(r.error).toBeUndefined();
+	expect(r.items.map((i) => [i.json.kind, i.json.model, i.json.status])).toEqual(
+		jobs.map((j) => [j.kind.toLowerCase(), j.model, 'SUCCEEDED']),
+	);
+	expect(r.items.map((i) => i.binary?.data.mimeType)).toEqual(['video/mp4', 'image/png', 'audio/mpeg', 'image/png']);
+	const sent = backend.requests('POST /v1/generations').slice(-4);
+	expect(sent.map((s) => (s.body as IDataObject).kind).sort()).toEqual(['image', 'image', 'music', 'video']);
+	expect(backend.charges() - before).toBe(r.items.reduce((sum, i) => sum + Number(i.json.cost), 0));
+});
+
+test('Kind from an expression that gives something else is refused, naming the value, and nothing is spent', async () => {
+	const before = backend.charges();
+	const posts = backend.requests('POST /v1/generations').length;
+	const r = await generate({ kind: '={{ $json.kind }}', model: 'studio-image-v1', prompt: 'a cat' }, [
+		{ json: { kind: 'photo' } },
+	]);
+	expect(r.error?.message).toBe('Kind: "photo" is not image, video or music');
+	expect(r.error?.description).toMatch(/make the Kind expression give one of image, video, music.*nothing was charged/);
+	expect(backend.requests('POST /v1/generations').length).toBe(posts);
+	expect(backend.charges()).toBe(before);
+});
+
 test('image-to-video from an input binary with an end frame', async () => {
 	const r = await generate(
 		{

@@ -177,6 +177,42 @@ test("n8n not reachable at first: the service's retries bring the execution back
 	expect(backend.charges() - spent).toBe(5);
 });
 
+test('one pool of slots: images go on beside a long video instead of queueing behind it', async () => {
+	const engine = backend.sandbox.engine;
+	const own = engine.createAccount({ tier: 'paid', credits: 1_000, concurrency: 2 });
+	const creds = {
+		mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
+		mediaGenWebhookApi: { secret: own.webhookSecret },
+	};
+	const jobs = [
+		{ kind: 'video', model: 'studio-video-v1', prompt: 'pool video' },
+		...[1, 2, 3].map((n) => ({ kind: 'image', model: 'studio-image-v1', prompt: `pool image ${n}` })),
+	];
+	const result = await pause(
+		{ kind: '={{ $json.kind }}', model: '={{ $json.model }}' },
+		jobs.map((json) => ({ json })),
+		{ credentials: creds },
+	);
+	expect(result.run.status).toBe('waiting');
+	host.hold(result, creds);
+	const resumed = await host.resumed(result.executionId);
+	expect(resumed.items.map((i) => i.binary?.data.mimeType)).toEqual([
+		'video/mp4',
+		'image/png',
+		'image/png',
+		'image/png',
+	]);
+	const runs = [...engine.runs.values()].filter((r) => r.ownerId === own.id);
+	const video = runs.find((r) => r.kind === 'video')!;
+	const images = runs.filter((r) => r.kind === 'image');
+	expect(images).toHaveLength(3);
+	// With fixed lanes (item p after item p + 2) image 2 would wait for the video; in one pool it takes the slot
+	// image 1 frees, while the video runs.
+	const second = images.find((r) => r.prompt === 'pool image 2')!;
+	expect(second.createdAt).toBeLessThan(video.finishesAt);
+	expect(backend.charges(own.id)).toBe(runs.reduce((sum, r) => sum + r.cost, 0));
+});
+
 describe('pause mode is refused before anything is spent where the service could not call back', () => {
 	test.each([
 		[

@@ -1,14 +1,13 @@
-// Pause mode's pure pieces: lanes, the per-item webhook URL, and where the service could call back.
+// Pause mode's pure pieces: the slot pool, the per-item webhook URL, and where the service could call back.
+import type { RunRecord } from '../../nodes/MediaGen/helpers/catalogueTypes';
 import { resumeUrlProblem } from '../../nodes/MediaGen/helpers/pause';
 import {
-	endsLane,
 	isPauseState,
 	itemWebhookUrl,
-	laneStarts,
-	nextInLane,
 	positionFromQuery,
 	type PauseState,
 } from '../../nodes/MediaGen/helpers/pauseState';
+import { walkBatch, type BatchView, type Outcome } from '../../nodes/MediaGen/resume/batchWalk';
 
 const state = (items: number, lanes: number): PauseState => ({
 	version: 1,
@@ -20,21 +19,76 @@ const state = (items: number, lanes: number): PauseState => ({
 	items: Array.from({ length: items }, (_, item) => ({ item, body: {}, download: true, binaryProperty: 'data' })),
 });
 
-test('8 items on 3 lanes: each item is followed by the one three places on; the last three end their lanes', () => {
-	const s = state(8, 3);
-	expect(laneStarts(s)).toEqual([0, 1, 2]);
-	expect([0, 1, 2, 3, 4, 5, 6, 7].map((p) => nextInLane(s, p))).toEqual([
-		3,
-		4,
-		5,
-		6,
-		7,
-		undefined,
-		undefined,
-		undefined,
-	]);
-	expect([4, 5, 6, 7].map((p) => endsLane(s, p))).toEqual([false, true, true, true]);
-	expect(laneStarts(state(2, 3))).toEqual([0, 1]);
+/**
+ * A stand-in for what the service says: `status[p]` is item p's run status once sent; `sends` records which
+ * items the walk sent. Only runs and outcomeOf are used by walkBatch.
+ */
+function view(s: PauseState, status: Record<number, string>, known: number[], refusedBySend: number[] = []) {
+	const sends: number[] = [];
+	const runs = new Map<number, RunRecord>();
+	for (const p of known) runs.set(p, { id: `run-${p}`, status: status[p] } as RunRecord);
+	const fake = {
+		runs,
+		async outcomeOf(position: number): Promise<Outcome> {
+			const entry = s.items[position];
+			if (entry.refused) return { position, kind: 'refused', ...entry.refused };
+			let run = runs.get(position);
+			if (!run) {
+				sends.push(position);
+				if (refusedBySend.includes(position)) return { position, kind: 'refused', message: 'refused' };
+				run = { id: `run-${position}`, status: status[position] ?? 'QUEUED' } as RunRecord;
+				runs.set(position, run);
+			}
+			const final = ['SUCCEEDED', 'FAILED', 'CANCELED'].includes(run.status);
+			return { position, kind: final ? 'finished' : 'running', run };
+		},
+	};
+	return { view: fake as unknown as BatchView, sends };
+}
+
+describe('walkBatch: one pool of slots, items sent in input order', () => {
+	test('each finished run frees a slot for the next item, whatever lane it was in', async () => {
+		const s = state(6, 3);
+		// Items 0-2 were sent before the pause; 1 has finished, 0 and 2 still run.
+		const { view: v, sends } = view(s, { 0: 'PROCESSING', 1: 'SUCCEEDED', 2: 'PROCESSING' }, [0, 1, 2]);
+		const report = await walkBatch(v, s);
+		expect(sends).toEqual([3]);
+		expect(report.outcomes.map((o) => o.kind)).toEqual([
+			'running',
+			'finished',
+			'running',
+			'running',
+			'unsent',
+			'unsent',
+		]);
+		expect(report.complete).toBe(false);
+	});
+
+	test('two finished runs send two items; an item refused before the pause takes no slot', async () => {
+		const s = state(6, 2);
+		s.items[2].refused = { message: 'over the spending cap' };
+		const { view: v, sends } = view(s, { 0: 'SUCCEEDED', 1: 'FAILED', 3: 'SUCCEEDED' }, [0, 1, 3]);
+		const report = await walkBatch(v, s);
+		expect(sends).toEqual([4, 5]);
+		expect(report.outcomes.map((o) => o.kind)).toEqual([
+			'finished',
+			'finished',
+			'refused',
+			'finished',
+			'running',
+			'running',
+		]);
+	});
+
+	test('a send the service refuses frees its slot at once; every item final completes the batch', async () => {
+		const s = state(4, 1);
+		const done = { 0: 'SUCCEEDED', 2: 'SUCCEEDED', 3: 'SUCCEEDED' };
+		const { view: v, sends } = view(s, done, [0, 3], [1]);
+		const report = await walkBatch(v, s);
+		expect(sends).toEqual([1, 2]);
+		expect(report.outcomes.map((o) => o.kind)).toEqual(['finished', 'refused', 'finished', 'finished']);
+		expect(report.complete).toBe(true);
+	});
 });
 
 test("the item position travels on the run's webhook URL beside n8n's token", () => {

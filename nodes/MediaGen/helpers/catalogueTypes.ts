@@ -3,6 +3,16 @@
 
 export type MediaKind = 'image' | 'video' | 'music';
 
+export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'video', 'music'];
+
+/** A Kind value as typed or given by an expression ("Video", " music "), or undefined if it is none of the three. */
+export function parseKind(value: unknown): MediaKind | undefined {
+	const kind = String(value ?? '')
+		.trim()
+		.toLowerCase();
+	return (MEDIA_KINDS as readonly string[]).includes(kind) ? (kind as MediaKind) : undefined;
+}
+
 export interface RunOptions {
 	resolution?: string;
 	aspect?: string;

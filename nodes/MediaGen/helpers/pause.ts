@@ -1,5 +1,5 @@
 // Pause mode, before the pause: checks that the service can call this execution back, uploads every
-// item's files (free), submits the first run of each lane with the execution's resume URL as its
+// item's files (free), submits the first run for each slot with the execution's resume URL as its
 // webhook URL, records the batch in the node's context data and lets go of the execution. The rest
 // happens in the resume webhook (resume/resumeRuns.ts), one delivery at a time.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
@@ -117,21 +117,20 @@ export async function pauseRuns(
 		items,
 		invalid: invalid.map(({ itemIndex, error }) => ({ item: itemIndex, ...refusal(error)! })),
 	};
-	// The first run of each lane goes out now; a refused one hands its lane on to the next item.
+	// The first runs go out now, in input order, one per slot; a refused one hands its slot to the next item.
 	const claimed = new Set<string>();
-	for (let lane = 0; lane < Math.min(lanes, items.length); lane++) {
-		for (let position = lane; position < items.length; position += lanes) {
-			const entry = items[position];
-			if (entry.refused) continue;
-			const settings = ready[position].settings;
-			try {
-				const run = await submitRun({ ctx, identity, settings, itemIndex: entry.item, claimed }, entry.body);
-				entry.runId = run.id;
-				break;
-			} catch (error) {
-				if (!continueOnFail) throw withStartedRuns(error, items);
-				entry.refused = refusal(error);
-			}
+	let inFlight = 0;
+	for (const [position, entry] of items.entries()) {
+		if (inFlight === lanes) break;
+		if (entry.refused) continue;
+		const settings = ready[position].settings;
+		try {
+			const run = await submitRun({ ctx, identity, settings, itemIndex: entry.item, claimed }, entry.body);
+			entry.runId = run.id;
+			inFlight++;
+		} catch (error) {
+			if (!continueOnFail) throw withStartedRuns(error, items);
+			entry.refused = refusal(error);
 		}
 	}
 	ctx.getContext('node')[PAUSE_STATE_KEY] = state;

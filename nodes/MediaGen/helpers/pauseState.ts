@@ -1,5 +1,5 @@
-// What a paused Generate or Run Look step records before it lets go of the execution, and the lane
-// arithmetic both sides share. n8n saves the node's context data with the waiting execution; the resume
+// What a paused Generate or Run Look step records before it lets go of the execution, and the pieces
+// both sides share. n8n saves the node's context data with the waiting execution; the resume
 // webhook reads it back (a webhook call itself can save nothing, so every call works from this record
 // plus what the service says). Pure: no n8n calls.
 import type { IDataObject } from 'n8n-workflow';
@@ -25,7 +25,7 @@ export interface PausedItem {
 
 export interface PauseState {
 	version: 1;
-	/** Runs in flight at once: item p's run is followed by item p + lanes. */
+	/** Runs in flight at once (the account's concurrency): items are sent in input order as slots free up. */
 	lanes: number;
 	/** Epoch ms: a delivery after this with runs unfinished resumes with those marked as timed out. */
 	deadline: number;
@@ -35,22 +35,6 @@ export interface PauseState {
 	items: PausedItem[];
 	/** Items refused while being read and checked (Continue On Fail): error items, in input order. */
 	invalid: Array<{ item: number; message: string; description?: string }>;
-}
-
-/** The item that follows position p in its lane, or undefined at the lane's end. */
-export function nextInLane(state: PauseState, position: number): number | undefined {
-	const next = position + state.lanes;
-	return next < state.items.length ? next : undefined;
-}
-
-/** Whether position p is the last of its lane: only such a delivery can find every lane finished. */
-export function endsLane(state: PauseState, position: number): boolean {
-	return nextInLane(state, position) === undefined;
-}
-
-/** The first position of each lane. */
-export function laneStarts(state: PauseState): number[] {
-	return Array.from({ length: Math.min(state.lanes, state.items.length) }, (_, i) => i);
 }
 
 /** The webhook URL for one item's run: the execution's resume URL, marked with the item's position. */

@@ -4,7 +4,7 @@ import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow'
 import { getIdentity } from '../transport';
 import { getApps, getModels } from '../helpers/catalogue';
 import type { CatalogueModel } from '../helpers/catalogueTypes';
-import { readParameter } from './parameters';
+import { editorKind, readParameter } from './parameters';
 
 export function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 	const price = m.credits_at_defaults === 1 ? '1 credit' : `${m.credits_at_defaults} credits`;
@@ -16,17 +16,22 @@ export function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 
 export async function searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const identity = await getIdentity(this);
-	const kind = readParameter(this, 'kind') || 'image';
+	// Kind from an expression: every model, its kind first in its name.
+	const kind = editorKind(this);
 	const needle = (filter ?? '').toLowerCase();
 	const models = (await getModels(this, identity))
-		.filter((m) => m.kind === kind)
+		.filter((m) => !kind || m.kind === kind)
 		.filter((m) => !needle || `${m.id} ${m.name} ${m.vendor}`.toLowerCase().includes(needle));
 	const anonymous = identity.kind === 'anonymous';
 	// Covered models first for the free tier, then by price.
 	const uncovered = (m: CatalogueModel) => Number(anonymous && !m.free_tier);
 	models.sort((a, b) => uncovered(a) - uncovered(b) || a.credits_at_defaults - b.credits_at_defaults);
 	return {
-		results: models.map((m) => ({ name: modelLabel(m, anonymous), value: m.id, description: m.description })),
+		results: models.map((m) => ({
+			name: `${kind ? '' : `${m.kind[0].toUpperCase()}${m.kind.slice(1)} · `}${modelLabel(m, anonymous)}`,
+			value: m.id,
+			description: m.description,
+		})),
 	};
 }
 

@@ -3,7 +3,7 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { getApps, getModels } from '../helpers/catalogue';
-import type { CatalogueApp, CatalogueModel } from '../helpers/catalogueTypes';
+import { parseKind, type CatalogueApp, type CatalogueModel, type MediaKind } from '../helpers/catalogueTypes';
 
 export function readParameter(ctx: ILoadOptionsFunctions, name: string, extractValue = false): string {
 	try {
@@ -11,6 +11,16 @@ export function readParameter(ctx: ILoadOptionsFunctions, name: string, extractV
 	} catch {
 		return '';
 	}
+}
+
+/** The Kind chosen in the editor, or undefined when an expression chooses it per item. */
+export function editorKind(ctx: ILoadOptionsFunctions): MediaKind | undefined {
+	// An expression arrives as written, or resolved against the editor's first input item, which may be
+	// empty: either way no single kind is known unless it resolved to one.
+	const raw = ctx.getCurrentNodeParameters?.()?.kind;
+	if (raw === undefined || raw === null) return 'image';
+	if (typeof raw === 'string' && raw.startsWith('=')) return undefined;
+	return parseKind(raw);
 }
 
 /**
@@ -21,23 +31,23 @@ export async function findModelFor(
 	ctx: ILoadOptionsFunctions,
 ): Promise<{ model: CatalogueModel; musicMode?: string } | { problem: string }> {
 	const id = readParameter(ctx, 'model', true).trim();
-	const kind = readParameter(ctx, 'kind') || 'image';
-	const article = kind === 'image' ? 'an' : 'a';
-	if (!id) return { problem: `Pick ${article} ${kind} model above: what it accepts appears here.` };
+	const kind = editorKind(ctx);
+	const wanted = kind ? `${kind === 'image' ? 'an' : 'a'} ${kind} model` : 'a model';
+	if (!id) return { problem: `Pick ${wanted} above: what it accepts appears here.` };
 	if (id.startsWith('=') || id.includes('{{')) {
 		return { problem: 'The model comes from an expression, so its options are known only when the step runs.' };
 	}
 	const models = await getModels(ctx);
 	const model = models.find((m) => m.id === id);
 	if (!model) {
-		const ids = models.filter((m) => m.kind === kind).map((m) => m.id);
+		const ids = models.filter((m) => !kind || m.kind === kind).map((m) => m.id);
 		return {
 			problem:
-				`"${id}" is not a model in the catalogue. Pick one from the list, or use one of these ${kind} ` +
-				`model IDs: ${ids.join(', ')}.`,
+				`"${id}" is not a model in the catalogue. Pick one from the list, or use one of these ` +
+				`${kind ? `${kind} ` : ''}model IDs: ${ids.join(', ')}.`,
 		};
 	}
-	if (model.kind !== kind) {
+	if (kind && model.kind !== kind) {
 		return {
 			problem: `${model.name} makes ${model.kind}, not ${kind}: change Kind to ${model.kind}, or pick a ${kind} model.`,
 		};

@@ -1,8 +1,8 @@
 // Pause mode, the resume webhook: each call is the service delivering a finished run to this execution's
-// resume URL. A genuine delivery (Standard Webhooks signature, as the trigger checks it) moves its lane on
-// and, once every item's run is final, resumes the execution with the same items, files and errors as
-// Poll mode. Forged or stale calls get 401 and change nothing; repeats are harmless (nothing is kept
-// between calls). It throws only on purpose: a failed run without Continue On Fail fails the execution.
+// resume URL. A genuine delivery (Standard Webhooks signature, as the trigger checks it) sends the runs its
+// freed slot is owed and, once every item's run is final, resumes the execution with the same items, files
+// and errors as Poll mode. Forged or stale calls get 401 and change nothing; repeats are harmless (nothing is
+// kept between calls). It throws only on purpose: a failed run without Continue On Fail fails the execution.
 import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -10,11 +10,11 @@ import { verifyWebhook } from '../../MediaGenTrigger/signature';
 import { getIdentity } from '../transport';
 import { runRecordProblem } from '../transport/answers';
 import type { RunRecord } from '../helpers/catalogueTypes';
-import { endsLane, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from '../helpers/pauseState';
+import { isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from '../helpers/pauseState';
 import { withPaidRuns } from '../helpers/paidRuns';
 import { addRunDetails, errorItem, failedRunError } from '../helpers/runErrors';
 import { finishedRunToItem } from '../helpers/runOutput';
-import { advanceLane, BatchView, walkLanes, type Outcome } from './laneWalk';
+import { BatchView, walkBatch, type Outcome } from './batchWalk';
 
 function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
 	const v = headers[name];
@@ -142,19 +142,13 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 		const delivered = run as RunRecord;
 		const position = positionOf(this, state, delivered);
 		const view = new BatchView(this, await getIdentity(this), state);
-		if (position !== undefined) {
-			view.runs.set(position, delivered);
-			const later = await advanceLane(view, state, position);
-			if (later) return answer(503, { error: 'busy', message: `Will continue on the next try: ${later}` });
-		}
-		const expired = Date.now() > state.deadline;
-		// Only the end of a lane (or the time limit) can finish the batch: other deliveries stop here.
-		if (position !== undefined && !endsLane(state, position) && !expired) return answer(200, { received: true });
+		if (position !== undefined) view.runs.set(position, delivered);
 		await view.readList();
 		view.matchList();
-		const walked = await walkLanes(view, state);
+		// Sends what the freed slots are owed, and tells whether every item is final.
+		const walked = await walkBatch(view, state);
 		if (walked.later) return answer(503, { error: 'busy', message: `Will continue on the next try: ${walked.later}` });
-		if (!walked.complete && !expired) return answer(200, { received: true });
+		if (!walked.complete && Date.now() <= state.deadline) return answer(200, { received: true });
 		report = { outcomes: walked.outcomes, state };
 	} catch (error) {
 		this.logger.warn(

@@ -13,7 +13,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { Identity } from '../../transport';
 import { prepareBinaryFile } from '../../helpers/binary';
 import { resolveModel } from '../../helpers/catalogue';
-import type { CatalogueModel, MediaKind } from '../../helpers/catalogueTypes';
+import { parseKind, type CatalogueModel, type MediaKind } from '../../helpers/catalogueTypes';
 import { checkMediaUrls, checkRequest, describeLimits } from '../../helpers/checkRequest';
 import { readMaxCredits, splitList } from '../../helpers/fields';
 import { defaultRequestKey } from '../../helpers/requestKey';
@@ -50,14 +50,15 @@ const properties: INodeProperties[] = [
 		displayName: 'Kind',
 		name: 'kind',
 		type: 'options',
-		noDataExpression: true,
 		options: [
 			{ name: 'Image', value: 'image', description: 'A picture from a prompt, optionally guided by reference images' },
 			{ name: 'Video', value: 'video', description: 'A short clip from a prompt or from a photo (image-to-video)' },
 			{ name: 'Music', value: 'music', description: 'A song: two takes per run, each an MP3 with cover art' },
 		],
 		default: 'image',
-		description: 'What to generate. It decides which models are offered.',
+		description:
+			'What to generate. It decides which models are offered. To mix kinds in one step, use an expression that ' +
+			'gives image, video or music for each item, with the model By ID from an expression too.',
 	},
 	{
 		displayName: 'Model',
@@ -244,8 +245,21 @@ interface ItemFields {
 	imageUrls: string[];
 }
 
+/** The item's Kind: chosen in the list, or given per item by an expression. */
+function readKind(ctx: IExecuteFunctions, itemIndex: number): MediaKind {
+	const value = ctx.getNodeParameter('kind', itemIndex);
+	const kind = parseKind(value);
+	if (kind) return kind;
+	throw new NodeOperationError(ctx.getNode(), `Kind: "${String(value)}" is not image, video or music`, {
+		description:
+			'Choose Image, Video or Music, or make the Kind expression give one of image, video, music for this item. ' +
+			'Nothing was sent and nothing was charged.',
+		itemIndex,
+	});
+}
+
 function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
-	const kind = ctx.getNodeParameter('kind', itemIndex) as MediaKind;
+	const kind = readKind(ctx, itemIndex);
 	const mapped = ctx.getNodeParameter('modelOptions', itemIndex, { value: null }) as ResourceMapperValue;
 	return {
 		kind,

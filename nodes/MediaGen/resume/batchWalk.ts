@@ -1,15 +1,15 @@
-// Pause mode, on a delivery: submits the next run of the delivered run's lane, and learns from the service
-// where every item stands. Nothing is remembered between deliveries (n8n saves nothing a resume webhook
+// Pause mode, on a delivery: learns from the service where every item stands, and submits the runs whose
+// slots have come free. Nothing is remembered between deliveries (n8n saves nothing a resume webhook
 // does), so each call works from the recorded batch and the service alone. Submissions are scarce (20 a
 // minute), reads are not: runs are found in the newest-runs list (by id, or by their exact request), and
 // only where that is ambiguous is a request sent again with its request key, which returns the run it
-// made instead of charging again. Item p + lanes is only sent once item p's run has finished.
+// made instead of charging again.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../transport';
 import { generationAnswerProblem, generationListProblem } from '../transport/answers';
 import { FINAL_STATUSES, type RunRecord } from '../helpers/catalogueTypes';
-import { laneStarts, nextInLane, type PauseState } from '../helpers/pauseState';
+import type { PauseState } from '../helpers/pauseState';
 import { mismatchOf } from '../helpers/submission';
 
 export type Outcome =
@@ -135,7 +135,7 @@ export class BatchView {
 		return res.body.generation;
 	}
 
-	/** Where one item stands; sends it if it was never sent (its lane predecessor has finished). */
+	/** Where one item stands; sends it if it was never sent (call it only when a slot is free for it). */
 	async outcomeOf(position: number): Promise<Outcome> {
 		const entry = this.state.items[position];
 		if (entry.refused) return { position, kind: 'refused', ...entry.refused };
@@ -157,20 +157,7 @@ export class BatchView {
 	}
 }
 
-/**
- * After item p's run finished: sends the next item of p's lane (skipping refused ones and runs that
- * already finished). Returns why to try again later when the service had no free slot.
- */
-export async function advanceLane(view: BatchView, state: PauseState, position: number): Promise<string | undefined> {
-	for (let q = nextInLane(state, position); q !== undefined; q = nextInLane(state, q)) {
-		const outcome = await view.outcomeOf(q);
-		if (outcome.kind === 'later') return outcome.reason;
-		if (outcome.kind === 'running') return undefined;
-	}
-	return undefined;
-}
-
-export interface LaneReport {
+export interface BatchReport {
 	outcomes: Outcome[];
 	/** Every item has an outcome that will not change. */
 	complete: boolean;
@@ -178,23 +165,28 @@ export interface LaneReport {
 	later?: string;
 }
 
-/** Walks every lane from its start while its runs are finished (sending what a lane is owed on the way). */
-export async function walkLanes(view: BatchView, state: PauseState): Promise<LaneReport> {
+/**
+ * Walks the batch in input order as one pool of `lanes` slots: an item is sent once a run before it has
+ * finished and freed a slot, whatever its kind, so a short image follows a long video's neighbour at
+ * once. Items are sent in order, so whether item q is owed follows from the items before it alone.
+ */
+export async function walkBatch(view: BatchView, state: PauseState): Promise<BatchReport> {
 	const outcomes: Outcome[] = [];
-	let complete = true;
-	for (const start of laneStarts(state)) {
-		let q: number | undefined = start;
-		for (; q !== undefined; q = nextInLane(state, q)) {
-			const outcome = await view.outcomeOf(q);
-			if (outcome.kind === 'later') return { outcomes, complete: false, later: outcome.reason };
-			outcomes.push(outcome);
-			if (outcome.kind === 'running') break;
+	let sent = 0;
+	let final = 0;
+	for (let position = 0; position < state.items.length; position++) {
+		const entry = state.items[position];
+		const known = !!entry.runId || view.runs.has(position);
+		if (!entry.refused && !known && sent - final >= state.lanes) {
+			outcomes.push({ position, kind: 'unsent' });
+			continue;
 		}
-		if (q === undefined) continue;
-		complete = false;
-		for (let rest = nextInLane(state, q); rest !== undefined; rest = nextInLane(state, rest)) {
-			outcomes.push({ position: rest, kind: 'unsent' });
-		}
+		const outcome = await view.outcomeOf(position);
+		if (outcome.kind === 'later') return { outcomes, complete: false, later: outcome.reason };
+		outcomes.push(outcome);
+		if (entry.refused) continue;
+		sent++;
+		if (outcome.kind !== 'running') final++;
 	}
-	return { outcomes: outcomes.sort((a, b) => a.position - b.position), complete };
+	return { outcomes, complete: outcomes.every((o) => o.kind === 'finished' || o.kind === 'refused') };
 }
