@@ -65,6 +65,13 @@ async function generateOutput(id: string): Promise<ItemData[]> {
 	return items;
 }
 
+/** Whether n8n has stored the Generate step's run of a waiting execution. */
+async function storedRuns(id: string): Promise<boolean> {
+	const res = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
+	const data = parseFlatted(res.data.data) as { resultData?: { runData?: Record<string, unknown[]> } };
+	return (data.resultData?.runData?.['Generate Videos']?.length ?? 0) > 0;
+}
+
 async function start(prompts: string[]): Promise<void> {
 	const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK_PATH}`, {
 		method: 'POST',
@@ -208,6 +215,9 @@ test("n8n stopped while the execution waits: the service's retries resume it aft
 	const waiting = await until('a new waiting execution', async () =>
 		(await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
 	);
+	// The list shows "waiting" a moment before n8n has saved the execution's data: stop it only once the
+	// waiting step's run is stored (stopping in between is a crash while saving, which this test is not about).
+	await until('the waiting execution to be saved', async () => ((await storedRuns(waiting.id)) ? true : undefined));
 	await stopServer(n8n);
 	// The runs finish while n8n is down; their first deliveries fail.
 	await until('every run finished with a failed delivery', async () => {
