@@ -1,4 +1,5 @@
-// The webhook endpoint's signing secret (whsec_…) and, while rotating, the previous one; used by the trigger.
+// A webhook signing secret (whsec_…) and, while rotating, the previous one: the trigger and pause mode verify
+// deliveries with it.
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { MEDIAGEN_ICON } from './common';
@@ -22,8 +23,10 @@ export class MediaGenWebhookApi implements ICredentialType {
 			required: true,
 			placeholder: 'whsec_…',
 			description:
-				'The signing secret of the webhook endpoint, copied from your account settings: whsec_ followed by base64 ' +
-				'text. Deliveries whose signature does not match are refused.',
+				'whsec_ followed by base64 text, from your account settings. Which one: for deliveries to an endpoint ' +
+				"registered in your account settings, that endpoint's secret. For deliveries to a run's own Webhook URL " +
+				"(a Webhook URL typed into a Generate or Run Look step, and Waiting → Pause), your account's signing " +
+				'secret (account settings → Webhooks). Deliveries whose signature does not match are refused.',
 		},
 		{
 			displayName: 'Previous Signing Secret',

@@ -27,6 +27,8 @@ async function main(): Promise<void> {
 			`Sandbox API     ${stack.sandbox.baseUrl}   (credentials "Media Generation sandbox" are set up)`,
 			`API key         ${stack.apiKey}`,
 			`Trigger URL     ${stack.hookUrl}   (registered as the sandbox account's webhook endpoint)`,
+			`Webhook secret  ${stack.webhookSecret}   (the account's signing secret, also the endpoint's: credential ` +
+				`"Media Generation sandbox webhook")`,
 			`Examples        imported: Workflows → "Media Generation: …"`,
 			'Press Ctrl+C to stop.',
 		].join('\n'),

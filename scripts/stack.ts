@@ -2,7 +2,6 @@
 // shared by `npm run demo`, `npm run dev` and the end-to-end tests.
 import { startSandbox, type Sandbox } from '../sandbox/server';
 import type { SandboxConfig } from '../sandbox/config';
-import { newWebhookSecret } from '../sandbox/webhooks';
 import {
 	importCredentials,
 	importWorkflows,
@@ -48,7 +47,11 @@ export async function bootStack(options: StackOptions = {}): Promise<Stack> {
 		...options.sandbox,
 	});
 	const account = sandbox.engine.createAccount({ credits: 5000, concurrency: 3 });
-	const webhookSecret = newWebhookSecret();
+	// One secret for every way a delivery reaches n8n here: the service signs a run's own Webhook URL (pause
+	// mode, or a trigger URL typed into a Generate step) with the account's secret, and the trigger's
+	// registered endpoint is given that same secret, so the one credential works for each set-up the
+	// trigger's notice describes.
+	const webhookSecret = account.webhookSecret;
 	const n8n = await prepareN8n({
 		port: options.n8nPort,
 		userFolder: options.userFolder,

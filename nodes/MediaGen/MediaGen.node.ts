@@ -5,10 +5,19 @@ import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
+import { runSettingsFields } from './actions/descriptions';
 import { resources, router } from './actions/router';
 import { listSearch, loadOptions, resourceMapping } from './methods';
 import { resumeWebhook } from './resume/resumeWebhook';
 import { resumeWebhooks } from './resume/webhooks';
+
+/** The canvas line under the node's name: what the step does, in words ("Generate image", "Upload file"). */
+const SUBTITLE =
+	'={{ (function (r, o, k) { const kind = /^(image|video|music)$/.test(k) ? k : "media";' +
+	' const words = { generation: { generate: "Generate " + kind, get: "Get run", getMany: "List runs",' +
+	' wait: "Wait for run" }, app: { runLook: "Run app look", getMany: "List apps" }, file: { upload: "Upload file" },' +
+	' account: { get: "Get account" }, model: { getMany: "List models" } };' +
+	' return (words[r] || {})[o] || ""; })($parameter["resource"], $parameter["operation"], $parameter["kind"]) }}';
 
 export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {
@@ -17,7 +26,7 @@ export class MediaGen implements INodeType {
 		icon: MEDIAGEN_ICON,
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		subtitle: SUBTITLE,
 		description: 'Generate images, video and songs with the Media Generation API, and get the files back',
 		defaults: { name: 'Media Generation' },
 		usableAsTool: true,
@@ -50,6 +59,9 @@ export class MediaGen implements INodeType {
 				],
 				default: 'apiKey',
 			},
+			// Places the credential boxes here, at the top, as n8n's Notion node does. Without it n8n puts them beside
+			// the last field a credential depends on, which for the pause-mode secret is Waiting, near the bottom.
+			{ displayName: '', name: 'credentials', type: 'credentials', default: '' },
 			{
 				displayName: 'Resource',
 				name: 'resource',
@@ -66,6 +78,8 @@ export class MediaGen implements INodeType {
 			},
 			...resources.generation.description,
 			...resources.app.description,
+			// Waiting and outputs, shared by Generate and Run Look: after both operations' own fields.
+			...runSettingsFields,
 			...resources.file.description,
 			...resources.account.description,
 			...resources.model.description,

@@ -51,7 +51,7 @@ export class MediaGenTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{"On " + ($parameter["outcomes"] || []).join(", ")}}',
 		description:
-			'Starts the workflow when a Media Generation run finishes (succeeded or failed), from signed webhook deliveries',
+			'Starts a workflow when an image, video or song run finishes (succeeded or failed), from signed deliveries',
 		defaults: { name: 'Media Generation Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -84,10 +84,12 @@ export class MediaGenTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Set up: copy the Production URL (under Webhook URLs above) into your account settings as a webhook ' +
-					"endpoint, or into the Webhook URL field of a Generate step. Copy that endpoint's signing secret " +
-					'(whsec_…) into the credential. Then publish the workflow: each finished run starts an execution, ' +
-					'listed under Executions.',
+					'Set up, one of two ways. 1. For every run of your account: add the Production URL (under Webhook URLs ' +
+					"above) as a webhook endpoint in your account settings, and put that endpoint's signing secret in the " +
+					'credential. 2. For chosen runs only: paste the Production URL into the Webhook URL field (Additional ' +
+					"Fields) of a Generate or Run Look step, and put your account's signing secret (account settings → " +
+					'Webhooks) in the credential: the service signs such runs with it. Then publish the workflow: each ' +
+					'finished run starts an execution, listed under Executions.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
@@ -95,10 +97,10 @@ export class MediaGenTrigger implements INodeType {
 			{
 				displayName:
 					'Testing: deliveries go to the URL you registered, normally the Production URL, so they start ' +
-					'executions of the published workflow, not this panel. Send a test event from your account settings ' +
-					'(sandbox: POST /_sandbox/accounts/{account ID}/test-event) and open Executions: it arrives with ' +
-					'testEvent: true. To catch a delivery here instead, register the Test URL as an endpoint too (its ' +
-					'secret goes in Previous Signing Secret), click Execute step, then send the test event.',
+					'executions of the published workflow, not this panel. In your account settings, send a test event ' +
+					'and open Executions: it arrives marked as a test event. To catch a delivery in this panel instead, ' +
+					'register the Test URL as an endpoint too (put its secret in Previous Signing Secret), click Execute ' +
+					'step, then send the test event.',
 				name: 'testingNotice',
 				type: 'notice',
 				default: '',
@@ -144,7 +146,11 @@ export class MediaGenTrigger implements INodeType {
 				name: 'testEvents',
 				type: 'options',
 				options: [
-					{ name: 'Pass On (Marked as Test)', value: 'pass', description: 'Start the workflow with testEvent: true' },
+					{
+						name: 'Pass On (Marked as Test)',
+						value: 'pass',
+						description: 'Start the workflow with an item whose "testEvent" field is true',
+					},
 					{ name: 'Ignore', value: 'drop', description: 'Acknowledge them without starting the workflow' },
 				],
 				default: 'pass',

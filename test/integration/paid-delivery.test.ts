@@ -46,12 +46,14 @@ const keysSince = (posts: number) =>
 const ownRuns = () => [...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === backend.account.id);
 
 describe('1. every item is checked before the first submission', () => {
-	test('ten items, the tenth with an empty prompt: nothing is sent or charged, and the message names item 10', async () => {
+	test('ten items, the tenth with an empty prompt: nothing is sent or charged, and the message names that item once', async () => {
 		const posts = backend.requests('POST /v1/generations').length;
 		const spent = backend.charges();
 		const items = prompts(...Array.from({ length: 9 }, (_, i) => `picture ${i}`), '');
 		const r = await generate({ prompt: '={{ $json.prompt }}' }, items);
-		expect(r.error?.message).toMatch(/^1 of 10 items cannot be sent: Item 10: Prompt is empty/);
+		expect(r.error?.message).toBe('1 of 10 items cannot be sent: Prompt is empty. Write at least 1 character.');
+		// n8n names the item itself ("[item 9]", counted from 0) from the error's item index.
+		expect((r.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(9);
 		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged/);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 		expect(backend.charges()).toBe(spent);
@@ -66,7 +68,7 @@ describe('1. every item is checked before the first submission', () => {
 		];
 		const r = await generate({ prompt: '={{ $json.prompt }}', referenceImageUrls: '={{ $json.url }}' }, items);
 		expect(r.error?.message).toMatch(
-			/2 of 3 items cannot be sent: Item 2: Prompt is empty\. Write at least 1 character\. Item 3: Reference Image URLs: "ftp:/,
+			/2 of 3 items cannot be sent: item 1: Prompt is empty\. Write at least 1 character\. item 2: Reference Image URLs: "ftp:/,
 		);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 	});

@@ -52,6 +52,34 @@ export class Editor {
 		await this.page.waitForLoadState('networkidle');
 	}
 
+	/** A new, empty workflow on the canvas. */
+	async newWorkflow(): Promise<void> {
+		await this.page.goto(`${this.dev.editorUrl}/workflow/new`);
+		await this.page.locator('[data-test-id="canvas-add-button"]').waitFor();
+		await this.page.waitForLoadState('networkidle');
+	}
+
+	/** n8n's nodes panel, open and searched: waits for the entry named `expect` and returns its description. */
+	async searchNodes(query: string, expect: string): Promise<string> {
+		const input = this.page.locator('[data-test-id="node-creator-search-bar"]').first();
+		await input.fill(query);
+		const entry = this.page
+			.locator('[data-test-id="node-creator"] [data-test-id="item-iterator-item"]')
+			.filter({ has: this.page.locator('[data-test-id="node-creator-item-name"]').getByText(expect, { exact: true }) })
+			.first();
+		await entry.waitFor();
+		return (await entry.locator('[data-test-id="node-creator-item-description"]').innerText()).trim();
+	}
+
+	/** Clicks an entry of the open nodes panel by its exact name (the caller waits for what it opens). */
+	async clickNodesPanelEntry(name: string): Promise<void> {
+		await this.page
+			.locator('[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]')
+			.getByText(name, { exact: true })
+			.first()
+			.click();
+	}
+
 	canvasNode(name: string): Locator {
 		return this.page.locator('[data-test-id="canvas-node"]').filter({ hasText: name });
 	}
@@ -119,8 +147,11 @@ export class Editor {
 
 	/** Opens the model (or app) list and returns what it shows, optionally after typing a search. */
 	async locatorList(search?: string): Promise<string[]> {
-		if (await this.page.locator('input[data-test-id="rlc-search"]:visible').count())
+		const open = this.page.locator('input[data-test-id="rlc-search"]:visible');
+		if (await open.count()) {
 			await this.page.keyboard.press('Escape');
+			await open.first().waitFor({ state: 'hidden' });
+		}
 		await this.parameters.locator('[data-test-id="rlc-input"]').first().click();
 		if (search !== undefined) await this.page.locator('input[data-test-id="rlc-search"]:visible').fill(search);
 		const items = this.page.locator('[data-test-id="rlc-item"]');
@@ -193,6 +224,12 @@ export class Editor {
 		);
 	}
 
+	/** The panel's labels from the top, credential boxes included (each shows as "Credential"). */
+	async fieldOrder(): Promise<string[]> {
+		const labels = this.parameters.locator('[data-test-id="credentials-label"], [data-test-id="input-label"] label');
+		return (await labels.allInnerTexts()).map((t) => t.split('\n')[0].trim());
+	}
+
 	async labels(): Promise<string[]> {
 		return (await this.parameters.locator('[data-test-id="input-label"] label').allInnerTexts()).map((t) =>
 			t.split('\n')[0].trim(),
@@ -208,6 +245,7 @@ export class Editor {
 		await items.first().waitFor();
 		const texts = (await items.allInnerTexts()).map((t) => t.trim());
 		await this.page.keyboard.press('Escape');
+		await items.first().waitFor({ state: 'hidden' }); // a list left open would take the next test's clicks
 		return texts;
 	}
 

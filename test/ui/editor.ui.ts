@@ -105,6 +105,111 @@ describe('npm run dev', () => {
 	});
 });
 
+describe('from an empty canvas: finding and adding the nodes', () => {
+	const SEARCHES = ['Media Generation', 'image', 'song', 'text to image'];
+
+	test.each(SEARCHES)(
+		'the first-step panel finds "Media Generation" by "%s", describing what it does',
+		async (query) => {
+			await ed.newWorkflow();
+			await page.locator('[data-test-id="canvas-add-button"]').click();
+			const description = await ed.searchNodes(query, 'Media Generation');
+			expect(description).toMatch(/image, video or song/);
+			if (query === 'image') await ed.shot('nodes-panel-search', page.locator('[data-test-id="node-creator"]'));
+		},
+	);
+
+	test('the trigger is added from the search results, and its panel explains the set-up', async () => {
+		await ed.newWorkflow();
+		await page.locator('[data-test-id="canvas-add-button"]').click();
+		await ed.searchNodes('song', 'Media Generation');
+		await ed.clickNodesPanelEntry('Media Generation');
+		await ed.clickNodesPanelEntry('On new Media Generation event');
+		await ed.parameters.waitFor();
+		expect(await ed.parameters.innerText()).toContain('Set up, one of two ways.');
+		await ed.closeNode();
+		expect(await ed.canvasNode('Media Generation Trigger').count()).toBe(1);
+	});
+
+	test('"What happens next?" finds the action node; its actions are listed and Generate opens with Resource and Operation', async () => {
+		await ed.newWorkflow();
+		await page.locator('[data-test-id="canvas-add-button"]').click();
+		await ed.searchNodes('manual', 'Trigger manually');
+		await ed.clickNodesPanelEntry('Trigger manually');
+		await page.locator('[data-test-id="canvas-node"]').first().waitFor();
+		await page.keyboard.press('Escape');
+		await page.locator('[data-test-id="canvas-handle-plus"]').first().click();
+		for (const query of ['image', 'video', 'song']) {
+			expect(await ed.searchNodes(query, 'Media Generation')).toMatch(/image, video or song/);
+		}
+		await ed.clickNodesPanelEntry('Media Generation');
+		const actions = page.locator('[data-test-id="node-creator"]');
+		await actions.getByText('Generate an image or video or song').waitFor();
+		const listed = await actions.innerText();
+		for (const action of [
+			'Upload a file',
+			'Run an app look',
+			'Get a run',
+			'Wait for a run to finish',
+			'Get the account',
+		])
+			expect(listed).toContain(action);
+		await ed.shot('nodes-panel-actions', actions);
+		await actions.getByText('Generate an image or video or song').click();
+		await ed.parameters.waitFor();
+		await ed.settle();
+		const labels = await ed.fieldOrder();
+		expect(labels.slice(0, 3)).toEqual(['Credential', 'Resource', 'Operation']);
+		expect(labels).toEqual(expect.arrayContaining(['Kind', 'Model', 'Prompt', 'Wait for Completion', 'Waiting']));
+		await ed.closeNode();
+	});
+});
+
+describe('the panel of every operation', () => {
+	const OPERATIONS: Array<[string, string, boolean]> = [
+		['generation', 'generate', true],
+		['generation', 'get', false],
+		['generation', 'getMany', false],
+		['generation', 'wait', false],
+		['app', 'runLook', true],
+		['app', 'getMany', false],
+		['file', 'upload', false],
+		['account', 'get', false],
+		['model', 'getMany', false],
+	];
+
+	test.each(OPERATIONS)(
+		'%s → %s: the credential first, then Resource and Operation; Wait for Completion only where runs start',
+		async (resource, operation, startsRuns) => {
+			const id = await scratch(`Panel ${resource} ${operation}`, { resource, operation });
+			await ed.openWorkflow(id);
+			await ed.openNode(`Panel ${resource} ${operation}`);
+			const labels = await ed.fieldOrder();
+			expect(labels.slice(0, 3)).toEqual(['Credential', 'Resource', 'Operation']);
+			expect(labels.includes('Wait for Completion')).toBe(startsRuns);
+			expect(labels.includes('Waiting')).toBe(startsRuns);
+			if (resource === 'file') await ed.shotPanel('upload-panel', 'resource');
+			await ed.closeNode();
+		},
+	);
+
+	test('pause mode keeps Resource and Operation, and asks for the signing secret next to the API key', async () => {
+		const id = await scratch('Paused', generate('image', 'studio-image-v1', { waitMode: 'pause' }));
+		await ed.openWorkflow(id);
+		await ed.openNode('Paused');
+		const labels = await ed.fieldOrder();
+		// the API key's credential and the webhook signing secret's, then the fields
+		expect(labels.slice(0, 4)).toEqual([
+			'Credential',
+			'Credential for Media Generation Webhook Signing Secret API',
+			'Resource',
+			'Operation',
+		]);
+		expect(await ed.parameters.innerText()).toContain("your account's signing secret");
+		await ed.closeNode();
+	});
+});
+
 describe('the canvas', () => {
 	test.each([1, 2, 3, 4, 5, 6])('example %i shows our nodes with their icon and a subtitle', async (n) => {
 		await ed.openWorkflow(exampleId(n));
@@ -122,15 +227,16 @@ describe('the canvas', () => {
 	});
 });
 
+// Each test opens a workflow of its own, set up through the REST API as it needs it, so none depends on what
+// an earlier one left on screen (an open dropdown, a picked model).
 describe('Generate, kind by kind', () => {
-	let id = '';
-	beforeAll(async () => {
-		id = await scratch('Generate', generate('image'));
-	});
+	async function openGenerate(parameters: Record<string, unknown>): Promise<void> {
+		await ed.openWorkflow(await scratch('Generate', parameters));
+		await ed.openNode('Generate');
+	}
 
 	test("image: the model list shows names with prices and is searchable; the options are the model's, each at its default", async () => {
-		await ed.openWorkflow(id);
-		await ed.openNode('Generate');
+		await openGenerate(generate('image'));
 		expect(await ed.aboutText()).toBe('Pick an image model above: what it accepts appears here.');
 		const list = await ed.locatorList();
 		expect(list).toHaveLength(14);
@@ -163,27 +269,28 @@ describe('Generate, kind by kind', () => {
 	});
 
 	test('image: Additional Fields offer no driving audio and no end frame', async () => {
+		await openGenerate(generate('image', 'studio-image-v1'));
 		const offers = (await ed.collectionOffers()).join('\n');
 		expect(offers).not.toMatch(/Driving Audio|End Frame/);
 		expect(offers).toMatch(/Negative Prompt/);
 	});
 
-	test('Kind → Video clears the image model; a video model brings its options, Sound starting at its default (on)', async () => {
+	test('Kind → Video: the boxes say the image model does not fit; a video model brings its options, Sound at its default', async () => {
+		await openGenerate(generate('image', 'studio-image-v1'));
 		await ed.pick('kind', 'Video');
-		expect(await ed.valueOf('model')).toBe('');
-		const pickVideo = 'Pick a video model above: what it accepts appears here.';
+		const mismatch = 'Studio Image makes image, not video: change Kind to image, or pick a video model.';
 		expect(
 			await ed.until(
 				() => ed.aboutText(),
-				(t) => t === pickVideo,
+				(t) => t === mismatch,
 			),
-		).toBe(pickVideo);
+		).toBe(mismatch);
 		expect(
 			await ed.until(
 				() => ed.optionsText(),
-				(t) => t === pickVideo,
+				(t) => t === mismatch,
 			),
-		).toBe(pickVideo);
+		).toBe(mismatch);
 		const list = await ed.locatorList();
 		expect(list).toHaveLength(15);
 		expect(list).toContain('Orchid Avatar (Orchid) · 185 credits, needs driving audio');
@@ -209,15 +316,16 @@ describe('Generate, kind by kind', () => {
 	});
 
 	test('a talking-avatar model says it needs driving audio', async () => {
+		await openGenerate(generate('video'));
 		await ed.pickFromList('Orchid Avatar');
 		expect(await ed.aboutText()).toContain(
 			'Needs driving audio: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.',
 		);
 	});
 
-	test('Kind → Music clears the video model; each music mode offers only its fields, Voice at "Any Voice"', async () => {
+	test('Kind → Music lists only music models; each music mode offers only its fields, Voice at "Any Voice"', async () => {
+		await openGenerate(generate('video'));
 		await ed.pick('kind', 'Music');
-		expect(await ed.valueOf('model')).toBe('');
 		const list = await ed.locatorList();
 		expect(list).toEqual(['Cadence Song (Cadence) · 60 credits']);
 		expect(await page.locator('[data-test-id="rlc-item"][class*="selected"]').count()).toBe(0);
@@ -239,7 +347,7 @@ describe('Generate, kind by kind', () => {
 	});
 
 	test('a model typed By ID that does not exist is named in both boxes', async () => {
-		await ed.pick('kind', 'Video');
+		await openGenerate(generate('video'));
 		await ed.parameters.locator('[data-test-id="rlc-mode-selector"]').click();
 		await page.locator('.el-select-dropdown__item:visible').filter({ hasText: 'By ID' }).click();
 		await ed.parameters.locator('[data-test-id="rlc-input"]').fill('no-such-model');
@@ -450,6 +558,39 @@ describe('credentials', () => {
 });
 
 describe('trigger and Run Look', () => {
+	/** The trigger example's executions, newest first, as n8n lists them. */
+	async function triggerExecutions(): Promise<Array<{ id: string; status: string }>> {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId: exampleId(6) }));
+		const page = await rest<{ results: Array<{ id: string; status: string }> }>(
+			`/rest/executions?filter=${filter}&limit=50`,
+		);
+		return page.results;
+	}
+
+	test("the set-up the trigger's notice describes works: a Generate step's Webhook URL starts the trigger", async () => {
+		const before = new Set((await triggerExecutions()).map((e) => e.id));
+		const id = await scratch(
+			'To Trigger',
+			generate('image', 'studio-image-v1', { additionalFields: { webhookUrl: dev.triggerUrl } }),
+		);
+		await ed.openWorkflow(id);
+		await ed.openNode('To Trigger');
+		await page.locator('[data-test-id="node-execute-button"]').click();
+		const out = page.locator('[data-test-id="output-panel"]');
+		await out
+			.locator('[data-test-id="radio-button-schema"], [data-test-id="node-error-message"]')
+			.first()
+			.waitFor({ timeout: 120_000 });
+		expect(await page.locator('[data-test-id="node-error-message"]').count()).toBe(0);
+		const started = await ed.until(
+			async () => (await triggerExecutions()).filter((e) => !before.has(e.id) && e.status === 'success'),
+			(list) => list.length > 0,
+			60_000,
+		);
+		expect(started).toHaveLength(1);
+		await ed.closeNode();
+	});
+
 	test('the trigger panel shows its Production URL and how to set it up and test it', async () => {
 		await ed.openWorkflow(exampleId(6));
 		await ed.openNode('Media Generation Trigger');
@@ -460,7 +601,8 @@ describe('trigger and Run Look', () => {
 		expect(text).toContain('Then publish the workflow');
 		expect(text).not.toMatch(/Activate the workflow/);
 		expect(text).toContain('Testing: deliveries go to the URL you registered, normally the Production URL');
-		expect(text).toContain('POST /_sandbox/accounts/{account ID}/test-event');
+		expect(text).toContain("put your account's signing secret (account settings → Webhooks) in the credential");
+		expect(text).not.toMatch(/_sandbox|testEvent: true/);
 		expect(await ed.ndv.innerText()).toContain('Waits for a finished Media Generation run');
 		await ed.shot('trigger-setup', undefined, { x: 25, y: 60, width: 830, height: 560 });
 		await ed.closeNode();

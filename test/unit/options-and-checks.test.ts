@@ -1,7 +1,7 @@
 // Pure checks made before any credit is spent: options resolution against the model's catalogue
 // entry, and the request checks (prompt, files, URLs, keys, free tier).
 import type { CatalogueModel } from '../../nodes/MediaGen/helpers/catalogueTypes';
-import { checkHttpsUrl, checkRequest, describeLimits } from '../../nodes/MediaGen/helpers/checkRequest';
+import { checkHttpsUrl, checkRequest, checkSettings, describeLimits } from '../../nodes/MediaGen/helpers/checkRequest';
 import { acceptedNames, promptLimit, resolveOptions } from '../../nodes/MediaGen/helpers/resolveOptions';
 import models from '../../sandbox/data/models.json';
 
@@ -74,18 +74,54 @@ describe('checkRequest', () => {
 			prompt: 'x'.repeat(2001),
 			imageCount: 5,
 			hasEndFrame: true,
-			webhookUrl: 'http://hooks.example.com/x',
-			requestKey: 'k'.repeat(121),
-			maxCredits: -1,
 		});
 		expect(problems).toEqual([
 			'Prompt is 2001 characters long; Studio Image takes at most 2000.',
 			'Reference Images: 5 given; Studio Image takes at most 4.',
 			'End Frame: Studio Image does not support an end frame; remove it.',
+		]);
+	});
+
+	test('the fields that do not depend on the model are checked on their own, each message a sentence', () => {
+		const api = 'https://api.example.com/v1';
+		expect(
+			checkSettings({
+				webhookUrl: 'http://hooks.example.com/x',
+				requestKey: 'k'.repeat(121),
+				maxCredits: -5,
+				apiBaseUrl: api,
+			}),
+		).toEqual([
 			'Webhook URL: "http://hooks.example.com/x" must start with https:// (the service accepts only https addresses).',
 			'Request Key is 121 characters long; the limit is 120.',
-			'Max Credits per Execution must be a number of credits, 0 or more (leave it out for no cap).',
+			'Max Credits per Execution is -5; enter a number of credits, 0 or more, or remove the field for no cap.',
 		]);
+		expect(checkSettings({ maxCredits: 0, apiBaseUrl: api })).toEqual([]);
+	});
+
+	test.each([
+		'https://10.0.0.5/hook',
+		'https://192.168.1.20/webhook/x',
+		'https://172.16.4.1/x',
+		'https://127.0.0.1/x',
+		'https://169.254.169.254/latest',
+		'https://localhost/x',
+		'https://n8n.local/webhook',
+		'https://[::1]/x',
+		'https://[fd12:3456::1]/x',
+	])('a Webhook URL on a private or local host (%s) is refused in plain words', (url) => {
+		const [problem] = checkSettings({ webhookUrl: url, apiBaseUrl: 'https://api.example.com/v1' });
+		expect(problem).toMatch(/^Webhook URL: .+ is a private or local address, and the service delivers only to public/);
+	});
+
+	test('a Webhook URL on the same local host as the API (the sandbox) and public hosts pass', () => {
+		expect(
+			checkSettings({ webhookUrl: 'http://127.0.0.1:5678/webhook/x', apiBaseUrl: 'http://127.0.0.1:4010/v1' }),
+		).toEqual([]);
+		expect(
+			checkSettings({ webhookUrl: 'https://n8n.example.com/webhook/x', apiBaseUrl: 'https://a.example/v1' }),
+		).toEqual([]);
+		expect(checkSettings({ webhookUrl: 'https://100.200.1.1/x', apiBaseUrl: 'https://a.example/v1' })).toEqual([]);
 	});
 
 	test('the free tier covers only the free image engine; a talking-avatar model needs audio', () => {

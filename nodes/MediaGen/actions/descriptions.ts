@@ -1,6 +1,6 @@
 // Fields that several operations show, defined once. Operations place them; their visibility
 // (resource and operation) is added where each operation declares its own, with updateDisplayOptions.
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 export const requestKeyField: INodeProperties = {
 	displayName: 'Request Key',
@@ -28,7 +28,6 @@ export const maxCreditsField: INodeProperties = {
 	displayName: 'Max Credits per Execution',
 	name: 'maxCredits',
 	type: 'number',
-	typeOptions: { minValue: 0 },
 	default: 100,
 	description:
 		'A spending cap: this step submits no run that would take the credits it spent in this execution over this ' +
@@ -47,7 +46,7 @@ export const runIdField: INodeProperties = {
 		'The ID of a run started with this account, for example the ID from a Generate result (drag it in as an expression)',
 };
 
-export function downloadOutputsField(description: string, show?: Record<string, boolean[]>): INodeProperties {
+export function downloadOutputsField(description: string, show?: IDisplayOptions['show']): INodeProperties {
 	return {
 		displayName: 'Download Outputs',
 		name: 'downloadOutputs',
@@ -111,13 +110,33 @@ export function waitingCollection(names?: string[]): INodeProperties {
 	};
 }
 
-/** The fields every run-producing operation shows, for waiting and outputs. */
+/** The operations that start runs and can wait for them (Generate and Run Look). */
+const RUN_OPERATIONS = { resource: ['generation', 'app'], operation: ['generate', 'runLook'] };
+
+/**
+ * Where "Waiting" is not offered, stated with `hide` only. The pause-mode credential is shown by `waitMode`,
+ * and n8n's editor treats every field named in a credential-linked field's `show` as part of authentication
+ * and hides it from the panel (isAuthRelatedParameter in editor-ui's nodeTypesUtils): with `show` here,
+ * Resource, Operation and Wait for Completion vanished. `hide` is not read there. A unit test checks that
+ * this shows Waiting exactly where RUN_OPERATIONS and Wait for Completion do.
+ */
+export const WAIT_MODE_HIDDEN = {
+	resource: ['account', 'file', 'model'],
+	operation: ['get', 'getMany', 'wait', 'upload'],
+	waitForCompletion: [false],
+};
+
+/**
+ * The fields Generate and Run Look share for waiting and outputs, placed once by the node after both
+ * operations' own fields (so they come last in either panel).
+ */
 export const runSettingsFields: INodeProperties[] = [
 	{
 		displayName: 'Wait for Completion',
 		name: 'waitForCompletion',
 		type: 'boolean',
 		default: true,
+		displayOptions: { show: RUN_OPERATIONS },
 		description:
 			'Whether to wait until the run is finished and return its files. Off: the node returns the run record at once ' +
 			'(status PENDING) and you can pick it up later with Generation → Wait or a Media Generation Trigger.',
@@ -127,7 +146,7 @@ export const runSettingsFields: INodeProperties[] = [
 		name: 'waitMode',
 		type: 'options',
 		noDataExpression: true,
-		displayOptions: { show: { waitForCompletion: [true] } },
+		displayOptions: { hide: WAIT_MODE_HIDDEN },
 		options: [
 			{
 				name: 'Poll (Keep the Execution Running)',
@@ -140,24 +159,27 @@ export const runSettingsFields: INodeProperties[] = [
 				value: 'pause',
 				description:
 					'The execution pauses and n8n is free; the service calls n8n back as runs finish, and the execution goes on ' +
-					'when all are done. Needs n8n reachable at an https WEBHOOK_URL and the webhook signing secret credential.',
+					"when all are done. Needs n8n reachable from the internet over https and your account's webhook signing " +
+					'secret.',
 			},
 		],
 		default: 'poll',
 	},
 	{
 		displayName:
-			'Pause mode: n8n must be reachable from the service at its WEBHOOK_URL (https, public host), and this node ' +
-			'needs the Media Generation Webhook Signing Secret credential. Runs that are not finished within the time limit ' +
-			'come out marked timedOut: true with their run ID (use an IF node), to pick up with Generation → Wait.',
+			"Pause mode: the service must be able to reach this n8n over https at a public address (n8n's WEBHOOK_URL " +
+			"setting). Select a Webhook Signing Secret credential holding your account's signing secret (account " +
+			'settings → Webhooks): the service signs the calls back to this execution with it. Runs not finished within ' +
+			'the time limit come out with "timedOut" set to true and their run ID, so an IF node can send them to ' +
+			'Generation → Wait.',
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { waitForCompletion: [true], waitMode: ['pause'] } },
+		displayOptions: { show: { ...RUN_OPERATIONS, waitForCompletion: [true], waitMode: ['pause'] } },
 	},
 	downloadOutputsField(
 		'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',
-		{ waitForCompletion: [true] },
+		{ ...RUN_OPERATIONS, waitForCompletion: [true] },
 	),
-	waitingCollection(),
+	{ ...waitingCollection(), displayOptions: { show: RUN_OPERATIONS } },
 ];

@@ -205,6 +205,26 @@ export function coverPrefix(prefix: string, outputs: number): string {
 	return clashes ? `${prefix}_cover` : 'cover';
 }
 
+/**
+ * A file name a person can tell apart from its neighbours: the prompt's first words, then the end of the run
+ * id (identical prompts make different runs), e.g. "a-lighthouse-at-dawn-3f9c2a.png". The full run id stays
+ * in the item's JSON.
+ */
+export function outputFileName(run: RunRecord, part: string, extension: string): string {
+	const words = String(run.prompt ?? '')
+		.toLowerCase()
+		.normalize('NFKD')
+		.replace(/[^a-z0-9]+/g, ' ')
+		.trim()
+		.split(' ')
+		.filter(Boolean)
+		.slice(0, 6);
+	let stem = '';
+	for (const word of words) if (`${stem}-${word}`.length <= 40) stem = stem ? `${stem}-${word}` : word;
+	const tail = run.id.replace(/^gen_/, '').slice(-6);
+	return `${stem || run.kind || 'run'}-${tail}${part}.${extension}`;
+}
+
 export interface DownloadedOutputs {
 	binary: Record<string, IBinaryData>;
 	files: Array<{ property: string; fileName: string; mime: string; kind: 'output' | 'cover' }>;
@@ -237,7 +257,7 @@ export async function downloadOutputs(
 				timeout: 10 * 60_000,
 			})) as { body: Readable; headers: Record<string, string> };
 			const mime = t.mime || String(response.headers['content-type'] ?? 'application/octet-stream').split(';')[0];
-			const fileName = `${run.id}${t.kind === 'cover' ? '-cover' : ''}${suffix}.${extensionOf(mime, t.url)}`;
+			const fileName = outputFileName(run, `${t.kind === 'cover' ? '-cover' : ''}${suffix}`, extensionOf(mime, t.url));
 			result.binary[t.property] = await ctx.helpers.prepareBinaryData(response.body, fileName, mime);
 			result.files.push({ property: t.property, fileName, mime, kind: t.kind });
 		}

@@ -14,17 +14,47 @@ export interface RequestDraft {
 	imageCount: number;
 	hasEndFrame: boolean;
 	hasAudio: boolean;
+	identity: 'apiKey' | 'anonymous';
+}
+
+/** The fields of a run request that do not depend on the model. */
+export interface SettingsDraft {
 	webhookUrl?: string;
 	requestKey?: string;
-	identity: 'apiKey' | 'anonymous';
 	/** Max Credits per Execution as entered, if set. */
 	maxCredits?: unknown;
+	/** The API's Base URL: a service on a local or private host (the sandbox) can reach addresses there. */
+	apiBaseUrl: string;
 }
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 
+const PRIVATE_HOST = new RegExp(
+	[
+		'^(localhost|0\\.0\\.0\\.0|127(\\.\\d+){3}|10(\\.\\d+){3}|192\\.168(\\.\\d+){2}',
+		'172\\.(1[6-9]|2\\d|3[01])(\\.\\d+){2}|169\\.254(\\.\\d+){2}',
+		'100\\.(6[4-9]|[7-9]\\d|1[01]\\d|12[0-7])(\\.\\d+){2}',
+		'\\[(::1?|f[cd][0-9a-f]*:.*|fe80:.*)\\])$',
+	].join('|'),
+	'i',
+);
+
+/** Loopback, private-range, link-local and local-name hosts: the service cannot deliver there. */
+export function isPrivateHost(host: string): boolean {
+	return PRIVATE_HOST.test(host) || /\.(local|internal|localhost)$/i.test(host);
+}
+
+/** Whether the service at `apiBaseUrl` runs on that same private host (a local sandbox), so it can reach it. */
+function serviceIsOnHost(apiBaseUrl: string, host: string): boolean {
+	try {
+		return new URL(apiBaseUrl).hostname === host;
+	} catch {
+		return false;
+	}
+}
+
 /**
- * The one address check: a full https:// URL. Plain http is accepted only on this machine's loopback
+ * The shape check of every address field: a full https:// URL. Plain http is accepted only on this machine's loopback
  * (a local sandbox); the service itself refuses it elsewhere.
  */
 export function checkHttpsUrl(url: string, field: string, example: string): string | undefined {
@@ -41,10 +71,21 @@ export function checkHttpsUrl(url: string, field: string, example: string): stri
 	return undefined;
 }
 
-export function checkWebhookUrlShape(url: string): string | undefined {
+/** The service delivers finished runs only to https addresses on public hosts (its delivery rules). */
+export function checkWebhookUrl(url: string, apiBaseUrl: string): string | undefined {
 	if (url.length > WEBHOOK_URL_MAX)
 		return `Webhook URL is ${url.length} characters long; the limit is ${WEBHOOK_URL_MAX}.`;
-	return checkHttpsUrl(url, 'Webhook URL', 'for example the production URL of a Media Generation Trigger node');
+	const shape = checkHttpsUrl(url, 'Webhook URL', 'for example the Production URL of a Media Generation Trigger');
+	if (shape) return shape;
+	const host = new URL(url).hostname;
+	if (isPrivateHost(host) && !serviceIsOnHost(apiBaseUrl, host)) {
+		return (
+			`Webhook URL: ${host} is a private or local address, and the service delivers only to public https ` +
+			`addresses. Use an address the internet can reach, for example the Production URL of a Media Generation ` +
+			`Trigger on an n8n with a public address.`
+		);
+	}
+	return undefined;
 }
 
 export function checkMediaUrls(field: string, urls: string[]): string[] {
@@ -111,8 +152,14 @@ export function checkRequest(model: CatalogueModel, draft: RequestDraft): string
 			`Driving Audio: ${model.name} is a talking-avatar model and needs an audio file (binary property or URL).`,
 		);
 	}
+	return problems;
+}
+
+/** Checks of the fields that do not depend on the model: Webhook URL, Request Key, Max Credits. */
+export function checkSettings(draft: SettingsDraft): string[] {
+	const problems: string[] = [];
 	if (draft.webhookUrl) {
-		const p = checkWebhookUrlShape(draft.webhookUrl);
+		const p = checkWebhookUrl(draft.webhookUrl, draft.apiBaseUrl);
 		if (p) problems.push(p);
 	}
 	if (draft.requestKey !== undefined && draft.requestKey.length > REQUEST_KEY_MAX) {
@@ -121,7 +168,10 @@ export function checkRequest(model: CatalogueModel, draft: RequestDraft): string
 	if (draft.maxCredits !== undefined && draft.maxCredits !== '' && draft.maxCredits !== null) {
 		const cap = Number(draft.maxCredits);
 		if (!Number.isFinite(cap) || cap < 0) {
-			problems.push('Max Credits per Execution must be a number of credits, 0 or more (leave it out for no cap).');
+			problems.push(
+				`Max Credits per Execution is ${JSON.stringify(draft.maxCredits)}; enter a number of credits, 0 or more, ` +
+					`or remove the field for no cap.`,
+			);
 		}
 	}
 	return problems;

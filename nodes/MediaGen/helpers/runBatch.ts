@@ -10,7 +10,7 @@ import { concurrencyOf, runPool } from './batch';
 import { uploadFile, type PreparedFile } from './binary';
 import type { CatalogueModel, RunRecord } from './catalogueTypes';
 import { uniquePerItem } from './requestKey';
-import { addRunDetails, errorItem } from './runErrors';
+import { addRunDetails, errorItem, type ItemRequest } from './runErrors';
 import { paidRunsNote } from './paidRuns';
 import { pauseRuns } from './pause';
 import { finishedRunToItem } from './runOutput';
@@ -41,7 +41,33 @@ export interface PreparedRun {
 	extraJson?: IDataObject;
 }
 
-const itemName = (i: number) => `Item ${i + 1}`;
+/** Items are named as n8n names them in its messages ("[item 3]"): counted from 0. */
+const itemName = (i: number) => `item ${i}`;
+
+/** What a prepared item asks for, for its error item. */
+function requestOf(p: PreparedRun): ItemRequest {
+	return { kind: p.body.kind, model: p.body.model, prompt: p.body.prompt, ...p.extraJson };
+}
+
+/** What an item that failed its checks asked for, read from the parameters as typed (some may be missing). */
+function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemRequest {
+	const read = (name: string, extractValue = false) => {
+		try {
+			const value = ctx.getNodeParameter(name, itemIndex, undefined, extractValue ? { extractValue } : {});
+			return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+		} catch {
+			return undefined;
+		}
+	};
+	const fields: ItemRequest = {
+		kind: read('kind'),
+		model: read('model', true),
+		prompt: read('prompt'),
+		app: read('app', true),
+		look: read('look'),
+	};
+	return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
+}
 
 function listItems(indexes: number[]): string {
 	if (indexes.length <= 6) return indexes.map((i) => i + 1).join(', ');
@@ -55,16 +81,19 @@ function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: numbe
 	const lines = bad.map(({ itemIndex, error }) => `${itemName(itemIndex)}: ${error.message}`);
 	const first = bad[0];
 	const message =
-		bad.length === 1 && total === 1
+		total === 1
 			? first.error.message
-			: `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
+			: bad.length === 1
+				? `1 of ${total} items cannot be sent: ${first.error.message}`
+				: `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
 	const advice = bad.length === 1 ? ((first.error as { description?: string }).description ?? '') : '';
 	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
 		description:
 			`Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} ` +
 			`and run again.${advice ? ` ${advice.replace(/^Nothing was sent and nothing was charged\.\s*/, '')}` : ''}` +
 			`${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
-		itemIndex: first.itemIndex,
+		// n8n adds "[item N]" for the item given here; with several items the message names each.
+		...(bad.length === 1 ? { itemIndex: first.itemIndex } : {}),
 	});
 }
 
@@ -217,14 +246,14 @@ export async function executeRuns(
 
 	// 3. Outputs in input order.
 	const out = new Map<number, INodeExecutionData>();
-	for (const { itemIndex, error } of bad) out.set(itemIndex, errorItem(error, itemIndex));
+	for (const { itemIndex, error } of bad) out.set(itemIndex, errorItem(error, itemIndex, typedRequest(ctx, itemIndex)));
 	let firstFailure: { itemIndex: number; error: unknown } | undefined;
 	const notStarted: number[] = [];
 	for (const [n, r] of results.entries()) {
 		const itemIndex = ready[n].itemIndex;
 		if (!r) notStarted.push(itemIndex);
 		else if (r.ok) out.set(itemIndex, r.value);
-		else if (continueOnFail) out.set(itemIndex, errorItem(r.error, itemIndex));
+		else if (continueOnFail) out.set(itemIndex, errorItem(r.error, itemIndex, requestOf(ready[n])));
 		else firstFailure ??= { itemIndex, error: r.error };
 	}
 	if (firstFailure) {

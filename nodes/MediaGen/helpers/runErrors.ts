@@ -95,12 +95,20 @@ export function failedRunError(
 	);
 }
 
-/** A "Continue On Fail" item for a failed item: the message, what to do, and the run details. */
-export function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
+/** What an item asked for (kind, model, prompt; app and look for Run Look), so a failed item says which it was. */
+export type ItemRequest = IDataObject;
+
+/**
+ * A "Continue On Fail" item for a failed item: what it asked for, the message, what to do, and the run
+ * details (its run ID also as `id`, as successful items have it).
+ */
+export function errorItem(error: unknown, itemIndex: number, request: ItemRequest = {}): INodeExecutionData {
 	const e = error as { message?: string; description?: string | null; httpCode?: string | null };
-	const json: IDataObject = { error: e?.message ?? String(error) };
+	const details = runDetailsOf(error);
+	const json: IDataObject = { ...(details.runId ? { id: details.runId } : {}), ...request };
+	json.error = e?.message ?? String(error);
 	if (e?.description) json.description = e.description;
-	Object.assign(json, runDetailsOf(error));
+	Object.assign(json, details);
 	if (e?.httpCode) json.httpCode = e.httpCode;
 	return { json, pairedItem: { item: itemIndex } };
 }

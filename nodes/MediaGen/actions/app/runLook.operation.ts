@@ -8,12 +8,12 @@ import type { Identity } from '../../transport';
 import { prepareBinaryFile, type PreparedFile } from '../../helpers/binary';
 import { getApps, resolveModel } from '../../helpers/catalogue';
 import type { AppInput, CatalogueApp } from '../../helpers/catalogueTypes';
-import { checkMediaUrls, checkRequest } from '../../helpers/checkRequest';
+import { checkMediaUrls, checkRequest, checkSettings } from '../../helpers/checkRequest';
 import { KIND_OPTIONS, readMaxCredits, splitList } from '../../helpers/fields';
 import { defaultRequestKey } from '../../helpers/requestKey';
 import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
 import { readRunSettings } from '../../helpers/runSettings';
-import { maxCreditsField, requestKeyField, runSettingsFields, webhookUrlField } from '../descriptions';
+import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -106,7 +106,6 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [maxCreditsField, requestKeyField, webhookUrlField],
 	},
-	...runSettingsFields,
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['runLook'] } }, properties);
@@ -231,11 +230,11 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 		imageCount: fills.reduce((n, f) => n + f.files.length + f.urls.length, 0),
 		hasEndFrame: false,
 		hasAudio: false,
-		webhookUrl,
-		requestKey,
 		identity: identity.kind,
-		maxCredits: extra.maxCredits,
 	});
+	problems.push(
+		...checkSettings({ webhookUrl, requestKey, maxCredits: extra.maxCredits, apiBaseUrl: identity.baseUrl }),
+	);
 	if (problems.length) {
 		throw new NodeOperationError(ctx.getNode(), problems.join(' '), {
 			description: 'Nothing was sent and nothing was charged.',

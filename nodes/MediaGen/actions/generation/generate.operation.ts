@@ -14,13 +14,13 @@ import type { Identity } from '../../transport';
 import { prepareBinaryFile } from '../../helpers/binary';
 import { resolveModel } from '../../helpers/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../helpers/catalogueTypes';
-import { checkMediaUrls, checkRequest, describeLimits } from '../../helpers/checkRequest';
+import { checkMediaUrls, checkRequest, checkSettings, describeLimits } from '../../helpers/checkRequest';
 import { readMaxCredits, splitList } from '../../helpers/fields';
 import { defaultRequestKey } from '../../helpers/requestKey';
 import { resolveOptions } from '../../helpers/resolveOptions';
 import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
 import { readRunSettings } from '../../helpers/runSettings';
-import { maxCreditsField, requestKeyField, runSettingsFields, webhookUrlField } from '../descriptions';
+import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 /**
  * A box filled from the chosen model's catalogue entry (a resource mapper): reloaded when Kind, Model or
@@ -61,13 +61,26 @@ const properties: INodeProperties[] = [
 			'gives image, video or music for each item, with the model By ID from an expression too.',
 	},
 	{
+		displayName:
+			'Kind comes from an expression, so the kind is known per item only when the step runs. Every field is shown ' +
+			'here; for each item only the fields of its kind are used (Music Mode for music; Reference Images, Negative ' +
+			'Prompt, End Frame and Driving Audio for image and video). Give the model By ID with an expression too, for ' +
+			'example {{ $json.model }}: the list then offers every kind.',
+		name: 'kindExpressionNotice',
+		type: 'notice',
+		default: '',
+		// Shown while Kind holds anything but a fixed kind, that is an expression.
+		displayOptions: { hide: { kind: ['image', 'video', 'music'] } },
+	},
+	{
 		displayName: 'Model',
 		name: 'model',
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
-		// Changing Kind clears the model: n8n's editor empties a resource locator when a parameter it depends on changes.
-		typeOptions: { loadOptionsDependsOn: ['kind'] },
+		// No loadOptionsDependsOn on Kind: n8n's editor must then resolve a Kind expression before it lists models,
+		// which fails until the previous step has run, and it empties the model whenever Kind changes. The list
+		// reads Kind when it opens; the About box says when the chosen model is of another kind.
 		description: "The model that makes the file. The list shows each model's price in credits at its default options.",
 		modes: [
 			{
@@ -118,7 +131,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 		default: 'Describe',
-		displayOptions: { show: { kind: ['music'] } },
+		displayOptions: { hide: { kind: ['image', 'video'] } },
 		description:
 			'What the prompt holds, and which of Style, Song Title and Voice are offered. Every mode costs the same per run.',
 	},
@@ -151,7 +164,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. data, photo2',
-		displayOptions: { show: { kind: ['image', 'video'] } },
+		displayOptions: { hide: { kind: ['music'] } },
 		description:
 			'Names of binary fields on the input item holding reference images (PNG, JPEG or WebP, up to 10 MB each), ' +
 			'separated by commas. They are uploaded first. Makes the run image-to-image or image-to-video. ' +
@@ -163,7 +176,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'https://example.com/photo.jpg',
-		displayOptions: { show: { kind: ['image', 'video'] } },
+		displayOptions: { hide: { kind: ['music'] } },
 		description:
 			'Public https addresses of reference images, separated by commas or new lines. Together with the binary ones, ' +
 			"at most the model's limit (and never more than 14).",
@@ -180,7 +193,7 @@ const properties: INodeProperties[] = [
 				name: 'audioProperty',
 				type: 'string',
 				default: '',
-				displayOptions: { show: { '/kind': ['video'] } },
+				displayOptions: { hide: { '/kind': ['image', 'music'] } },
 				description:
 					'Talking-avatar video models only (About the Model says when a model needs it): the binary field ' +
 					'holding the voice (MP3, WAV or M4A, up to 50 MB). It is uploaded first; the price follows its real length.',
@@ -190,7 +203,7 @@ const properties: INodeProperties[] = [
 				name: 'audioUrl',
 				type: 'string',
 				default: '',
-				displayOptions: { show: { '/kind': ['video'] } },
+				displayOptions: { hide: { '/kind': ['image', 'music'] } },
 				description: 'Talking-avatar video models only: an audio address returned by File → Upload',
 			},
 			{
@@ -198,7 +211,7 @@ const properties: INodeProperties[] = [
 				name: 'endFrameProperty',
 				type: 'string',
 				default: '',
-				displayOptions: { show: { '/kind': ['video'] } },
+				displayOptions: { hide: { '/kind': ['image', 'music'] } },
 				description:
 					'Video models that support it (see About the Model): the binary field holding the image the clip should end on',
 			},
@@ -207,7 +220,7 @@ const properties: INodeProperties[] = [
 				name: 'endFrameUrl',
 				type: 'string',
 				default: '',
-				displayOptions: { show: { '/kind': ['video'] } },
+				displayOptions: { hide: { '/kind': ['image', 'music'] } },
 				description:
 					'Video models that support it (see About the Model): the address of the image the clip should end on',
 			},
@@ -218,7 +231,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				typeOptions: { rows: 2 },
 				default: '',
-				displayOptions: { show: { '/kind': ['image', 'video'] } },
+				displayOptions: { hide: { '/kind': ['music'] } },
 				description:
 					'What to keep out of the result, up to 2,000 characters. Only models that use it accept it (see About the Model).',
 			},
@@ -226,7 +239,6 @@ const properties: INodeProperties[] = [
 			webhookUrlField,
 		],
 	},
-	...runSettingsFields,
 ];
 
 export const description = updateDisplayOptions(
@@ -258,6 +270,16 @@ function readKind(ctx: IExecuteFunctions, itemIndex: number): MediaKind {
 	});
 }
 
+/** Additional Fields an item of this kind uses: a Kind expression shows every field, each item takes its own. */
+function fieldsOfKind(kind: MediaKind, fields: IDataObject): IDataObject {
+	const unused: string[] = {
+		image: ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty'],
+		video: [] as string[],
+		music: ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty', 'negativePrompt'],
+	}[kind];
+	return Object.fromEntries(Object.entries(fields).filter(([name]) => !unused.includes(name)));
+}
+
 function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
 	const kind = readKind(ctx, itemIndex);
 	const mapped = ctx.getNodeParameter('modelOptions', itemIndex, { value: null }) as ResourceMapperValue;
@@ -268,7 +290,7 @@ function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
 		musicMode:
 			kind === 'music' ? String(ctx.getNodeParameter('musicMode', itemIndex, '') || '') || undefined : undefined,
 		mapped: (mapped?.value ?? {}) as Record<string, unknown>,
-		extra: ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
+		extra: fieldsOfKind(kind, ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
 		imageProps: kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageProperties', itemIndex, '')),
 		imageUrls: kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageUrls', itemIndex, '')),
 	};
@@ -301,10 +323,17 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 			imageCount: f.imageProps.length + f.imageUrls.length,
 			hasEndFrame: Boolean(endFrameUrl || endFrameProperty),
 			hasAudio: Boolean(audioUrl || audioProperty),
+			identity: identity.kind,
+		}),
+	);
+	// The model's limits are added to the message only when a problem is about the model.
+	const aboutModel = problems.length > 0;
+	problems.push(
+		...checkSettings({
 			webhookUrl: text('webhookUrl') || undefined,
 			requestKey,
-			identity: identity.kind,
 			maxCredits: f.extra.maxCredits,
+			apiBaseUrl: identity.baseUrl,
 		}),
 	);
 	problems.push(...checkMediaUrls('Reference Image URLs', f.imageUrls));
@@ -315,7 +344,8 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 			ctx.getNode(),
 			problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`,
 			{
-				description: `Nothing was sent and nothing was charged. ${describeLimits(model, options.tier)}`,
+				description:
+					'Nothing was sent and nothing was charged.' + (aboutModel ? ` ${describeLimits(model, options.tier)}` : ''),
 				itemIndex,
 			},
 		);

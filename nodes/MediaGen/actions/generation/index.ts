@@ -19,7 +19,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Generate',
 				value: 'generate',
-				action: 'Generate an image video or song',
+				// n8n's lint takes punctuation out of actions (sentence case), so no comma here.
+				action: 'Generate an image or video or song',
 				description: 'Start a run, wait for it and return the files',
 			},
 			{ name: 'Get', value: 'get', action: 'Get a run', description: 'Read one run by ID, with its files' },
