@@ -5,6 +5,7 @@
 // error); passes when the only one is the author's missing e-mail, which a maintainer sets before publishing.
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
+import { createRequire } from 'module';
 import * as os from 'os';
 import * as path from 'path';
 
@@ -17,11 +18,14 @@ const TARBALL_PATTERNS = ['**/*.js', 'package.json'];
 type Scanner = typeof import('@n8n/scan-community-package/scanner/scanner.mjs');
 
 const root = path.resolve(__dirname, '../..');
+const SCANNER = '@n8n/scan-community-package/scanner/scanner.mjs';
+// ESLint and fast-glob as the scanner resolves them, not whatever copies this repo hoists.
+const scannerRequire = createRequire(require.resolve(SCANNER));
 
 /** Lints as analyzePackage does (same config, options and file list) but keeps the findings. */
 async function lintLikeTheAnalyzer(scanner: Scanner, dir: string, patterns: string[]) {
-	const { ESLint } = await import('eslint');
-	const glob = (await import('fast-glob')).default;
+	const { ESLint } = scannerRequire('eslint') as typeof import('eslint');
+	const glob = scannerRequire('fast-glob') as typeof import('fast-glob');
 	const eslint = new ESLint({
 		cwd: dir,
 		allowInlineConfig: false,
@@ -61,7 +65,7 @@ function packAndUnpack(): string {
 }
 
 async function main(): Promise<number> {
-	const scanner = await import('@n8n/scan-community-package/scanner/scanner.mjs');
+	const scanner: Scanner = await import(SCANNER);
 	const tarballDir = packAndUnpack();
 	try {
 		const findings = [
