@@ -69,7 +69,7 @@ export async function bootStack(options: StackOptions = {}): Promise<Stack> {
 			id: 'mediagenSandboxAnon',
 			name: 'Media Generation sandbox (free tier)',
 			type: 'mediaGenAnonymousApi',
-			data: { baseUrl: sandbox.baseUrl, anonymousId: `n8n-demo-${Date.now().toString(36)}` },
+			data: { baseUrl: sandbox.baseUrl, secretAnonymousId: `n8n-demo-${Date.now().toString(36)}` },
 		},
 		{
 			id: 'mediagenSandboxWebhook',

@@ -7,7 +7,7 @@ export interface TestBackend {
 	sandbox: Sandbox;
 	account: Account;
 	apiCredentials: { mediaGenApi: { baseUrl: string; apiKey: string } };
-	anonCredentials(anonId?: string): { mediaGenAnonymousApi: { baseUrl: string; anonymousId: string } };
+	anonCredentials(anonId?: string): { mediaGenAnonymousApi: { baseUrl: string; secretAnonymousId: string } };
 	/** API requests the sandbox saw, optionally filtered by "METHOD /path-prefix". */
 	requests(filter?: string): Array<{ method: string; path: string; status: number; body?: unknown }>;
 	charges(ownerId?: string): number;
@@ -42,7 +42,7 @@ export async function startBackend(
 		account: acct,
 		apiCredentials: { mediaGenApi: { baseUrl: sandbox.baseUrl, apiKey: acct.keys[0] } },
 		anonCredentials: (anonId = `anon-test-${Math.random().toString(36).slice(2, 10)}`) => ({
-			mediaGenAnonymousApi: { baseUrl: sandbox.baseUrl, anonymousId: anonId },
+			mediaGenAnonymousApi: { baseUrl: sandbox.baseUrl, secretAnonymousId: anonId },
 		}),
 		requests: (filter) =>
 			sandbox.engine.log

@@ -63,7 +63,7 @@ function assertClean(label: string, value: unknown): void {
 
 test('outputs, errors and logs of many operations never contain the key, the anonymous id or the webhook secret', async () => {
 	const api = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: KEY } };
-	const anon = { mediaGenAnonymousApi: { baseUrl: backend.sandbox.baseUrl, anonymousId: ANON } };
+	const anon = { mediaGenAnonymousApi: { baseUrl: backend.sandbox.baseUrl, secretAnonymousId: ANON } };
 	const gen = (extra: IDataObject) => ({
 		resource: 'generation',
 		operation: 'generate',

@@ -94,13 +94,13 @@ describe('credential shapes', () => {
 		expect(
 			(
 				await new MediaGenAnonymousApi().authenticate(
-					{ baseUrl: 'http://x/v1', anonymousId: 'anon-12345' },
+					{ baseUrl: 'http://x/v1', secretAnonymousId: 'anon-12345' },
 					{ url: '/me' },
 				)
 			).headers,
 		).toEqual({ 'x-anon-id': 'anon-12345' });
 		await expect(
-			new MediaGenAnonymousApi().authenticate({ baseUrl: 'http://x/v1', anonymousId: 'bad' }, { url: '/me' }),
+			new MediaGenAnonymousApi().authenticate({ baseUrl: 'http://x/v1', secretAnonymousId: 'bad' }, { url: '/me' }),
 		).rejects.toThrow(/8 to 80 characters/);
 	});
 
@@ -115,7 +115,7 @@ describe('credential shapes', () => {
 
 	test.each([...blankish, 'short', 12345678])('anonymous id %j: refused before any header is set', async (id) => {
 		const options = { url: '/me', headers: { accept: 'application/json' } };
-		const credentials = { baseUrl: 'http://x/v1', anonymousId: id } as never;
+		const credentials = { baseUrl: 'http://x/v1', secretAnonymousId: id } as never;
 		await expect(new MediaGenAnonymousApi().authenticate(credentials, options)).rejects.toThrow(/anonymous ID/);
 		expect(options.headers).toEqual({ accept: 'application/json' });
 	});

@@ -59,7 +59,7 @@ export async function getIdentity(ctx: ApiContext): Promise<Identity> {
 	const kind = readCredentialKind(ctx);
 	const credentialType = CREDENTIAL_TYPES[kind];
 	const credentials = await ctx.getCredentials(credentialType);
-	const secret = kind === 'apiKey' ? credentials.apiKey : credentials.anonymousId;
+	const secret = kind === 'apiKey' ? credentials.apiKey : credentials.secretAnonymousId;
 	const problem =
 		describeBaseUrlProblem(credentials.baseUrl) ??
 		(kind === 'apiKey' ? describeApiKeyProblem(secret) : describeAnonymousIdProblem(secret));
