@@ -127,7 +127,8 @@ export const runSettingsFields: INodeProperties[] = [
 		name: 'waitMode',
 		type: 'options',
 		noDataExpression: true,
-		displayOptions: { show: { waitForCompletion: [true] } },
+		// Hidden on the AI tool variant: a tool call cannot pause (helpers/runSettings.ts refuses it there).
+		displayOptions: { show: { waitForCompletion: [true], '@tool': [false] } },
 		options: [
 			{
 				name: 'Poll (Keep the Execution Running)',
@@ -153,7 +154,7 @@ export const runSettingsFields: INodeProperties[] = [
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { waitForCompletion: [true], waitMode: ['pause'] } },
+		displayOptions: { show: { waitForCompletion: [true], waitMode: ['pause'], '@tool': [false] } },
 	},
 	downloadOutputsField(
 		'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',

@@ -6,9 +6,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../transport';
 import { prepareBinaryFile, type PreparedFile } from '../../helpers/binary';
-import { getApps, resolveModel } from '../../helpers/catalogue';
+import { getApps, getModels, resolveModel } from '../../helpers/catalogue';
 import type { AppInput, CatalogueApp } from '../../helpers/catalogueTypes';
-import { checkMediaUrls, checkRequest } from '../../helpers/checkRequest';
+import { checkMediaUrls, checkRequest, freeTierModelIds } from '../../helpers/checkRequest';
 import { KIND_OPTIONS, readMaxCredits, splitList } from '../../helpers/fields';
 import { defaultRequestKey } from '../../helpers/requestKey';
 import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
@@ -234,6 +234,7 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 		webhookUrl,
 		requestKey,
 		identity: identity.kind,
+		freeModelIds: identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx, identity)) : undefined,
 		maxCredits: extra.maxCredits,
 	});
 	if (problems.length) {

@@ -12,9 +12,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../transport';
 import { prepareBinaryFile } from '../../helpers/binary';
-import { resolveModel } from '../../helpers/catalogue';
+import { getModels, resolveModel } from '../../helpers/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../helpers/catalogueTypes';
-import { checkMediaUrls, checkRequest, describeLimits } from '../../helpers/checkRequest';
+import { checkMediaUrls, checkRequest, describeLimits, freeTierModelIds } from '../../helpers/checkRequest';
 import { readMaxCredits, splitList } from '../../helpers/fields';
 import { defaultRequestKey } from '../../helpers/requestKey';
 import { resolveOptions } from '../../helpers/resolveOptions';
@@ -304,6 +304,7 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 			webhookUrl: text('webhookUrl') || undefined,
 			requestKey,
 			identity: identity.kind,
+			freeModelIds: identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx, identity)) : undefined,
 			maxCredits: f.extra.maxCredits,
 		}),
 	);
