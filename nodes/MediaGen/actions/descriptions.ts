@@ -9,8 +9,8 @@ export const requestKeyField: INodeProperties = {
 	default: '',
 	description:
 		'Up to 120 characters. Sending the same key again returns the first run instead of charging again. A key shared ' +
-		'by several items gets the item number added. Leave empty: the node makes one per execution and item, so retries ' +
-		'are never charged twice.',
+		'by several items gets the item number added. Leave empty: the node makes one per execution and item (one per ' +
+		'call when an AI agent or MCP client calls it as a tool), so retries are never charged twice.',
 };
 
 export const webhookUrlField: INodeProperties = {
