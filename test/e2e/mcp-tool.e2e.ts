@@ -28,6 +28,8 @@ let n8n: N8nInstance;
 let ownerId = '';
 let mcpUrl: URL;
 const transcript: string[] = [];
+/** The runs of the first three calls, made in the Streamable HTTP session. */
+const firstRuns: string[] = [];
 
 interface ToolAnswer {
 	isError: boolean;
@@ -108,7 +110,6 @@ afterAll(async () => {
 
 describe('Streamable HTTP', () => {
 	let client: Client;
-	const firstRuns: string[] = [];
 
 	beforeAll(async () => {
 		client = await connect('streamable');
@@ -202,6 +203,8 @@ test('SSE: a second MCP session lists the same tools and its calls make their ow
 			ids.push(String(answer.json![0].runId));
 		}
 		expect(new Set(ids).size).toBe(2);
+		// The first session made a run of the same prompt: this session's calls are runs of their own.
+		for (const id of ids) expect(firstRuns).not.toContain(id);
 		for (const id of ids) expect(chargesOf(id)).toEqual([5]);
 		expect(spent() - before).toBe(10);
 		expect(sb.engine.runs.get(ids[0])?.options.aspect).toBe('16:9');

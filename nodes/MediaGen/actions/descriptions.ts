@@ -47,15 +47,30 @@ export const runIdField: INodeProperties = {
 		'The ID of a run started with this account, for example the ID from a Generate result (drag it in as an expression)',
 };
 
-export function downloadOutputsField(description: string, show?: Record<string, boolean[]>): INodeProperties {
-	return {
-		displayName: 'Download Outputs',
-		name: 'downloadOutputs',
-		type: 'boolean',
-		default: true,
-		...(show ? { displayOptions: { show } } : {}),
-		description,
-	};
+/**
+ * Download Outputs, and in its place on the AI tool variant a notice: n8n leaves binary data out of what an
+ * agent or MCP client receives, so a tool call answers with the files' URLs and downloads nothing.
+ */
+export function downloadOutputsFields(description: string, show: Record<string, boolean[]> = {}): INodeProperties[] {
+	return [
+		{
+			displayName: 'Download Outputs',
+			name: 'downloadOutputs',
+			type: 'boolean',
+			default: true,
+			displayOptions: { show: { ...show, '@tool': [false] } },
+			description,
+		},
+		{
+			displayName:
+				"As a tool, this node answers with each file's URL and downloads nothing: n8n leaves binary data out of " +
+				'what an AI agent or MCP client receives',
+			name: 'toolFilesNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { ...show, '@tool': [true] } },
+		},
+	];
 }
 
 export const waitingOptions: INodeProperties[] = [
@@ -156,7 +171,7 @@ export const runSettingsFields: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { waitForCompletion: [true], waitMode: ['pause'], '@tool': [false] } },
 	},
-	downloadOutputsField(
+	...downloadOutputsFields(
 		'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',
 		{ waitForCompletion: [true] },
 	),
