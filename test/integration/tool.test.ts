@@ -144,6 +144,19 @@ test('a prompt over the limit: a short error naming the limit, nothing sent or c
 	expect(backend.charges()).toBe(spent);
 });
 
+test("a value outside the model's list: the error gives the allowed values, nothing sent", async () => {
+	const aspect = "={{ $fromAI('aspect', 'Picture shape', 'string', '1:1') }}";
+	const setup = generateTool({ modelOptions: { mappingMode: 'defineBelow', value: { aspect } } });
+	const posts = submissions().length;
+	const answer = await mcpCall(setup, { prompt: 'a wide field', aspect: '5:1' });
+	expect(answer).toMatch(/^Error: Aspect Ratio \(aspect\) "5:1" is not allowed for Studio Image\. Allowed values: /);
+	expect(answer).toContain('16:9');
+	expect(submissions().length).toBe(posts);
+	const [ok] = parsed(await mcpCall(setup, { prompt: 'a wide field', aspect: '16:9' }));
+	expect(ok.status).toBe('SUCCEEDED');
+	expect(backend.sandbox.engine.runs.get(String(ok.runId))?.options.aspect).toBe('16:9');
+});
+
 test('a model the free tier does not cover: the error names the models it does', async () => {
 	const setup: ToolSetup = {
 		...generateTool({
