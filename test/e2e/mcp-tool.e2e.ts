@@ -140,7 +140,7 @@ describe('Streamable HTTP', () => {
 		expect(Object.keys((byName.Get_Run.inputSchema as { properties: object }).properties)).toEqual(['runId']);
 	});
 
-	test('three calls with different prompts: three runs, each charged once, each answer naming its run and URL', async () => {
+	test('three calls, three prompts: three runs, each charged once, each answer naming its run and URL', async () => {
 		const before = spent();
 		for (const prompt of ['a red kite over a beach', 'a blue boat at night', 'a lamp in a window']) {
 			const answer = await call(client, 'Generate_Media', { prompt });

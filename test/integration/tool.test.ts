@@ -2,7 +2,8 @@
 // every call without a Request Key makes its own run (MCP-like calls with no execution, and several calls
 // inside one agent execution), a key passed by the caller brings its run back, n8n's Retry On Fail keeps the
 // call's key, the answer is compact JSON with no file downloaded, errors say what to change and charge nothing,
-// pause mode cannot be chosen, and a run longer than the call's time limit comes back as its run ID.
+// pause mode cannot be chosen, a run longer than the call's time limit comes back as its run ID, and Max Credits per
+// Execution is shared by the calls of a tool node when there is no execution.
 import type { IDataObject } from 'n8n-workflow';
 
 import { runNode } from '../helpers/engine';
@@ -98,7 +99,7 @@ test('two calls inside one agent execution make two runs', async () => {
 	expect(backend.charges() - spent).toBe(10);
 });
 
-test('the answer is compact: run, status, kind, model, cost, credits left, file URL and type; no file downloaded', async () => {
+test('a compact answer: run, status, kind, model, cost, credits left, file URL and type; no download', async () => {
 	const downloads = backend.requests('GET /files').length;
 	const [answer] = parsed(await mcpCall(generateTool(), { prompt: 'a yellow chair' }));
 	expect(Object.keys(answer).sort()).toEqual(
@@ -209,4 +210,16 @@ test('a run longer than the time limit comes back as its run ID with what to cal
 	expect(answer.status).toMatch(/PENDING|PROCESSING/);
 	expect(String(answer.note)).toMatch(/Call the Generation Wait or Get tool with this runId/);
 	expect(backend.charges() - spent).toBe(5);
+});
+
+test('Max Credits per Execution in MCP calls: with no execution, the calls of a tool node share the cap', async () => {
+	const setup = generateTool({ additionalFields: { maxCredits: 5 } }, { id: 'node-mediagen-tool-capped' });
+	const [first] = parsed(await mcpCall(setup, { prompt: 'a capped picture' }));
+	expect(first.status).toBe('SUCCEEDED');
+	const posts = submissions().length;
+	const second = await mcpCall(setup, { prompt: 'another capped picture' });
+	expect(second).toMatch(
+		/^Error: Max Credits per Execution is 5: these 1 runs would cost 5 credits .*\(5 already spent/,
+	);
+	expect(submissions().length).toBe(posts);
 });
