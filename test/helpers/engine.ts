@@ -15,6 +15,7 @@ import {
 	type ICredentialDataDecryptedObject,
 	type ICredentialType,
 	type IDataObject,
+	type IExecuteData,
 	type IHttpRequestOptions,
 	type INode,
 	type INodeExecutionData,
@@ -199,48 +200,40 @@ export interface RunResult {
 
 let executionCounter = 0;
 
-/** Runs a one-node workflow (our MediaGen node fed with `items`) through WorkflowExecute. */
-export async function runNode(options: RunOptions): Promise<RunResult> {
-	await useBinaryMode(binaryMode === 'filesystem' ? 'filesystem' : 'default');
+export const nextExecutionId = () => `exec-${++executionCounter}-${Date.now()}`;
+
+/** Our node as the editor stores it: the three credentials named, defaults filled in. */
+export function mediaGenNode(nodeTypes: INodeTypes, base: Omit<INode, 'credentials' | 'typeVersion'>): INode {
 	const node: INode = {
-		id: 'node-mediagen-1',
-		name: 'Media Generation',
-		type: NODE_TYPE,
 		typeVersion: 1,
-		position: [0, 0],
-		parameters: options.parameters as INode['parameters'],
 		credentials: {
 			mediaGenApi: { id: '1', name: 'Media Generation API' },
 			mediaGenAnonymousApi: { id: '2', name: 'Media Generation Anonymous' },
 			mediaGenWebhookApi: { id: '3', name: 'Media Generation Webhook Signing Secret' },
 		},
-		...options.nodeOverrides,
+		...base,
 	};
-	const nodeTypes = new TestNodeTypes();
+	const type = nodeTypes.getByNameAndVersion(node.type, 1);
 	// Fill defaults the way the editor would store them.
 	const resolved = NodeHelpers.getNodeParameters(
-		nodeTypes.getByNameAndVersion(NODE_TYPE).description.properties,
+		type.description.properties,
 		node.parameters,
 		true,
 		false,
 		node,
-		nodeTypes.getByNameAndVersion(NODE_TYPE).description,
+		type.description,
 	);
 	node.parameters = { ...(resolved ?? {}), ...node.parameters } as INode['parameters'];
-	const workflow = new Workflow({
-		id: 'wf-test',
-		nodes: [node],
-		connections: {},
-		active: false,
-		nodeTypes,
-		settings: {},
-	});
-	const executionId = options.executionId ?? `exec-${++executionCounter}-${Date.now()}`;
-	const hooks = new ExecutionLifecycleHooks(options.mode ?? 'manual', executionId, {
+	return node;
+}
+
+/** Lifecycle hooks of one execution, and a promise of its end (n8n reports it there when a run is cancelled). */
+export function executionHooks(executionId: string, mode: WorkflowExecuteMode, nodes: INode[], connections = {}) {
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: 'wf-test',
 		name: 'test',
-		nodes: [node],
-		connections: {},
+		nodes,
+		connections,
 		active: false,
 		settings: {},
 		createdAt: new Date(),
@@ -250,16 +243,25 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 	let finish: (run: IRun) => void = () => undefined;
 	const done = { promise: new Promise<IRun>((resolve) => (finish = resolve)) };
 	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
-	const additionalData = {
-		hooks,
-		executionId,
-		credentialsHelper: new TestCredentialsHelper(options.credentials ?? {}),
+	return { hooks, done };
+}
+
+/** What n8n hands a node about its surroundings; `executionId` undefined where n8n runs a tool for a webhook. */
+export function additionalDataFor(
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+	extra: { executionId?: string; hooks?: ExecutionLifecycleHooks; webhookWaitingBaseUrl?: string } = {},
+): IWorkflowExecuteAdditionalData {
+	return {
+		hooks: extra.hooks,
+		executionId: extra.executionId,
+		credentialsHelper: new TestCredentialsHelper(credentials),
 		currentNodeParameters: undefined,
+		currentNodeExecutionIndex: 0,
 		restApiUrl: 'http://127.0.0.1/rest',
 		instanceBaseUrl: 'http://127.0.0.1/',
 		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
 		webhookBaseUrl: 'http://127.0.0.1/webhook',
-		webhookWaitingBaseUrl: options.webhookWaitingBaseUrl ?? 'http://127.0.0.1/webhook-waiting',
+		webhookWaitingBaseUrl: extra.webhookWaitingBaseUrl ?? 'http://127.0.0.1/webhook-waiting',
 		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
 		variables: {},
 		userId: 'user-1',
@@ -274,7 +276,11 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 			throw new Error('not supported');
 		},
 	} as unknown as IWorkflowExecuteAdditionalData;
-	const runExecutionData: IRunExecutionData = {
+}
+
+/** An execution's data as n8n creates it, with the nodes to run first. */
+export function startingExecutionData(nodeExecutionStack: IExecuteData[]): IRunExecutionData {
+	return {
 		// As n8n creates it with each execution: the token that the resume URL carries.
 		resumeToken: `token${Math.random().toString(36).slice(2)}`,
 		startData: {},
@@ -284,13 +290,45 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 			metadata: {},
 			waitingExecution: {},
 			waitingExecutionSource: null,
-			nodeExecutionStack: Array.from({ length: options.passes ?? 1 }, () => ({
-				node,
-				data: { main: [options.items ?? [{ json: {} }]] },
-				source: null,
-			})),
+			nodeExecutionStack,
 		},
 	} as unknown as IRunExecutionData;
+}
+
+/** Runs a one-node workflow (our MediaGen node fed with `items`) through WorkflowExecute. */
+export async function runNode(options: RunOptions): Promise<RunResult> {
+	await useBinaryMode(binaryMode === 'filesystem' ? 'filesystem' : 'default');
+	const nodeTypes = new TestNodeTypes();
+	const node = mediaGenNode(nodeTypes, {
+		id: 'node-mediagen-1',
+		name: 'Media Generation',
+		type: NODE_TYPE,
+		position: [0, 0],
+		parameters: options.parameters as INode['parameters'],
+		...options.nodeOverrides,
+	});
+	const workflow = new Workflow({
+		id: 'wf-test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+		settings: {},
+	});
+	const executionId = options.executionId ?? nextExecutionId();
+	const { hooks, done } = executionHooks(executionId, options.mode ?? 'manual', [node]);
+	const additionalData = additionalDataFor(options.credentials ?? {}, {
+		executionId,
+		hooks,
+		webhookWaitingBaseUrl: options.webhookWaitingBaseUrl,
+	});
+	const runExecutionData = startingExecutionData(
+		Array.from({ length: options.passes ?? 1 }, () => ({
+			node,
+			data: { main: [options.items ?? [{ json: {} }]] },
+			source: null,
+		})),
+	);
 	const execute = new WorkflowExecute(additionalData, options.mode ?? 'manual', runExecutionData);
 	let running: ReturnType<typeof execute.processRunExecutionData>;
 	try {

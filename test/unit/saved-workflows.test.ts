@@ -10,6 +10,8 @@ import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.nod
 const examples = path.join(__dirname, '../../examples');
 const types: Record<string, INodeProperties[]> = {
 	'n8n-nodes-mediagen.mediaGen': new MediaGen().description.properties,
+	// The AI tool variant n8n derives from usableAsTool has the same parameters.
+	'n8n-nodes-mediagen.mediaGenTool': new MediaGen().description.properties,
 	'n8n-nodes-mediagen.mediaGenTrigger': new MediaGenTrigger().description.properties,
 };
 

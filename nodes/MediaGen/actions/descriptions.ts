@@ -9,8 +9,8 @@ export const requestKeyField: INodeProperties = {
 	default: '',
 	description:
 		'Up to 120 characters. Sending the same key again returns the first run instead of charging again. A key shared ' +
-		'by several items gets the item number added. Leave empty: the node makes one per execution and item, so retries ' +
-		'are never charged twice.',
+		'by several items gets the item number added. Leave empty: the node makes one per execution and item (one per ' +
+		'call when an AI agent or MCP client calls it as a tool), so retries are never charged twice.',
 };
 
 export const webhookUrlField: INodeProperties = {
@@ -46,15 +46,30 @@ export const runIdField: INodeProperties = {
 		'The ID of a run started with this account, for example the ID from a Generate result (drag it in as an expression)',
 };
 
-export function downloadOutputsField(description: string, show?: IDisplayOptions['show']): INodeProperties {
-	return {
-		displayName: 'Download Outputs',
-		name: 'downloadOutputs',
-		type: 'boolean',
-		default: true,
-		...(show ? { displayOptions: { show } } : {}),
-		description,
-	};
+/**
+ * Download Outputs, and in its place on the AI tool variant a notice: n8n leaves binary data out of what an
+ * agent or MCP client receives, so a tool call answers with the files' URLs and downloads nothing.
+ */
+export function downloadOutputsFields(description: string, show: IDisplayOptions['show'] = {}): INodeProperties[] {
+	return [
+		{
+			displayName: 'Download Outputs',
+			name: 'downloadOutputs',
+			type: 'boolean',
+			default: true,
+			displayOptions: { show: { ...show, '@tool': [false] } },
+			description,
+		},
+		{
+			displayName:
+				"As a tool, this node answers with each file's URL and downloads nothing: n8n leaves binary data out of " +
+				'what an AI agent or MCP client receives',
+			name: 'toolFilesNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { ...show, '@tool': [true] } },
+		},
+	];
 }
 
 export const waitingOptions: INodeProperties[] = [
@@ -124,6 +139,8 @@ export const WAIT_MODE_HIDDEN = {
 	resource: ['account', 'file', 'model'],
 	operation: ['get', 'getMany', 'wait', 'upload'],
 	waitForCompletion: [false],
+	// The AI tool variant: a tool call cannot pause (helpers/runSettings.ts refuses it there).
+	'@tool': [true],
 };
 
 /**
@@ -175,9 +192,9 @@ export const runSettingsFields: INodeProperties[] = [
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { ...RUN_OPERATIONS, waitForCompletion: [true], waitMode: ['pause'] } },
+		displayOptions: { show: { ...RUN_OPERATIONS, waitForCompletion: [true], waitMode: ['pause'], '@tool': [false] } },
 	},
-	downloadOutputsField(
+	...downloadOutputsFields(
 		'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',
 		{ ...RUN_OPERATIONS, waitForCompletion: [true] },
 	),

@@ -1,12 +1,15 @@
 // Routes resource + operation to its operation file, and is the one place that loops over items and
 // catches per item (Continue On Fail) for operations that take one item at a time. Run-producing
 // operations take the batch path instead (helpers/runBatch.ts), which checks every item before spending.
+// Called as an AI tool, the items are shaped into the answer an agent reads (helpers/toolResult.ts).
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getIdentity, type Identity } from '../transport';
 import { concurrencyOf, runPool } from '../helpers/batch';
 import { errorItem } from '../helpers/runErrors';
+import { isToolCall } from '../helpers/toolCall';
+import { answerToolCall } from '../helpers/toolResult';
 import * as account from './account';
 import * as app from './app';
 import * as file from './file';
@@ -52,12 +55,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
 	const identity = await getIdentity(this);
-	if ('executeItem' in op) return [await eachItem(this, identity, op)];
+	const run = async () => await runOperation(this, identity, op);
+	if (!isToolCall(this)) return [await run()];
+	const startsRuns = operation === 'generate' || operation === 'runLook';
+	return [await answerToolCall(this, identity, startsRuns, run)];
+}
+
+async function runOperation(ctx: IExecuteFunctions, identity: Identity, op: Operation): Promise<INodeExecutionData[]> {
+	if ('executeItem' in op) return await eachItem(ctx, identity, op);
 	// A list read once, or a batch stopped as a whole: with Continue On Fail the error becomes the output.
-	const continueOnFail = this.continueOnFail();
-	const items = await op.executeAll.call(this, identity).catch(async (error: unknown) => {
+	const continueOnFail = ctx.continueOnFail();
+	return await op.executeAll.call(ctx, identity).catch(async (error: unknown) => {
 		if (!continueOnFail) return await Promise.reject(error);
 		return [errorItem(error, 0)];
 	});
-	return [items];
 }

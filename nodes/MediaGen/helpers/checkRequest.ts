@@ -15,6 +15,8 @@ export interface RequestDraft {
 	hasEndFrame: boolean;
 	hasAudio: boolean;
 	identity: 'apiKey' | 'anonymous';
+	/** Anonymous callers: the catalogue's models the free tier covers, named when another is refused. */
+	freeModelIds?: string[];
 }
 
 /** The fields of a run request that do not depend on the model. */
@@ -105,12 +107,18 @@ export function describeLimits(model: CatalogueModel, musicMode?: string): strin
 	);
 }
 
+/** The models the anonymous free tier covers (free house image engines), by id. */
+export function freeTierModelIds(models: CatalogueModel[]): string[] {
+	return models.filter((m) => m.free_tier && m.kind === 'image').map((m) => m.id);
+}
+
 export function checkRequest(model: CatalogueModel, draft: RequestDraft): string[] {
 	const problems: string[] = [];
 	if (draft.identity === 'anonymous' && !(model.free_tier && model.kind === 'image')) {
+		const free = draft.freeModelIds?.length ? ` (${draft.freeModelIds.join(', ')})` : '';
 		problems.push(
-			`Model: ${model.name} is not covered by the anonymous free tier, which covers only the free house image engine. ` +
-				`Use the Media Generation API credential (API key) or pick the free image model.`,
+			`Model: ${model.name} is not covered by the anonymous free tier, which covers only the free house image ` +
+				`engine${free}. Use the Media Generation API credential (API key) or pick the free image model.`,
 		);
 	}
 	const limit = promptLimit(model, draft.musicMode);

@@ -3,6 +3,8 @@
 // a key the user typed is made unique per item; a refunded (FAILED) run's key is followed by -r2, -r3 …
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { isToolCall, toolCallKey } from './toolCall';
+
 export const REQUEST_KEY_MAX = 120;
 
 function instancePart(ctx: IExecuteFunctions): string {
@@ -22,10 +24,11 @@ export function runIndexOf(ctx: IExecuteFunctions, itemIndex: number): number {
 /**
  * Default request key: same n8n instance, execution, node, loop pass and item → same key, so retries
  * are never charged twice. The instance part keeps two n8n instances (whose execution ids both
- * start at 1) from getting each other's runs back.
+ * start at 1) from getting each other's runs back. A tool call has no such identity: it gets a key of its own.
  */
 export function defaultRequestKey(ctx: IExecuteFunctions, itemIndex: number): string {
 	const node = ctx.getNode();
+	if (isToolCall(ctx)) return `n8n-${instancePart(ctx)}-${toolCallKey(ctx, itemIndex)}`.slice(0, REQUEST_KEY_MAX);
 	const execution = ctx.getExecutionId() ?? 'manual';
 	const key = `n8n-${instancePart(ctx)}-${execution}-${node.id ?? node.name}-${runIndexOf(ctx, itemIndex)}-${itemIndex}`;
 	return key.slice(0, REQUEST_KEY_MAX);

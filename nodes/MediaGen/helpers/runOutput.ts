@@ -6,6 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { downloadOutputs } from './binary';
 import { FINAL_STATUSES, type RunRecord } from './catalogueTypes';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
+import { isToolCall } from './toolCall';
 
 export interface OutputSettings {
 	download: boolean;
@@ -23,7 +24,8 @@ export async function finishedRunToItem(
 	if (run.status === 'FAILED' || run.status === 'CANCELED') throw failedRunError(ctx, run, itemIndex, requestKey);
 	const json: IDataObject = { ...(run as unknown as IDataObject), ...extra };
 	const item: INodeExecutionData = { json, pairedItem: { item: itemIndex } };
-	if (settings.download && run.status === 'SUCCEEDED' && run.outputs?.length) {
+	// n8n drops binary data from a tool's answer (the agent gets the URLs instead), so a tool call downloads nothing.
+	if (settings.download && !isToolCall(ctx) && run.status === 'SUCCEEDED' && run.outputs?.length) {
 		try {
 			const files = await downloadOutputs(ctx, run, settings.binaryProperty);
 			item.binary = files.binary;

@@ -1,5 +1,9 @@
 // Reads how a run-producing operation waits and returns files (the fields live in actions/descriptions.ts).
+// As an AI tool the node answers a caller who is waiting: it never pauses, and waits a shorter time by default.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { isToolCall } from './toolCall';
 
 export interface RunSettings {
 	wait: boolean;
@@ -13,16 +17,33 @@ export interface RunSettings {
 	requestTimeoutMs: number;
 }
 
+/**
+ * How long a tool call waits for its run when no Time Limit is set: MCP clients give up on a call after about
+ * a minute (60 s in the MCP SDK), so the call answers before that, with the run ID when it is still running.
+ */
+export const TOOL_TIME_LIMIT_MS = 45_000;
+
 export function readRunSettings(ctx: IExecuteFunctions, itemIndex: number): RunSettings {
 	const wait = ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
 	const waiting = ctx.getNodeParameter('waiting', itemIndex, {}) as IDataObject;
+	const mode = wait && ctx.getNodeParameter('waitMode', itemIndex, 'poll') === 'pause' ? 'pause' : 'poll';
+	const tool = isToolCall(ctx);
+	if (tool && mode === 'pause') {
+		throw new NodeOperationError(ctx.getNode(), 'Waiting: pause mode cannot run inside an AI tool call', {
+			description:
+				'An agent or MCP client waits for the answer of the call, and n8n cannot pause an execution there. ' +
+				'Set Waiting to Poll on this tool (long runs then come back with their run ID to fetch later).',
+			itemIndex,
+		});
+	}
+	const timeoutMs = Math.max(0, Number(waiting.timeoutMinutes ?? 0)) * 60_000;
 	return {
 		wait,
-		mode: wait && ctx.getNodeParameter('waitMode', itemIndex, 'poll') === 'pause' ? 'pause' : 'poll',
+		mode,
 		download: wait && (ctx.getNodeParameter('downloadOutputs', itemIndex, true) as boolean),
 		binaryProperty: String(waiting.binaryProperty || 'data').trim() || 'data',
 		pollIntervalMs: Math.max(1, Number(waiting.pollIntervalSeconds ?? 3)) * 1000,
-		timeoutMs: Math.max(0, Number(waiting.timeoutMinutes ?? 0)) * 60_000,
+		timeoutMs: timeoutMs || (tool ? TOOL_TIME_LIMIT_MS : 0),
 		requestTimeoutMs: Math.max(1, Number(waiting.requestTimeoutSeconds ?? 60)) * 1000,
 	};
 }

@@ -17,6 +17,9 @@ export const DEFAULT_TIMEOUT_MINUTES: Record<MediaKind, number> = { image: 3, vi
 
 const MAX_BACKOFF_MS = 15_000;
 
+/** The errorCode of a run still going when the time limit passed (a tool call answers with its run ID instead). */
+export const TIME_LIMIT_CODE = 'time_limit';
+
 /** How long each model's runs took in this process (n8n keeps one copy of the node's code per process). */
 export const seenDurations = new DurationMemory();
 
@@ -97,7 +100,7 @@ export async function waitForRun(
 			: nextReadAtMs(reads + 1, lastReadAt, settings.pollIntervalMs, window) - (Date.now() - startedAt);
 		if (Date.now() + Math.min(pauseMs, 1000) > deadline) {
 			const seen = lastProblem ? ` The last read failed: ${lastProblem}.` : '';
-			throw runError(
+			const late = runError(
 				ctx,
 				run,
 				`Run ${run.id} did not finish within ${Math.round(limitMs / 1000)} seconds (last status ${run.status})`,
@@ -107,6 +110,7 @@ export async function waitForRun(
 				itemIndex,
 				requestKey,
 			);
+			throw addRunDetails(late, { errorCode: TIME_LIMIT_CODE });
 		}
 		await sleep(Math.max(0, Math.min(pauseMs, deadline - Date.now())), signal);
 		if (signal?.aborted) {

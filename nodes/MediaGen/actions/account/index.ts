@@ -12,7 +12,14 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['account'] } },
-		options: [{ name: 'Get', value: 'get', action: 'Get the account', description: 'Credits left, tier, concurrency' }],
+		options: [
+			{
+				name: 'Get',
+				value: 'get',
+				action: 'Get the account and its credits left',
+				description: 'Credits left, tier, concurrency',
+			},
+		],
 		default: 'get',
 	},
 	...get.description,

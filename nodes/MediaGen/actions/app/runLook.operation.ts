@@ -6,9 +6,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../transport';
 import { prepareBinaryFile, type PreparedFile } from '../../helpers/binary';
-import { getApps, resolveModel } from '../../helpers/catalogue';
+import { getApps, getModels, resolveModel } from '../../helpers/catalogue';
 import type { AppInput, CatalogueApp } from '../../helpers/catalogueTypes';
-import { checkMediaUrls, checkRequest, checkSettings } from '../../helpers/checkRequest';
+import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds } from '../../helpers/checkRequest';
 import { KIND_OPTIONS, readMaxCredits, splitList } from '../../helpers/fields';
 import { defaultRequestKey } from '../../helpers/requestKey';
 import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
@@ -231,6 +231,7 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 		hasEndFrame: false,
 		hasAudio: false,
 		identity: identity.kind,
+		freeModelIds: identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx, identity)) : undefined,
 	});
 	problems.push(
 		...checkSettings({ webhookUrl, requestKey, maxCredits: extra.maxCredits, apiBaseUrl: identity.baseUrl }),

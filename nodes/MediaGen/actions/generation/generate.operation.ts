@@ -12,9 +12,15 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../transport';
 import { prepareBinaryFile } from '../../helpers/binary';
-import { resolveModel } from '../../helpers/catalogue';
+import { getModels, resolveModel } from '../../helpers/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../helpers/catalogueTypes';
-import { checkMediaUrls, checkRequest, checkSettings, describeLimits } from '../../helpers/checkRequest';
+import {
+	checkMediaUrls,
+	checkRequest,
+	checkSettings,
+	describeLimits,
+	freeTierModelIds,
+} from '../../helpers/checkRequest';
 import { readMaxCredits, splitList } from '../../helpers/fields';
 import { defaultRequestKey } from '../../helpers/requestKey';
 import { resolveOptions } from '../../helpers/resolveOptions';
@@ -324,6 +330,7 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 			hasEndFrame: Boolean(endFrameUrl || endFrameProperty),
 			hasAudio: Boolean(audioUrl || audioProperty),
 			identity: identity.kind,
+			freeModelIds: identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx, identity)) : undefined,
 		}),
 	);
 	// The model's limits are added to the message only when a problem is about the model.

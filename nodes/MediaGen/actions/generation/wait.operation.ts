@@ -6,12 +6,12 @@ import { readRunId } from '../../helpers/fields';
 import { finishedRunToItem } from '../../helpers/runOutput';
 import { readRunSettings } from '../../helpers/runSettings';
 import { getRun, waitForRun } from '../../helpers/waitForRun';
-import { downloadOutputsField, runIdField, waitingCollection } from '../descriptions';
+import { downloadOutputsFields, runIdField, waitingCollection } from '../descriptions';
 import type { ItemExecutor } from '../operation';
 
 const properties: INodeProperties[] = [
 	runIdField,
-	downloadOutputsField('Whether to download the finished files into the item as binary data'),
+	...downloadOutputsFields('Whether to download the finished files into the item as binary data'),
 	waitingCollection(),
 ];
 

@@ -1,0 +1,94 @@
+// What an agent or MCP client gets back from a tool call: per run, its id, status, kind, model, cost and
+// each output's URL and media type (songs: title, lyrics, length, cover), plus the credits left after a
+// Generate. Only fields this package knows go out: fields the service adds later stay out of the answer.
+// A run still going when the call's time limit passed is an answer, not an error: its id, to fetch later.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { apiRequest, type Identity } from '../transport';
+import { identityProblem } from '../transport/answers';
+import { FINAL_STATUSES } from './catalogueTypes';
+import { runDetailsOf } from './runErrors';
+import { TIME_LIMIT_CODE } from './waitForRun';
+
+const OUTPUT_FIELDS = ['url', 'mime', 'title', 'lyrics', 'seconds', 'cover'] as const;
+/** Fields the node itself adds to a run item (Run Look's app and look, pause mode's time-out mark). */
+const ADDED_FIELDS = ['requestKey', 'app', 'look', 'timedOut', 'refunded'] as const;
+const FETCH_LATER =
+	'Still running on the service (already charged; refunded if it fails). Call the Generation Wait or Get ' +
+	'tool with this runId in a minute to get the files; calling Generate again would start and charge a new run.';
+
+function isRunRecord(json: IDataObject): boolean {
+	return typeof json.id === 'string' && typeof json.status === 'string' && typeof json.kind === 'string';
+}
+
+function pick(source: IDataObject, keys: readonly string[]): IDataObject {
+	const out: IDataObject = {};
+	for (const key of keys) if (source[key] !== undefined && source[key] !== null) out[key] = source[key];
+	return out;
+}
+
+/** A run record (or a run item of the node) as the compact answer of a tool call. Pure. */
+export function toolRunResult(json: IDataObject): IDataObject {
+	const outputs = Array.isArray(json.outputs) ? (json.outputs as IDataObject[]) : [];
+	const result: IDataObject = {
+		runId: json.id,
+		status: json.status,
+		kind: json.kind,
+		model: json.model,
+		cost: json.cost,
+		...pick(json, ADDED_FIELDS),
+		outputs: outputs.map((o) => pick(o, OUTPUT_FIELDS)),
+	};
+	if (json.status === 'FAILED' && json.error) result.error = json.error;
+	if (!FINAL_STATUSES.includes(String(json.status))) result.note = FETCH_LATER;
+	return result;
+}
+
+/** A time-limit error as the answer: the run goes on, the caller fetches it later. Undefined for other errors. */
+export function stillRunningResult(error: unknown): IDataObject | undefined {
+	const details = runDetailsOf(error);
+	if (details.errorCode !== TIME_LIMIT_CODE || !details.runId) return undefined;
+	return { ...pick(details as IDataObject, ['runId', 'status', 'cost', 'requestKey']), note: FETCH_LATER };
+}
+
+async function creditsLeft(ctx: IExecuteFunctions, identity: Identity): Promise<number | undefined> {
+	try {
+		const res = await apiRequest<IDataObject>(
+			ctx,
+			{ method: 'GET', path: '/me', retryTransient: 1, itemIndex: 0, expect: identityProblem },
+			identity,
+		);
+		return typeof res.body.credits === 'number' ? res.body.credits : undefined;
+	} catch {
+		return undefined; // a nicety: the run's answer does not depend on it
+	}
+}
+
+/**
+ * Runs the operation for a tool call and shapes its items. `startsRuns`: Generate and Run Look, whose answer
+ * also says how many credits are left (one GET /me).
+ */
+export async function answerToolCall(
+	ctx: IExecuteFunctions,
+	identity: Identity,
+	startsRuns: boolean,
+	run: () => Promise<INodeExecutionData[]>,
+): Promise<INodeExecutionData[]> {
+	let items: INodeExecutionData[];
+	try {
+		items = await run();
+	} catch (error) {
+		const still = stillRunningResult(error);
+		if (!still) return await Promise.reject(error); // the operation's own NodeApiError / NodeOperationError
+		items = [{ json: still, pairedItem: { item: 0 } }];
+	}
+	const shaped = items.map((item) => ({
+		json: isRunRecord(item.json) ? toolRunResult(item.json) : (stillRunningResult({ context: item.json }) ?? item.json),
+		pairedItem: item.pairedItem ?? { item: 0 },
+	}));
+	if (startsRuns && shaped.some((item) => item.json.runId)) {
+		const credits = await creditsLeft(ctx, identity);
+		if (credits !== undefined) for (const item of shaped) if (item.json.runId) item.json.creditsLeft = credits;
+	}
+	return shaped;
+}

@@ -1,0 +1,69 @@
+// The node as an AI tool in the editor (`npm run dev`, real n8n 2.40.7, Debian's chromium): example 07, an MCP
+// Server Trigger with our Generate, Wait and Get tools, shows on the canvas with the tools attached; the tool's
+// panel has the prompt from the model and no Waiting mode (pause mode is hidden on the tool variant), and says
+// that it answers with file URLs instead of downloading.
+// Writes docs/screenshots/mcp-tools-workflow.png and mcp-tool-panel.png (the README shows them).
+import type { BrowserContext, Page } from 'playwright-core';
+
+import { readExample } from '../../scripts/realN8n';
+import { launchBrowser } from '../../scripts/uiBrowser';
+import { startDev, type DevStack } from '../../scripts/uiDev';
+import { Editor, restSession } from './editor';
+
+let dev: DevStack;
+let browser: BrowserContext;
+let page: Page;
+let ed: Editor;
+let workflowId = '';
+
+beforeAll(async () => {
+	dev = await startDev();
+	browser = await launchBrowser();
+	page = browser.pages()[0] ?? (await browser.newPage());
+	page.setDefaultTimeout(30_000);
+	ed = new Editor(page, dev);
+	const rest = await restSession(dev);
+	const example = readExample('07-mcp-server-tools.json');
+	const created = await rest<{ id: string }>('/rest/workflows', {
+		method: 'POST',
+		body: JSON.stringify({
+			name: example.name,
+			nodes: example.nodes,
+			connections: example.connections,
+			settings: example.settings,
+		}),
+	});
+	workflowId = created.id;
+	await ed.signIn();
+}, 20 * 60_000);
+
+afterAll(async () => {
+	await browser?.close();
+	await dev?.stop();
+});
+
+test('example 07 on the canvas: the MCP Server Trigger with our three tools attached', async () => {
+	await ed.openWorkflow(workflowId);
+	for (const name of ['MCP Server Trigger', 'Generate Media', 'Wait for Run', 'Get Run'])
+		await expect(ed.canvasNode(name).count()).resolves.toBe(1);
+	// Each tool hangs from the trigger's Tools input: three edges end there.
+	await expect(page.locator('[data-test-id="edge"]').count()).resolves.toBe(3);
+	await page.locator('[data-test-id="zoom-to-fit"]').click();
+	await ed.settle();
+	await ed.shot('mcp-tools-workflow');
+});
+
+test("the tool's panel: the prompt from the model, no Waiting mode, URLs instead of downloads", async () => {
+	await ed.openNode('Generate Media');
+	const text = await ed.parameters.innerText();
+	expect(text).toContain("{{ $fromAI('prompt', 'What the picture shows");
+	// Waiting (poll or pause) is hidden on the tool variant, and so is Download Outputs, replaced by a notice.
+	const labels = await ed.labels();
+	expect(labels).toEqual(expect.arrayContaining(['Prompt', 'Request Key', 'Waiting Settings']));
+	expect(labels).not.toContain('Waiting');
+	expect(labels).not.toContain('Download Outputs');
+	expect(text).not.toContain('Poll (Keep the Execution Running)');
+	expect(text).toContain("As a tool, this node answers with each file's URL and downloads nothing");
+	await ed.shotPanel('mcp-tool-panel', 'prompt');
+	await ed.closeNode();
+});
