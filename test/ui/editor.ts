@@ -147,11 +147,8 @@ export class Editor {
 
 	/** Opens the model (or app) list and returns what it shows, optionally after typing a search. */
 	async locatorList(search?: string): Promise<string[]> {
-		const open = this.page.locator('input[data-test-id="rlc-search"]:visible');
-		if (await open.count()) {
+		if (await this.page.locator('input[data-test-id="rlc-search"]:visible').count())
 			await this.page.keyboard.press('Escape');
-			await open.first().waitFor({ state: 'hidden' });
-		}
 		await this.parameters.locator('[data-test-id="rlc-input"]').first().click();
 		if (search !== undefined) await this.page.locator('input[data-test-id="rlc-search"]:visible').fill(search);
 		const items = this.page.locator('[data-test-id="rlc-item"]');
@@ -249,9 +246,16 @@ export class Editor {
 		return texts;
 	}
 
-	/** A picture of the parameters column, scrolled so that `top` (a parameter name) is its first field. */
+	/**
+	 * A picture of the parameters column, scrolled so that `top` (a parameter name, or "credentials" for the
+	 * credential boxes at the head of the panel) is its first field.
+	 */
 	async shotPanel(name: string, top: string): Promise<string> {
-		await this.param(top).evaluate(
+		const first =
+			top === 'credentials'
+				? this.parameters.locator('[data-test-id="node-credentials-slot"]').first()
+				: this.param(top);
+		await first.evaluate(
 			(el) =>
 				el.closest('.parameter-item, [data-test-id="parameter-item"]')?.scrollIntoView({ block: 'start' }) ??
 				el.scrollIntoView({ block: 'start' }),
