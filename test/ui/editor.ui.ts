@@ -188,7 +188,7 @@ describe('the panel of every operation', () => {
 			expect(labels.slice(0, 3)).toEqual(['Credential', 'Resource', 'Operation']);
 			expect(labels.includes('Wait for Completion')).toBe(startsRuns);
 			expect(labels.includes('Waiting')).toBe(startsRuns);
-			if (resource === 'file') await ed.shotPanel('upload-panel', 'resource');
+			if (resource === 'file') await ed.shotPanel('upload-panel', 'credentials');
 			await ed.closeNode();
 		},
 	);
@@ -265,7 +265,7 @@ describe('Generate, kind by kind', () => {
 		}
 		expect(await ed.entries('format')).toEqual(['Model Default (PNG)', 'PNG (default)', 'JPG', 'WEBP']);
 		expect(await ed.cutLabels()).toEqual([]);
-		await ed.shotPanel('generate-panel', 'kind');
+		await ed.shotPanel('generate-panel', 'credentials');
 	});
 
 	test('image: Additional Fields offer no driving audio and no end frame', async () => {
