@@ -197,6 +197,78 @@ export interface RunResult {
 	error?: { message: string; description?: string | null; context?: IDataObject };
 }
 
+/** Lifecycle hooks and additional data for one execution of the one-node workflow, and its end. */
+function executionHooks(
+	mode: WorkflowExecuteMode,
+	executionId: string,
+	node: INode,
+	options: { credentials: Record<string, ICredentialDataDecryptedObject>; webhookWaitingBaseUrl?: string },
+) {
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
+		id: 'wf-test',
+		name: 'test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		isArchived: false,
+	} as never);
+	let finish: (run: IRun) => void = () => undefined;
+	const done = { promise: new Promise<IRun>((resolve) => (finish = resolve)) };
+	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
+	const additionalData = {
+		hooks,
+		executionId,
+		credentialsHelper: new TestCredentialsHelper(options.credentials),
+		currentNodeParameters: undefined,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		webhookBaseUrl: 'http://127.0.0.1/webhook',
+		webhookWaitingBaseUrl: options.webhookWaitingBaseUrl ?? 'http://127.0.0.1/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+		variables: {},
+		userId: 'user-1',
+		executeWorkflow: async () => {
+			throw new Error('not supported');
+		},
+		getRunExecutionData: async () => undefined,
+		setExecutionStatus: () => undefined,
+		sendDataToUI: () => undefined,
+		logAiEvent: () => undefined,
+		startRunnerTask: async () => {
+			throw new Error('not supported');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+	return { additionalData, done };
+}
+
+/**
+ * What n8n's WaitTracker does when a waiting execution's waitTill passes with no webhook call: it runs the
+ * stored execution on (packages/cli/src/wait-tracker.ts), and WorkflowExecute treats the waiting node as
+ * done (handleWaitingState). Returns the paused node's output then.
+ */
+export async function resumeByTimer(
+	paused: RunResult,
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+): Promise<RunResult> {
+	const { additionalData, done } = executionHooks('manual', paused.executionId, paused.node, { credentials });
+	if (!paused.run.data.waitTill) throw new Error(`execution ${paused.executionId} is not waiting`);
+	const execute = new WorkflowExecute(additionalData, 'manual', paused.run.data);
+	let run: IRun;
+	try {
+		run = await execute.processRunExecutionData(paused.workflow);
+	} catch {
+		run = await done.promise;
+	}
+	const tasks = run.data.resultData.runData[paused.node.name] ?? [];
+	const taskData = tasks[tasks.length - 1];
+	const err = (taskData?.error ?? run.data.resultData.error) as RunResult['error'] | undefined;
+	return { ...paused, run, items: taskData?.data?.main?.[0] ?? [], passes: [], error: err };
+}
+
 let executionCounter = 0;
 
 /** Runs a one-node workflow (our MediaGen node fed with `items`) through WorkflowExecute. */
@@ -236,44 +308,10 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		settings: {},
 	});
 	const executionId = options.executionId ?? `exec-${++executionCounter}-${Date.now()}`;
-	const hooks = new ExecutionLifecycleHooks(options.mode ?? 'manual', executionId, {
-		id: 'wf-test',
-		name: 'test',
-		nodes: [node],
-		connections: {},
-		active: false,
-		settings: {},
-		createdAt: new Date(),
-		updatedAt: new Date(),
-		isArchived: false,
-	} as never);
-	let finish: (run: IRun) => void = () => undefined;
-	const done = { promise: new Promise<IRun>((resolve) => (finish = resolve)) };
-	hooks.addHandler('workflowExecuteAfter', (run) => finish(run));
-	const additionalData = {
-		hooks,
-		executionId,
-		credentialsHelper: new TestCredentialsHelper(options.credentials ?? {}),
-		currentNodeParameters: undefined,
-		restApiUrl: 'http://127.0.0.1/rest',
-		instanceBaseUrl: 'http://127.0.0.1/',
-		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
-		webhookBaseUrl: 'http://127.0.0.1/webhook',
-		webhookWaitingBaseUrl: options.webhookWaitingBaseUrl ?? 'http://127.0.0.1/webhook-waiting',
-		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
-		variables: {},
-		userId: 'user-1',
-		executeWorkflow: async () => {
-			throw new Error('not supported');
-		},
-		getRunExecutionData: async () => undefined,
-		setExecutionStatus: () => undefined,
-		sendDataToUI: () => undefined,
-		logAiEvent: () => undefined,
-		startRunnerTask: async () => {
-			throw new Error('not supported');
-		},
-	} as unknown as IWorkflowExecuteAdditionalData;
+	const { additionalData, done } = executionHooks(options.mode ?? 'manual', executionId, node, {
+		credentials: options.credentials ?? {},
+		webhookWaitingBaseUrl: options.webhookWaitingBaseUrl,
+	});
 	const runExecutionData: IRunExecutionData = {
 		// As n8n creates it with each execution: the token that the resume URL carries.
 		resumeToken: `token${Math.random().toString(36).slice(2)}`,

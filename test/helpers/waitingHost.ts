@@ -6,7 +6,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookContext } from 'n8n-core';
-import type { IDataObject, INodeExecutionData, IWebhookData, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	IWebhookData,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 
 import { NODE_TYPE, TestCredentialsHelper, TestNodeTypes, type RunResult } from './engine';
 
@@ -37,12 +43,16 @@ export interface WaitingHost {
 	close(): Promise<void>;
 }
 
-export async function startWaitingHost(): Promise<WaitingHost> {
+/**
+ * `nodeType` stands for the node as another n8n process loaded it (its own module memory), for example one
+ * loaded in `jest.isolateModules`: a restarted n8n, or a queue-mode webhook process that did not pause it.
+ */
+export async function startWaitingHost(options: { nodeType?: INodeType } = {}): Promise<WaitingHost> {
 	const paused = new Map<string, Paused>();
 	let base = '';
 	const answers: WaitingHost['answers'] = [];
 	const busyMs: number[] = [];
-	const nodeType = new TestNodeTypes().getByNameAndVersion(NODE_TYPE);
+	const nodeType = options.nodeType ?? new TestNodeTypes().getByNameAndVersion(NODE_TYPE);
 
 	async function handle(req: http.IncomingMessage, rawBody: Buffer, res: http.ServerResponse): Promise<void> {
 		const url = new URL(req.url ?? '/', 'http://127.0.0.1');
