@@ -4,7 +4,9 @@
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { runNode } from '../helpers/engine';
+import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/resume/refusedDelivery';
+import { TIMER_ERROR } from '../../nodes/MediaGen/resume/timerOutcome';
+import { resumeByTimer, runNode } from '../helpers/engine';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
 
@@ -150,6 +152,60 @@ test('the time limit: a delivery after it resumes at once, unfinished runs marke
 	expect(String(resumed.items[1].json.note)).toMatch(/pick it up with Generation → Wait/);
 	expect(resumed.items[1].binary).toBeUndefined();
 	expect(backend.charges() - spent).toBe(10);
+});
+
+describe('pause mode never waits without end', () => {
+	test('deliveries that all fail the signature check end the execution with an error once the limit passes', async () => {
+		const spent = backend.charges();
+		const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+		const wrongSecret = { ...backend.apiCredentials, mediaGenWebhookApi: { secret: other } };
+		const r = await runNode({
+			parameters: {
+				resource: 'generation',
+				operation: 'generate',
+				kind: 'image',
+				prompt: '={{ $json.prompt }}',
+				waitMode: 'pause',
+				waiting: { timeoutMinutes: 0.5 / 60 },
+				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			},
+			items: prompts('signed elsewhere', 'signed elsewhere too'),
+			credentials: wrongSecret,
+			webhookWaitingBaseUrl: host.baseUrl,
+		});
+		expect(r.run.status).toBe('waiting');
+		host.hold(r, wrongSecret);
+		// The service retries each refused delivery (1 minute, then 5, here 120 and 600 ms): one comes after the limit.
+		const resumed = await host.resumed(r.executionId);
+		expect(resumed.error?.message).toBe(SIGNATURE_FAILURE);
+		expect(resumed.error?.description).toMatch(/deliveries were refused since the pause \(the last: Signature/);
+		expect(resumed.error?.description).toMatch(/Runs of this step already paid for: gen_\w+ \(item 1\)/);
+		expect(resumed.items).toEqual([]);
+		const refused = host.answers.filter((a) => a.executionId === r.executionId && a.status === 401);
+		expect(refused.length).toBeGreaterThanOrEqual(2);
+		// The two runs were made and are charged (nothing more): the error names them so they are not lost.
+		expect(backend.charges() - spent).toBe(10);
+	});
+
+	test("deliveries that never come: n8n's timer ends the wait with an outcome per item, not the input items", async () => {
+		const spent = backend.charges();
+		const r = await pause({ waiting: { timeoutMinutes: 0.5 / 60 } }, prompts('unheard', 'unheard too'), {
+			webhookWaitingBaseUrl: 'http://127.0.0.1:9/webhook-waiting',
+		});
+		expect(r.run.status).toBe('waiting');
+		expect(new Date(r.run.data.waitTill!).getTime()).toBeLessThan(Date.now() + 62_000);
+		const ended = await resumeByTimer(r, credentials());
+		expect(ended.run.status).toBe('success');
+		expect(ended.items).toHaveLength(2);
+		for (const [i, item] of ended.items.entries()) {
+			expect(item.pairedItem).toEqual({ item: i });
+			expect(item.json).toMatchObject({ error: TIMER_ERROR, timedOut: true, runId: expect.stringMatching(/^gen_/) });
+			expect(item.json.prompt).toBeUndefined();
+			expect(String(item.json.requestKey)).toMatch(/-\d+$/);
+			expect(String(item.json.description)).toMatch(/failed the signature check/);
+		}
+		expect(backend.charges() - spent).toBe(10);
+	});
 });
 
 test("n8n not reachable at first: the service's retries bring the execution back", async () => {
