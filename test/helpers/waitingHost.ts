@@ -40,6 +40,8 @@ export interface WaitingHost {
 	answers: Array<{ executionId: string; status: number; body: string }>;
 	/** How long each call kept the process busy in the node's webhook(), in ms. */
 	busyMs: number[];
+	/** CPU time (user + system) this process spent while each call ran, in ms; the last is the resuming call. */
+	cpuMs: number[];
 	close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startWaitingHost(options: { nodeType?: INodeType } = {}): 
 	let base = '';
 	const answers: WaitingHost['answers'] = [];
 	const busyMs: number[] = [];
+	const cpuMs: number[] = [];
 	const nodeType = options.nodeType ?? new TestNodeTypes().getByNameAndVersion(NODE_TYPE);
 
 	async function handle(req: http.IncomingMessage, rawBody: Buffer, res: http.ServerResponse): Promise<void> {
@@ -109,8 +112,14 @@ export async function startWaitingHost(options: { nodeType?: INodeType } = {}): 
 			for (const w of entry.waiters.splice(0)) w(resumed);
 		};
 		const began = performance.now();
+		const cpu = process.cpuUsage();
+		const measure = () => {
+			busyMs.push(performance.now() - began);
+			const used = process.cpuUsage(cpu);
+			cpuMs.push((used.user + used.system) / 1000);
+		};
 		try {
-			const result = await nodeType.webhook!.call(ctx).finally(() => busyMs.push(performance.now() - began));
+			const result = await nodeType.webhook!.call(ctx).finally(measure);
 			if (!result.noWebhookResponse) send(200, result.webhookResponse ?? { message: 'Resumed' });
 			if (result.workflowData) finish({ items: result.workflowData[0] ?? [] });
 		} catch (error) {
@@ -131,6 +140,7 @@ export async function startWaitingHost(options: { nodeType?: INodeType } = {}): 
 		baseUrl: base,
 		answers,
 		busyMs,
+		cpuMs,
 		hold(result, credentials) {
 			paused.set(result.executionId, { result, credentials, waiters: [] });
 		},
