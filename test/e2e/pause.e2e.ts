@@ -357,3 +357,35 @@ test('deliveries that fail the signature check: logged, and the execution fails 
 	expect(n8n.log.join('')).toMatch(new RegExp(`refused a delivery to waiting execution ${done.id}: Signature`));
 	expect(charged() - before).toBe(20);
 });
+
+test("deliveries that never come: n8n's own timer ends the wait a minute after the limit, with an outcome per item", async () => {
+	const prompts = ['never heard of', 'never heard of either'];
+	// The service cannot reach n8n: its deliveries for these runs go to a closed port.
+	const send = sb.engine.webhooks.send.bind(sb.engine.webhooks);
+	sb.engine.webhooks.send = (target, msgId, body, runId) => {
+		const lost = runsOf(prompts).some((r) => r.id === runId);
+		return send(lost ? { ...target, url: 'http://127.0.0.1:9/unreachable' } : target, msgId, body, runId);
+	};
+	try {
+		const known = new Set((await executions(WRONG_SECRET_ID)).map((e) => e.id));
+		await start(prompts, WRONG_HOOK_PATH);
+		const done = await until(
+			'the wait timer to end the execution',
+			async () => {
+				const e = (await executions(WRONG_SECRET_ID)).find((x) => !known.has(x.id));
+				return e && !['waiting', 'running', 'new'].includes(e.status) ? e : undefined;
+			},
+			180_000,
+		);
+		expect(done.status).toBe('success');
+		const items = await generateOutput(done.id);
+		expect(items).toHaveLength(2);
+		for (const item of items) {
+			expect(String(item.json.error)).toMatch(/^The time limit passed and no delivery from the service ended/);
+			expect(item.json).toMatchObject({ timedOut: true, runId: expect.stringMatching(/^gen_/) });
+			expect(item.json.prompt).toBeUndefined();
+		}
+	} finally {
+		sb.engine.webhooks.send = send;
+	}
+});

@@ -128,6 +128,7 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	}
 	ledger.resumingSince = Date.now();
 	if (!report.complete) {
+		view.renewBudget();
 		await view.readUnfinished(true);
 		report = view.report();
 	}
