@@ -151,9 +151,10 @@ async function main(): Promise<void> {
 	for (const m of MODES) {
 		const at = (n: number) => results.find((r) => r.mode === m && r.items === n)!;
 		const change = (f: (r: CaseResult) => number) => `${fixed((f(at(1000)) / f(at(100)) - 1) * 100, 0)}%`;
+		const perCall = m === 'pause' ? `, resume call (median) ${change((r) => median(r.deliveryCpuMs!))}` : '';
 		console.log(
 			`scale: ${m} 100 → 1,000 per run | requests ${change((r) => r.requests / r.items)}, ` +
-				`CPU ${change((r) => r.cpuMs / r.items)}, makespan/ideal ${change((r) => r.makespanMs / r.items)}`,
+				`CPU ${change((r) => r.cpuMs / r.items)}${perCall}, makespan/ideal ${change((r) => r.makespanMs / r.items)}`,
 		);
 	}
 }

@@ -90,6 +90,7 @@ describe('identical requests in one batch: a run of its own for every item', () 
 		).toEqual([...ids].sort());
 		expect(backend.charges(id)).toBe(5 * count);
 		expect((posts() - before) / count).toBeLessThanOrEqual(1.2);
+		console.log(`${count} identical items: ${(posts() - before) / count} POSTs per item`);
 		// The output is built once: each run's file downloaded once, by the one call that resumed.
 		for (const runId of ids) expect(backend.sandbox.engine.outputDownloads.get(runId)).toBe(1);
 	});
