@@ -145,7 +145,7 @@ test("two batches on one 2-slot account finish without waiting on the service's 
 	console.log(`two 5-image pause batches on 2 slots: ${Date.now() - started} ms (ideal 1750 ms)`);
 });
 
-test('a process that did not pause the batch (restarted n8n, queue-mode webhook process) finishes it exactly', async () => {
+test('a process that did not pause the batch (restarted, queue-mode webhook) finishes it exactly', async () => {
 	let other: INodeType | undefined;
 	jest.isolateModules(() => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports

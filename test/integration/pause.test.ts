@@ -155,7 +155,7 @@ test('the time limit: a delivery after it resumes at once, unfinished runs marke
 });
 
 describe('pause mode never waits without end', () => {
-	test('deliveries that all fail the signature check end the execution with an error once the limit passes', async () => {
+	test('deliveries that all fail the signature check: an error once the limit passes', async () => {
 		const spent = backend.charges();
 		const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 		const wrongSecret = { ...backend.apiCredentials, mediaGenWebhookApi: { secret: other } };
@@ -187,7 +187,7 @@ describe('pause mode never waits without end', () => {
 		expect(backend.charges() - spent).toBe(10);
 	});
 
-	test("deliveries that never come: n8n's timer ends the wait with an outcome per item, not the input items", async () => {
+	test("deliveries that never come: n8n's timer passes on an outcome per item, not the input", async () => {
 		const spent = backend.charges();
 		const r = await pause({ waiting: { timeoutMinutes: 0.5 / 60 } }, prompts('unheard', 'unheard too'), {
 			webhookWaitingBaseUrl: 'http://127.0.0.1:9/webhook-waiting',

@@ -33,7 +33,7 @@ export interface PauseState {
 	lanes: number;
 	/** Epoch ms: a delivery after this with runs unfinished resumes with those marked as timed out. */
 	deadline: number;
-	/** Epoch ms the first run was sent: the resume webhook looks among runs created since then. */
+	/** Epoch ms the batch paused (names batches recorded before batchId existed). */
 	pausedAt: number;
 	continueOnFail: boolean;
 	items: PausedItem[];
