@@ -62,7 +62,7 @@ function claimActive(ledger: BatchLedger): boolean {
  */
 async function waitForSlot(view: BatchView, state: PauseState): Promise<BatchReport> {
 	let report = view.report();
-	for (let pauseMs = 2_000; !report.complete && report.inFlight === 0 && Date.now() <= state.deadline; ) {
+	for (let pauseMs = 1_000; !report.complete && report.inFlight === 0 && Date.now() <= state.deadline; ) {
 		await sleep(Math.min(pauseMs, Math.max(0, state.deadline - Date.now()) + 1));
 		pauseMs = Math.min(pauseMs * 1.5, SLOT_WAIT_MAX_MS);
 		view.renewBudget();
