@@ -21,7 +21,9 @@ function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
 	const entry = state.items[outcome.position];
 	const run = 'run' in outcome ? outcome.run : undefined;
 	const json: IDataObject = {
-		...(run ? (run as unknown as IDataObject) : { status: 'NOT_SUBMITTED' }),
+		...(run
+			? (run as unknown as IDataObject)
+			: { status: outcome.kind === 'unconfirmed' ? 'UNCONFIRMED' : 'NOT_SUBMITTED' }),
 		...entry.extraJson,
 		requestKey: entry.body.requestKey,
 		timedOut: true,
