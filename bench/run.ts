@@ -8,8 +8,8 @@ import path from 'node:path';
 import { n8nBlockOf } from './n8n/report';
 
 const ROOT = path.resolve(__dirname, '..');
-const BENCHES = ['makespan', 'economy', 'memory', 'signature', 'catalogue', 'pause', 'polling'];
-const FIGURE = /^(makespan|economy|memory|signature|catalogue|pause|polling):/;
+const BENCHES = ['makespan', 'economy', 'memory', 'signature', 'catalogue', 'pause', 'polling', 'scale'];
+const FIGURE = /^(makespan|economy|memory|signature|catalogue|pause|polling|scale):/;
 
 const lines: string[] = [];
 for (const name of BENCHES) {
@@ -67,6 +67,12 @@ if (process.argv.includes('--write')) {
   spread uniformly over ½ to 1½ times the mean, that can save at most a third of the lateness; the window is
   the fastest to slowest of the model's last 20 runs as the reads saw them, a little wider than the true
   spread, so the gain stays below that bound. A model's first run in a process reads at the plain interval.
+- **scale**: each case runs in its own process, the sandbox in another, so CPU and RSS are the n8n side's:
+  WorkflowExecute, the waiting host standing for n8n's WaitingWebhooks, and our node; not n8n's own work per
+  resume call (loading the execution, building the workflow), which real n8n adds. Runs take 1 s on a
+  scaled clock, so poll's makespan pays up to one 1 s read interval per run, and a pause delivery's own HTTP
+  round trip. CPU of overlapping resume calls is counted in each of them, so the per-call split is an upper
+  bound; the total is exact. RSS is the process's peak, sampled every 50 ms, and includes n8n-core itself.
 `;
 	const file = path.join(ROOT, 'bench/RESULTS.md');
 	// The real-n8n figures come from `npm run bench:n8n` and are kept as they are.

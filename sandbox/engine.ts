@@ -48,6 +48,8 @@ export class Engine {
 	runs = new Map<string, Run>();
 	ledger: LedgerEntry[] = [];
 	log: LogEntry[] = [];
+	/** How many times each run's output files were downloaded (GET), by run ID. */
+	outputDownloads = new Map<string, number>();
 	uploads = new Map<string, Upload>();
 	webhooks: WebhookSender;
 	/** Signs deliveries of anonymous runs that name a webhookUrl (no account secret exists for them). */
@@ -92,6 +94,7 @@ export class Engine {
 		this.runs.clear();
 		this.ledger = [];
 		this.log = [];
+		this.outputDownloads.clear();
 		this.uploads.clear();
 		this.lastCreatedAt.clear();
 		this.walletsByAddress.clear();

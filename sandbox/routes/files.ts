@@ -58,6 +58,7 @@ export async function serveFile(ctx: SandboxContext, exchange: Exchange): Promis
 		res.end();
 		return;
 	}
+	if (output) ctx.engine.outputDownloads.set(output[1], (ctx.engine.outputDownloads.get(output[1]) ?? 0) + 1);
 	file.stream().pipe(res);
 }
 

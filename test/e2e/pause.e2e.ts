@@ -22,6 +22,9 @@ import { parseFlatted } from '../e2e-queue/helpers';
 
 const WORKFLOW_ID = 'mgPauseBatch0001';
 const HOOK_PATH = `mg-pause-${randomUUID().slice(0, 8)}`;
+/** The same batch with a signing-secret credential that does not match the account's, and a 3 s time limit. */
+const WRONG_SECRET_ID = 'mgPauseWrongSec1';
+const WRONG_HOOK_PATH = `mg-pause-wrong-${randomUUID().slice(0, 8)}`;
 let sb: Sandbox;
 let account: Account;
 let n8n: N8nInstance;
@@ -30,8 +33,8 @@ let cookie = '';
 type Execution = { id: string; status: string };
 type ItemData = { json: Record<string, unknown>; binary?: Record<string, { mimeType: string }> };
 
-async function executions(): Promise<Execution[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW_ID }));
+async function executions(workflowId = WORKFLOW_ID): Promise<Execution[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
 	const res = await rest<{ data: { results: Execution[] } }>(n8n, cookie, `/rest/executions?filter=${filter}&limit=50`);
 	return res.data.results;
 }
@@ -72,8 +75,8 @@ async function storedRuns(id: string): Promise<boolean> {
 	return (data.resultData?.runData?.['Generate Videos']?.length ?? 0) > 0;
 }
 
-async function start(prompts: string[]): Promise<void> {
-	const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK_PATH}`, {
+async function start(prompts: string[], hookPath = HOOK_PATH): Promise<void> {
+	const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${hookPath}`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify({ items: prompts.map((prompt) => ({ prompt })) }),
@@ -104,6 +107,12 @@ beforeAll(async () => {
 			type: 'mediaGenWebhookApi',
 			data: { secret: account.webhookSecret, previousSecret: '' },
 		},
+		{
+			id: 'mgPauseWrongSec',
+			name: 'Another signing secret',
+			type: 'mediaGenWebhookApi',
+			data: { secret: `whsec_${Buffer.alloc(32, 5).toString('base64')}`, previousSecret: '' },
+		},
 	]);
 	const node = (
 		name: string,
@@ -121,16 +130,16 @@ beforeAll(async () => {
 		parameters,
 		...extra,
 	});
-	await importWorkflow(n8n, {
-		id: WORKFLOW_ID,
-		name: 'Pause a video batch',
+	const batchWorkflow = (id: string, hookPath: string, secretId: string, extra: Record<string, unknown>) => ({
+		id,
+		name: `Pause a video batch (${id})`,
 		nodes: [
 			node(
 				'Start',
 				'n8n-nodes-base.webhook',
 				2,
 				0,
-				{ httpMethod: 'POST', path: HOOK_PATH, responseMode: 'onReceived' },
+				{ httpMethod: 'POST', path: hookPath, responseMode: 'onReceived' },
 				{ webhookId: randomUUID() },
 			),
 			node('Split Prompts', 'n8n-nodes-base.splitOut', 1, 220, { fieldToSplitOut: 'body.items' }),
@@ -146,11 +155,12 @@ beforeAll(async () => {
 					model: { __rl: true, mode: 'id', value: 'studio-video-v1' },
 					prompt: '={{ $json.prompt }}',
 					waitMode: 'pause',
+					...extra,
 				},
 				{
 					credentials: {
 						mediaGenApi: { id: 'mgPauseKey', name: 'Sandbox key' },
-						mediaGenWebhookApi: { id: 'mgPauseSecret', name: 'Sandbox signing secret' },
+						mediaGenWebhookApi: { id: secretId, name: 'Signing secret' },
 					},
 				},
 			),
@@ -161,6 +171,12 @@ beforeAll(async () => {
 		},
 		settings: { saveDataSuccessExecution: 'all', saveManualExecutions: true },
 	});
+	await importWorkflow(n8n, batchWorkflow(WORKFLOW_ID, HOOK_PATH, 'mgPauseSecret', {}));
+	await importWorkflow(
+		n8n,
+		batchWorkflow(WRONG_SECRET_ID, WRONG_HOOK_PATH, 'mgPauseWrongSec', { waiting: { timeoutMinutes: 0.05 } }),
+	);
+	await activateWorkflow(n8n, WRONG_SECRET_ID);
 	await activateWorkflow(n8n, WORKFLOW_ID);
 	await startServer(n8n);
 	cookie = await ownerSession(n8n);
@@ -299,4 +315,77 @@ test('forged and replayed deliveries resume nothing; a failed run fails the exec
 	const details = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${done.id}`);
 	expect(details.data.data).toContain(`Run ${stuck.id} failed`);
 	expect(details.data.data).toMatch(/credits were refunded automatically/);
+});
+
+test('6 identical videos: 6 runs, each item its own file, one charge and one download each', async () => {
+	const prompts = Array.from({ length: 6 }, () => 'the very same video');
+	const before = charged();
+	const posts = sb.engine.log.filter((e) => e.method === 'POST' && e.path === '/v1/generations').length;
+	const known = new Set((await executions()).map((e) => e.id));
+	await start(prompts);
+	const done = await until('the identical batch to finish', async () => {
+		const e = (await executions()).find((x) => !known.has(x.id) && x.status !== 'waiting' && x.status !== 'running');
+		return e && e.status !== 'new' ? e : undefined;
+	});
+	expect(done.status).toBe('success');
+	const items = await generateOutput(done.id);
+	const ids = items.map((i) => String(i.json.id));
+	expect(new Set(ids).size).toBe(6);
+	for (const [i, item] of items.entries()) {
+		const run = sb.engine.runs.get(String(item.json.id))!;
+		expect(run.requestKey).toBe(item.json.requestKey);
+		expect(run.webhookUrl).toMatch(new RegExp(`/${done.id}\\?.*mgItem=${i}$`));
+		expect(sb.engine.outputDownloads.get(run.id)).toBe(1);
+	}
+	expect(charged() - before).toBe(6 * 20);
+	const sent = sb.engine.log.filter((e) => e.method === 'POST' && e.path === '/v1/generations').length - posts;
+	expect(sent / 6).toBeLessThanOrEqual(1.2);
+});
+
+test('deliveries failing the signature check: logged, and an error once the limit passes', async () => {
+	const prompts = ['signed with the account secret'];
+	const before = charged();
+	await start(prompts, WRONG_HOOK_PATH);
+	// The service retries the refused delivery after 0.6 s, 3 s, 18 s here: one comes after the 3 s limit.
+	const done = await until('the execution to end', async () => {
+		const e = (await executions(WRONG_SECRET_ID))[0];
+		return e && e.status !== 'waiting' && e.status !== 'running' && e.status !== 'new' ? e : undefined;
+	});
+	expect(done.status).toBe('error');
+	const details = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${done.id}`);
+	expect(details.data.data).toContain('Deliveries to this execution failed the signature check');
+	expect(n8n.log.join('')).toMatch(new RegExp(`refused a delivery to waiting execution ${done.id}: Signature`));
+	expect(charged() - before).toBe(20);
+});
+
+test("deliveries that never come: n8n's timer ends the wait, with an outcome per item", async () => {
+	const prompts = ['never heard of', 'never heard of either'];
+	// The service cannot reach n8n: its deliveries for these runs go to a closed port.
+	const send = sb.engine.webhooks.send.bind(sb.engine.webhooks);
+	sb.engine.webhooks.send = (target, msgId, body, runId) => {
+		const lost = runsOf(prompts).some((r) => r.id === runId);
+		return send(lost ? { ...target, url: 'http://127.0.0.1:9/unreachable' } : target, msgId, body, runId);
+	};
+	try {
+		const known = new Set((await executions(WRONG_SECRET_ID)).map((e) => e.id));
+		await start(prompts, WRONG_HOOK_PATH);
+		const done = await until(
+			'the wait timer to end the execution',
+			async () => {
+				const e = (await executions(WRONG_SECRET_ID)).find((x) => !known.has(x.id));
+				return e && !['waiting', 'running', 'new'].includes(e.status) ? e : undefined;
+			},
+			180_000,
+		);
+		expect(done.status).toBe('success');
+		const items = await generateOutput(done.id);
+		expect(items).toHaveLength(2);
+		for (const item of items) {
+			expect(String(item.json.error)).toMatch(/^The time limit passed and no delivery from the service ended/);
+			expect(item.json).toMatchObject({ timedOut: true, runId: expect.stringMatching(/^gen_/) });
+			expect(item.json.prompt).toBeUndefined();
+		}
+	} finally {
+		sb.engine.webhooks.send = send;
+	}
 });

@@ -367,3 +367,28 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		error: err ? { message: err.message, description: err.description, context: err.context } : undefined,
 	};
 }
+
+/**
+ * What n8n's WaitTracker does when a waiting execution's waitTill passes with no webhook call: it runs the
+ * stored execution on (packages/cli/src/wait-tracker.ts), and WorkflowExecute treats the waiting node as
+ * done (handleWaitingState). Returns the paused node's output then.
+ */
+export async function resumeByTimer(
+	paused: RunResult,
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+): Promise<RunResult> {
+	if (!paused.run.data.waitTill) throw new Error(`execution ${paused.executionId} is not waiting`);
+	const { hooks, done } = executionHooks(paused.executionId, 'manual', [paused.node]);
+	const additionalData = additionalDataFor(credentials, { executionId: paused.executionId, hooks });
+	const execute = new WorkflowExecute(additionalData, 'manual', paused.run.data);
+	let run: IRun;
+	try {
+		run = await execute.processRunExecutionData(paused.workflow);
+	} catch {
+		run = await done.promise;
+	}
+	const tasks = run.data.resultData.runData[paused.node.name] ?? [];
+	const taskData = tasks[tasks.length - 1];
+	const err = (taskData?.error ?? run.data.resultData.error) as RunResult['error'] | undefined;
+	return { ...paused, run, items: taskData?.data?.main?.[0] ?? [], passes: [], error: err };
+}

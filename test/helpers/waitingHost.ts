@@ -6,7 +6,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookContext } from 'n8n-core';
-import type { IDataObject, INodeExecutionData, IWebhookData, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	IWebhookData,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
 
 import { NODE_TYPE, TestCredentialsHelper, TestNodeTypes, type RunResult } from './engine';
 
@@ -34,15 +40,22 @@ export interface WaitingHost {
 	answers: Array<{ executionId: string; status: number; body: string }>;
 	/** How long each call kept the process busy in the node's webhook(), in ms. */
 	busyMs: number[];
+	/** CPU time (user + system) this process spent while each call ran, in ms; the last is the resuming call. */
+	cpuMs: number[];
 	close(): Promise<void>;
 }
 
-export async function startWaitingHost(): Promise<WaitingHost> {
+/**
+ * `nodeType` stands for the node as another n8n process loaded it (its own module memory), for example one
+ * loaded in `jest.isolateModules`: a restarted n8n, or a queue-mode webhook process that did not pause it.
+ */
+export async function startWaitingHost(options: { nodeType?: INodeType } = {}): Promise<WaitingHost> {
 	const paused = new Map<string, Paused>();
 	let base = '';
 	const answers: WaitingHost['answers'] = [];
 	const busyMs: number[] = [];
-	const nodeType = new TestNodeTypes().getByNameAndVersion(NODE_TYPE);
+	const cpuMs: number[] = [];
+	const nodeType = options.nodeType ?? new TestNodeTypes().getByNameAndVersion(NODE_TYPE);
 
 	async function handle(req: http.IncomingMessage, rawBody: Buffer, res: http.ServerResponse): Promise<void> {
 		const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -99,8 +112,14 @@ export async function startWaitingHost(): Promise<WaitingHost> {
 			for (const w of entry.waiters.splice(0)) w(resumed);
 		};
 		const began = performance.now();
+		const cpu = process.cpuUsage();
+		const measure = () => {
+			busyMs.push(performance.now() - began);
+			const used = process.cpuUsage(cpu);
+			cpuMs.push((used.user + used.system) / 1000);
+		};
 		try {
-			const result = await nodeType.webhook!.call(ctx).finally(() => busyMs.push(performance.now() - began));
+			const result = await nodeType.webhook!.call(ctx).finally(measure);
 			if (!result.noWebhookResponse) send(200, result.webhookResponse ?? { message: 'Resumed' });
 			if (result.workflowData) finish({ items: result.workflowData[0] ?? [] });
 		} catch (error) {
@@ -121,6 +140,7 @@ export async function startWaitingHost(): Promise<WaitingHost> {
 		baseUrl: base,
 		answers,
 		busyMs,
+		cpuMs,
 		hold(result, credentials) {
 			paused.set(result.executionId, { result, credentials, waiters: [] });
 		},

@@ -4,7 +4,9 @@
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { runNode } from '../helpers/engine';
+import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/resume/refusedDelivery';
+import { TIMER_ERROR } from '../../nodes/MediaGen/resume/timerOutcome';
+import { resumeByTimer, runNode } from '../helpers/engine';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
 
@@ -26,6 +28,16 @@ const credentials = () => ({
 });
 const prompts = (...list: string[]) => list.map((prompt) => ({ json: { prompt } }));
 
+/** An account of its own: earlier tests' stuck runs hold the shared account's slots, and their refunds land late. */
+function ownAccount(concurrency = 3) {
+	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 1_000, concurrency });
+	const creds = {
+		mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
+		mediaGenWebhookApi: { secret: own.webhookSecret },
+	};
+	return { id: own.id, creds, charges: () => backend.charges(own.id) };
+}
+
 async function pause(params: IDataObject, items?: INodeExecutionData[], extra: IDataObject = {}) {
 	const result = await runNode({
 		parameters: {
@@ -42,7 +54,7 @@ async function pause(params: IDataObject, items?: INodeExecutionData[], extra: I
 		webhookWaitingBaseUrl: host.baseUrl,
 		...extra,
 	});
-	if (result.run?.status === 'waiting') host.hold(result, credentials());
+	if (result.run?.status === 'waiting') host.hold(result, (extra.credentials as never) ?? credentials());
 	return result;
 }
 
@@ -75,7 +87,8 @@ test('more items than the concurrency: 8 items on 3 slots all finish, each charg
 });
 
 test('forged and replayed deliveries resume nothing', async () => {
-	const r = await pause({}, prompts('quick', 'held [stuck]'));
+	// Its own account: the stuck run holds a slot and is refunded seconds later, which would upset other tests.
+	const r = await pause({}, prompts('quick', 'held [stuck]'), { credentials: ownAccount().creds });
 	expect(r.run.status).toBe('waiting');
 	const url = `${host.baseUrl}/${r.executionId}?signature=${r.run.data.resumeToken}&mgItem=0`;
 	// The quick run's genuine delivery arrives, and the batch keeps waiting for the other.
@@ -136,9 +149,11 @@ test('a failed run without Continue On Fail fails the execution, naming the run,
 });
 
 test('the time limit: a delivery after it resumes at once, unfinished runs marked timedOut with their run IDs', async () => {
-	const spent = backend.charges();
+	const own = ownAccount();
 	// Item 2 is stuck; item 1's run (300 ms) ends after the 0.2 s limit, so its delivery finds the limit passed.
-	const r = await pause({ waiting: { timeoutMinutes: 0.2 / 60 } }, prompts('on time', 'never done [stuck]'));
+	const r = await pause({ waiting: { timeoutMinutes: 0.2 / 60 } }, prompts('on time', 'never done [stuck]'), {
+		credentials: own.creds,
+	});
 	const resumed = await host.resumed(r.executionId);
 	expect(resumed.error).toBeUndefined();
 	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
@@ -149,11 +164,66 @@ test('the time limit: a delivery after it resumes at once, unfinished runs marke
 	});
 	expect(String(resumed.items[1].json.note)).toMatch(/pick it up with Generation → Wait/);
 	expect(resumed.items[1].binary).toBeUndefined();
-	expect(backend.charges() - spent).toBe(10);
+	expect(own.charges()).toBe(10);
+});
+
+describe('pause mode never waits without end', () => {
+	test('deliveries that all fail the signature check: an error once the limit passes', async () => {
+		const own = ownAccount();
+		const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+		const wrongSecret = { ...own.creds, mediaGenWebhookApi: { secret: other } };
+		const r = await runNode({
+			parameters: {
+				resource: 'generation',
+				operation: 'generate',
+				kind: 'image',
+				prompt: '={{ $json.prompt }}',
+				waitMode: 'pause',
+				waiting: { timeoutMinutes: 0.5 / 60 },
+				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			},
+			items: prompts('signed elsewhere', 'signed elsewhere too'),
+			credentials: wrongSecret,
+			webhookWaitingBaseUrl: host.baseUrl,
+		});
+		expect(r.run.status).toBe('waiting');
+		host.hold(r, wrongSecret);
+		// The service retries each refused delivery (1 minute, then 5, here 120 and 600 ms): one comes after the limit.
+		const resumed = await host.resumed(r.executionId);
+		expect(resumed.error?.message).toBe(SIGNATURE_FAILURE);
+		expect(resumed.error?.description).toMatch(/deliveries were refused since the pause \(the last: Signature/);
+		expect(resumed.error?.description).toMatch(/Runs of this step already paid for: gen_\w+ \(item 1\)/);
+		expect(resumed.items).toEqual([]);
+		const refused = host.answers.filter((a) => a.executionId === r.executionId && a.status === 401);
+		expect(refused.length).toBeGreaterThanOrEqual(2);
+		// The two runs were made and are charged (nothing more): the error names them so they are not lost.
+		expect(own.charges()).toBe(10);
+	});
+
+	test("deliveries that never come: n8n's timer passes on an outcome per item, not the input", async () => {
+		const own = ownAccount();
+		const r = await pause({ waiting: { timeoutMinutes: 0.5 / 60 } }, prompts('unheard', 'unheard too'), {
+			webhookWaitingBaseUrl: 'http://127.0.0.1:9/webhook-waiting',
+			credentials: own.creds,
+		});
+		expect(r.run.status).toBe('waiting');
+		expect(new Date(r.run.data.waitTill!).getTime()).toBeLessThan(Date.now() + 62_000);
+		const ended = await resumeByTimer(r, own.creds);
+		expect(ended.run.status).toBe('success');
+		expect(ended.items).toHaveLength(2);
+		for (const [i, item] of ended.items.entries()) {
+			expect(item.pairedItem).toEqual({ item: i });
+			expect(item.json).toMatchObject({ error: TIMER_ERROR, timedOut: true, runId: expect.stringMatching(/^gen_/) });
+			expect(item.json.prompt).toBeUndefined();
+			expect(String(item.json.requestKey)).toMatch(/-\d+$/);
+			expect(String(item.json.description)).toMatch(/failed the signature check/);
+		}
+		expect(own.charges()).toBe(10);
+	});
 });
 
 test("n8n not reachable at first: the service's retries bring the execution back", async () => {
-	const spent = backend.charges();
+	const own = ownAccount();
 	const result = await runNode({
 		parameters: {
 			resource: 'generation',
@@ -163,7 +233,7 @@ test("n8n not reachable at first: the service's retries bring the execution back
 			waitMode: 'pause',
 			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
 		},
-		credentials: credentials(),
+		credentials: own.creds,
 		webhookWaitingBaseUrl: host.baseUrl,
 	});
 	expect(result.run.status).toBe('waiting');
@@ -171,10 +241,10 @@ test("n8n not reachable at first: the service's retries bring the execution back
 	await new Promise((res) => setTimeout(res, 600));
 	const failed = backend.sandbox.engine.webhooks.deliveries.filter((d) => d.url.includes(result.executionId));
 	expect(failed.some((d) => d.attempts.length >= 1 && !d.delivered)).toBe(true);
-	host.hold(result, credentials());
+	host.hold(result, own.creds);
 	const resumed = await host.resumed(result.executionId);
 	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
-	expect(backend.charges() - spent).toBe(5);
+	expect(own.charges()).toBe(5);
 });
 
 test('one pool of slots: images go on beside a long video instead of queueing behind it', async () => {

@@ -1,4 +1,5 @@
-// Pause mode's pure pieces: the slot pool, the per-item webhook URL, and where the service could call back.
+// Pause mode's pure pieces: the resume calls' memory, what n8n's timer passes on, the per-item webhook URL,
+// and where the service could call back.
 import type { RunRecord } from '../../nodes/MediaGen/helpers/catalogueTypes';
 import { resumeUrlProblem } from '../../nodes/MediaGen/helpers/pause';
 import {
@@ -7,7 +8,8 @@ import {
 	positionFromQuery,
 	type PauseState,
 } from '../../nodes/MediaGen/helpers/pauseState';
-import { walkBatch, type BatchView, type Outcome } from '../../nodes/MediaGen/resume/batchWalk';
+import { BatchLedger, ledgerOf } from '../../nodes/MediaGen/resume/ledger';
+import { TIMER_ERROR, timerOutcomeItems } from '../../nodes/MediaGen/resume/timerOutcome';
 
 const state = (items: number, lanes: number): PauseState => ({
 	version: 1,
@@ -19,76 +21,47 @@ const state = (items: number, lanes: number): PauseState => ({
 	items: Array.from({ length: items }, (_, item) => ({ item, body: {}, download: true, binaryProperty: 'data' })),
 });
 
-/**
- * A stand-in for what the service says: `status[p]` is item p's run status once sent; `sends` records which
- * items the walk sent. Only runs and outcomeOf are used by walkBatch.
- */
-function view(s: PauseState, status: Record<number, string>, known: number[], refusedBySend: number[] = []) {
-	const sends: number[] = [];
-	const runs = new Map<number, RunRecord>();
-	for (const p of known) runs.set(p, { id: `run-${p}`, status: status[p] } as RunRecord);
-	const fake = {
-		runs,
-		async outcomeOf(position: number): Promise<Outcome> {
-			const entry = s.items[position];
-			if (entry.refused) return { position, kind: 'refused', ...entry.refused };
-			let run = runs.get(position);
-			if (!run) {
-				sends.push(position);
-				if (refusedBySend.includes(position)) return { position, kind: 'refused', message: 'refused' };
-				run = { id: `run-${position}`, status: status[position] ?? 'QUEUED' } as RunRecord;
-				runs.set(position, run);
-			}
-			const final = ['SUCCEEDED', 'FAILED', 'CANCELED'].includes(run.status);
-			return { position, kind: final ? 'finished' : 'running', run };
-		},
-	};
-	return { view: fake as unknown as BatchView, sends };
-}
+describe("the resume calls' memory of a batch", () => {
+	const run = (id: string, status: string) => ({ id, status }) as RunRecord;
 
-describe('walkBatch: one pool of slots, items sent in input order', () => {
-	test('each finished run frees a slot for the next item, whatever lane it was in', async () => {
-		const s = state(6, 3);
-		// Items 0-2 were sent before the pause; 1 has finished, 0 and 2 still run.
-		const { view: v, sends } = view(s, { 0: 'PROCESSING', 1: 'SUCCEEDED', 2: 'PROCESSING' }, [0, 1, 2]);
-		const report = await walkBatch(v, s);
-		expect(sends).toEqual([3]);
-		expect(report.outcomes.map((o) => o.kind)).toEqual([
-			'running',
-			'finished',
-			'running',
-			'running',
-			'unsent',
-			'unsent',
-		]);
-		expect(report.complete).toBe(false);
+	test('counts runs in flight, including items being sent, and never lets an older state replace a final one', () => {
+		const ledger = new BatchLedger();
+		ledger.learn(0, run('a', 'PROCESSING'), true);
+		ledger.learn(1, run('b', 'SUCCEEDED'), true);
+		ledger.sending.add(2);
+		expect(ledger.inFlight()).toBe(2);
+		ledger.learn(1, run('b', 'PENDING'), false);
+		expect(ledger.isFinal(1)).toBe(true);
+		expect(ledger.runs.get(1)?.watched).toBe(true);
+		ledger.learn(0, run('a', 'SUCCEEDED'), false);
+		expect(ledger.inFlight()).toBe(1);
 	});
 
-	test('two finished runs send two items; an item refused before the pause takes no slot', async () => {
-		const s = state(6, 2);
-		s.items[2].refused = { message: 'over the spending cap' };
-		const { view: v, sends } = view(s, { 0: 'SUCCEEDED', 1: 'FAILED', 3: 'SUCCEEDED' }, [0, 1, 3]);
-		const report = await walkBatch(v, s);
-		expect(sends).toEqual([4, 5]);
-		expect(report.outcomes.map((o) => o.kind)).toEqual([
-			'finished',
-			'finished',
-			'refused',
-			'finished',
-			'running',
-			'running',
-		]);
+	test('one memory per batch, found again by its key', () => {
+		const key = `batch-${Math.random()}`;
+		ledgerOf(key).failedChecks = 3;
+		expect(ledgerOf(key).failedChecks).toBe(3);
+		expect(ledgerOf(`${key}-other`).failedChecks).toBe(0);
 	});
+});
 
-	test('a send the service refuses frees its slot at once; every item final completes the batch', async () => {
-		const s = state(4, 1);
-		const done = { 0: 'SUCCEEDED', 2: 'SUCCEEDED', 3: 'SUCCEEDED' };
-		const { view: v, sends } = view(s, done, [0, 3], [1]);
-		const report = await walkBatch(v, s);
-		expect(sends).toEqual([1, 2]);
-		expect(report.outcomes.map((o) => o.kind)).toEqual(['finished', 'refused', 'finished', 'finished']);
-		expect(report.complete).toBe(true);
-	});
+test("n8n's own timer passes on an outcome per item, never the input items, with each item's request key", () => {
+	const s = state(3, 2);
+	s.pausedAt = 0;
+	s.deadline = 180_000;
+	s.items.forEach((entry, i) => (entry.body.requestKey = `key-${i}`));
+	s.items[0].runId = 'gen_0';
+	s.items.splice(1, 1);
+	s.items[1].item = 2;
+	s.invalid = [{ item: 1, message: 'Prompt is empty.' }];
+	const items = timerOutcomeItems(s, 3);
+	expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+	expect(items[0].json).toMatchObject({ error: TIMER_ERROR, timedOut: true, requestKey: 'key-0', runId: 'gen_0' });
+	expect(String(items[0].json.description)).toMatch(/within 3 minutes plus one minute/);
+	expect(String(items[0].json.description)).toMatch(/signature check/);
+	expect(items[1].json).toMatchObject({ error: 'Prompt is empty.' });
+	expect(items[2].json).toMatchObject({ error: TIMER_ERROR, requestKey: 'key-2' });
+	expect(items[2].json.runId).toBeUndefined();
 });
 
 test("the item position travels on the run's webhook URL beside n8n's token", () => {

@@ -1,12 +1,15 @@
 // Pause mode, before the pause: checks that the service can call this execution back, uploads every
 // item's files (free), submits the first run for each slot with the execution's resume URL as its
 // webhook URL, records the batch in the node's context data and lets go of the execution. The rest
-// happens in the resume webhook (resume/resumeRuns.ts), one delivery at a time.
+// happens in the resume webhook (resume/resumeWebhook.ts), one delivery at a time.
+import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { describeWebhookCredentialProblem } from '../../../credentials/shapes';
-import type { Identity } from '../transport';
+import { MediaGenApiError, type Identity } from '../transport';
+import { ledgerOf } from '../resume/ledger';
+import { timerOutcomeItems } from '../resume/timerOutcome';
 import { uploadFile } from './binary';
 import { concurrencyOf } from './batch';
 import { withPaidRuns } from './paidRuns';
@@ -14,6 +17,9 @@ import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } fro
 import type { FileSource, PreparedRun } from './runBatch';
 import { submitRun } from './submission';
 import { timeLimitMs } from './waitForRun';
+
+/** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
+const TIMER_GRACE_MS = 60_000;
 
 const PRIVATE_HOST =
 	/^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+)$/i;
@@ -110,6 +116,7 @@ export async function pauseRuns(
 	const lanes = Math.max(1, await concurrencyOf(ctx, identity, items.length));
 	const state: PauseState = {
 		version: 1,
+		batchId: randomUUID(),
 		lanes,
 		deadline: Date.now() + Math.max(...ready.map((p) => timeLimitMs(String(p.body.kind), p.settings.timeoutMs))),
 		pausedAt: Date.now(),
@@ -117,25 +124,38 @@ export async function pauseRuns(
 		items,
 		invalid: invalid.map(({ itemIndex, error }) => ({ item: itemIndex, ...refusal(error)! })),
 	};
-	// The first runs go out now, in input order, one per slot; a refused one hands its slot to the next item.
+	// The first runs go out now, in input order, one per free slot; a refused one hands its slot to the next
+	// item. Only the first waits for a slot (the execution must have a run whose delivery will wake it): when
+	// other batches hold the rest, the deliveries send the next items as slots come free.
 	const claimed = new Set<string>();
-	let inFlight = 0;
+	const ledger = ledgerOf(state.batchId!);
+	ledger.complete = true;
 	for (const [position, entry] of items.entries()) {
-		if (inFlight === lanes) break;
+		if (ledger.inFlight() === lanes) break;
 		if (entry.refused) continue;
 		const settings = ready[position].settings;
+		const waitForSlot = ledger.inFlight() === 0;
 		try {
-			const run = await submitRun({ ctx, identity, settings, itemIndex: entry.item, claimed }, entry.body);
+			const s = { ctx, identity, settings, itemIndex: entry.item, claimed, waitForSlot };
+			const run = await submitRun(s, entry.body);
 			entry.runId = run.id;
-			inFlight++;
+			entry.createdAt = run.createdAt;
+			ledger.learn(position, run, true);
 		} catch (error) {
+			if (!waitForSlot && error instanceof MediaGenApiError && error.code === 'busy') break;
 			if (!continueOnFail) throw withStartedRuns(error, items);
 			entry.refused = refusal(error);
 		}
 	}
 	ctx.getContext('node')[PAUSE_STATE_KEY] = state;
-	await ctx.putExecutionToWait(WAIT_INDEFINITELY);
-	return ctx.getInputData();
+	const input = ctx.getInputData();
+	// When no delivery comes (n8n unreachable, or every delivery fails the signature check), n8n's own timer
+	// ends the wait a minute after the time limit. n8n does not run the node then: it passes on what the
+	// node's input holds (WorkflowExecute.handleWaitingState). So the input held for that moment is an
+	// outcome that says so, never the input items themselves posing as results.
+	ctx.getExecuteData().data = { main: [timerOutcomeItems(state, input.length)] };
+	await ctx.putExecutionToWait(new Date(state.deadline + TIMER_GRACE_MS));
+	return input;
 }
 
 /** A refusal before pausing stops the batch; runs already started keep going, are charged and are named. */

@@ -16,6 +16,8 @@ export interface PausedItem {
 	body: IDataObject;
 	/** Set for the runs submitted before pausing. */
 	runId?: string;
+	/** The service's createdAt of that run. */
+	createdAt?: number;
 	/** A submission the service refused before pausing (the item's outcome). */
 	refused?: { message: string; description?: string };
 	download: boolean;
@@ -25,16 +27,23 @@ export interface PausedItem {
 
 export interface PauseState {
 	version: 1;
+	/** Names this paused batch in the resume calls' memory (absent in batches paused by older versions). */
+	batchId?: string;
 	/** Runs in flight at once (the account's concurrency): items are sent in input order as slots free up. */
 	lanes: number;
 	/** Epoch ms: a delivery after this with runs unfinished resumes with those marked as timed out. */
 	deadline: number;
-	/** Epoch ms the first run was sent: the resume webhook looks among runs created since then. */
+	/** Epoch ms the batch paused (names batches recorded before batchId existed). */
 	pausedAt: number;
 	continueOnFail: boolean;
 	items: PausedItem[];
 	/** Items refused while being read and checked (Continue On Fail): error items, in input order. */
 	invalid: Array<{ item: number; message: string; description?: string }>;
+}
+
+/** The key of a batch in the resume calls' memory: its own ID, or (older records) the execution and node. */
+export function batchKeyOf(state: PauseState, executionId: string, nodeName: string): string {
+	return state.batchId ?? `${executionId}|${nodeName}|${state.pausedAt}`;
 }
 
 /** The webhook URL for one item's run: the execution's resume URL, marked with the item's position. */

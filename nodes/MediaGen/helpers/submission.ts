@@ -30,6 +30,8 @@ export interface SubmitContext {
 	claimed: Set<string>;
 	/** Epoch ms the item must be done by (the time limit counts from the item's start); else from now. */
 	deadline?: number;
+	/** False to give up at once when every slot is busy (pause mode sends those items later); default true. */
+	waitForSlot?: boolean;
 }
 
 function isLostAnswer(error: unknown): boolean {
@@ -135,7 +137,7 @@ async function submitWithKey(s: SubmitContext, body: IDataObject, deadline: numb
 			// Busy: slots are held by other runs of the account. Back off, since every try is a submission
 			// counted against the 20-a-minute limit.
 			const busyPause = Math.min(s.settings.pollIntervalMs * 1.5 ** busy, BUSY_BACKOFF_MAX_MS);
-			if (isBusy(failure) && Date.now() + busyPause <= deadline) {
+			if (isBusy(failure) && s.waitForSlot !== false && Date.now() + busyPause <= deadline) {
 				busy++;
 				await sleep(busyPause, signal);
 				continue;

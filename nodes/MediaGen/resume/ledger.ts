@@ -1,0 +1,89 @@
+// What this n8n process has learnt about each paused batch, between deliveries. n8n saves nothing a resume
+// call does, so without this every call would have to re-learn from the service which run belongs to
+// which item (and the newest-runs list can only match by content, which identical requests and other
+// executions share). The memory only saves requests: a process that lacks it (restarted, or another
+// webhook process) re-learns each item's run exactly by re-sending its request key, which returns that
+// run uncharged. Nothing here is needed for correctness, only for speed.
+import type { RunRecord } from '../helpers/catalogueTypes';
+import { FINAL_STATUSES } from '../helpers/catalogueTypes';
+
+/** What one item's run is known to be. */
+export interface KnownRun {
+	run: RunRecord;
+	/**
+	 * Whether this process will see the run's delivery: it submitted the run itself (or paused the batch), so
+	 * the service calls this process when it ends. Other runs' states are read from the service.
+	 */
+	watched: boolean;
+}
+
+export interface Refusal {
+	message: string;
+	description?: string;
+}
+
+/** The memory of one paused batch in this process. */
+export class BatchLedger {
+	readonly runs = new Map<number, KnownRun>();
+	/** Items the service refused after the pause (their outcome). */
+	readonly refused = new Map<number, Refusal>();
+	/** Items being submitted right now by some call (so two calls never send the same item). */
+	readonly sending = new Set<number>();
+	/**
+	 * True when this process knows every item sent so far (it paused the batch, or it found where sending
+	 * stopped): an item it does not know is then an item never sent.
+	 */
+	complete = false;
+	/** Set while a call learns which items were sent: other calls wait for it instead of asking again. */
+	learning?: Promise<string | undefined>;
+	/** Genuine deliveries this process has seen. */
+	verified = 0;
+	/** Deliveries refused for their signature, and why the last one was. */
+	failedChecks = 0;
+	lastFailure?: string;
+	/** Epoch ms a call began building the output: a second call meanwhile must not build it again. */
+	resumingSince?: number;
+	touchedAt = Date.now();
+
+	isFinal(position: number): boolean {
+		const known = this.runs.get(position);
+		return !!known && FINAL_STATUSES.includes(known.run.status);
+	}
+
+	inFlight(): number {
+		let count = this.sending.size;
+		for (const position of this.runs.keys()) if (!this.isFinal(position)) count++;
+		return count;
+	}
+
+	/** Records a run record, keeping the newest state (a final record is never replaced by an older one). */
+	learn(position: number, run: RunRecord, watched: boolean): void {
+		const known = this.runs.get(position);
+		if (known && known.run.id === run.id && this.isFinal(position) && !FINAL_STATUSES.includes(run.status)) return;
+		this.runs.set(position, { run, watched: watched || !!known?.watched });
+	}
+}
+
+/** Batches are forgotten after a day, and at most this many are kept (the oldest go first). */
+const MAX_BATCHES = 200;
+const FORGET_AFTER_MS = 24 * 3600_000;
+const ledgers = new Map<string, BatchLedger>();
+
+export function ledgerOf(batchKey: string): BatchLedger {
+	const now = Date.now();
+	let ledger = ledgers.get(batchKey);
+	if (ledger) ledgers.delete(batchKey);
+	else ledger = new BatchLedger();
+	ledger.touchedAt = now;
+	ledgers.set(batchKey, ledger);
+	for (const [key, old] of ledgers) {
+		if (ledgers.size <= MAX_BATCHES && now - old.touchedAt <= FORGET_AFTER_MS) break;
+		ledgers.delete(key);
+	}
+	return ledger;
+}
+
+/** Drops a batch once its execution has resumed for good. */
+export function forgetLedger(batchKey: string): void {
+	ledgers.delete(batchKey);
+}

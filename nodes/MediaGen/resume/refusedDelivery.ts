@@ -1,0 +1,56 @@
+// Pause mode: a call to the resume URL that fails the signature check. It changes nothing in the batch, but
+// it is never silent: n8n's log names each one, and once the time limit has passed with no genuine delivery
+// seen, the next refused one ends the execution with an error that says why it never resumed.
+import type { IWebhookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { VerifyResult } from '../../MediaGenTrigger/signature';
+import type { PauseState } from '../helpers/pauseState';
+import { withPaidRuns } from '../helpers/paidRuns';
+import type { BatchLedger } from './ledger';
+
+type Refused = Extract<VerifyResult, { ok: false }>;
+
+export const SIGNATURE_FAILURE =
+	'Deliveries to this execution failed the signature check: the Webhook Signing Secret credential holds ' +
+	'another secret than the one signing your runs';
+
+function isSecretMismatch(verdict: Refused): boolean {
+	return verdict.field === 'Signing Secret' || verdict.reason === 'Signature does not match';
+}
+
+function signatureError(ctx: IWebhookFunctions, state: PauseState, ledger: BatchLedger): Error {
+	const count = ledger.failedChecks;
+	const error = new NodeOperationError(ctx.getNode(), SIGNATURE_FAILURE, {
+		description:
+			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +
+			`${ledger.lastFailure ?? 'signature does not match'}) and the time limit has passed, so this execution ` +
+			"stops here instead of waiting on. Put the signing secret that signs your runs' deliveries into the " +
+			'Webhook Signing Secret credential (keep the old one as the previous secret while you switch). The runs ' +
+			'keep going and are charged: find them with Generation → Get Many, or run this step again with Additional ' +
+			"Fields → Request Key set to an item's request key to get its run without paying again.",
+	});
+	const started = state.items.flatMap((i) => (i.runId ? [{ id: i.runId, itemIndex: i.item }] : []));
+	return withPaidRuns(error, started);
+}
+
+/**
+ * Logs and counts a refused call; returns the error that ends the execution when the time limit has passed
+ * and only refused deliveries came (so it would otherwise wait on n8n's timer), else undefined.
+ */
+export function refuseDelivery(
+	ctx: IWebhookFunctions,
+	verdict: Refused,
+	state: PauseState | undefined,
+	ledger: BatchLedger | undefined,
+): Error | undefined {
+	ctx.logger.warn(
+		`Media Generation "${ctx.getNode().name}": refused a delivery to waiting execution ` +
+			`${ctx.getExecutionId()}: ${verdict.reason}`,
+	);
+	if (!state || !ledger) return undefined;
+	ledger.failedChecks++;
+	ledger.lastFailure = verdict.reason;
+	const expired = Date.now() > state.deadline;
+	return expired && isSecretMismatch(verdict) && ledger.verified === 0 ? signatureError(ctx, state, ledger) : undefined;
+}

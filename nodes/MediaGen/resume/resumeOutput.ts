@@ -1,0 +1,91 @@
+// Pause mode: the step's output once the batch is done or its time limit has passed. The same items, files,
+// pairedItem and per-item errors as Poll mode; runs not final by the limit come out marked `timedOut`.
+import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { PauseState } from '../helpers/pauseState';
+import { withPaidRuns } from '../helpers/paidRuns';
+import { addRunDetails, errorItem, failedRunError } from '../helpers/runErrors';
+import { finishedRunToItem } from '../helpers/runOutput';
+import type { Outcome } from './batchWalk';
+
+const NOTES: Record<'unsent' | 'unconfirmed', string> = {
+	unsent: 'Not submitted within the time limit, so nothing was charged for it. Run it again to make it.',
+	unconfirmed:
+		'The time limit passed before this n8n process could confirm whether it was submitted. Run this step again ' +
+		'with Additional Fields → Request Key set to the requestKey here: you get its run if it was made, without ' +
+		'paying again, or a new one if not.',
+};
+
+function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
+	const entry = state.items[outcome.position];
+	const run = 'run' in outcome ? outcome.run : undefined;
+	const json: IDataObject = {
+		...(run
+			? (run as unknown as IDataObject)
+			: { status: outcome.kind === 'unconfirmed' ? 'UNCONFIRMED' : 'NOT_SUBMITTED' }),
+		...entry.extraJson,
+		requestKey: entry.body.requestKey,
+		timedOut: true,
+		note: run
+			? `Not finished within the time limit. The run keeps going: pick it up with Generation → Wait (run ID ${run.id}).`
+			: NOTES[outcome.kind === 'unconfirmed' ? 'unconfirmed' : 'unsent'],
+	};
+	if (run) json.runId = run.id;
+	return { json, pairedItem: { item: entry.item } };
+}
+
+/** One item's output; an error is returned (not thrown) so the caller decides between error item and failure. */
+async function itemFor(
+	ctx: IWebhookFunctions,
+	state: PauseState,
+	outcome: Outcome,
+): Promise<INodeExecutionData | Error> {
+	const entry = state.items[outcome.position];
+	const requestKey = String(entry.body.requestKey);
+	if (outcome.kind === 'refused') {
+		const error = new NodeOperationError(ctx.getNode(), outcome.message, {
+			description: outcome.description,
+			itemIndex: entry.item,
+		});
+		return addRunDetails(error, { requestKey });
+	}
+	if (outcome.kind !== 'finished') return timedOutItem(state, outcome);
+	if (outcome.run.status !== 'SUCCEEDED') return failedRunError(ctx, outcome.run, entry.item, requestKey);
+	const settings = { download: entry.download, binaryProperty: entry.binaryProperty };
+	const extra = { requestKey, ...entry.extraJson };
+	return await finishedRunToItem(ctx, outcome.run, settings, entry.item, extra).catch((error: Error) => error);
+}
+
+/**
+ * Every item in input order: the batch's outcomes and the items refused before pausing. Without
+ * Continue On Fail the first failure fails the execution, naming the runs that succeeded beside it.
+ */
+export async function outputItems(
+	ctx: IWebhookFunctions,
+	state: PauseState,
+	outcomes: Outcome[],
+): Promise<INodeExecutionData[]> {
+	const byItem = new Map<number, INodeExecutionData>();
+	const failures: Array<{ item: number; error: Error }> = [];
+	for (const bad of state.invalid) byItem.set(bad.item, errorItem(bad, bad.item));
+	for (const outcome of outcomes) {
+		const item = state.items[outcome.position].item;
+		const result = await itemFor(ctx, state, outcome);
+		if (result instanceof Error) {
+			failures.push({ item, error: result });
+			byItem.set(item, errorItem(result, item));
+		} else byItem.set(item, result);
+	}
+	const first = failures.sort((a, b) => a.item - b.item)[0];
+	if (first && !state.continueOnFail) {
+		const paid = outcomes.flatMap((o) =>
+			o.kind === 'finished' && o.run.status === 'SUCCEEDED'
+				? [{ id: o.run.id, itemIndex: state.items[o.position].item, cost: o.run.cost, status: o.run.status }]
+				: [],
+		);
+		withPaidRuns(first.error, paid);
+		return await Promise.reject(first.error);
+	}
+	return [...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!);
+}

@@ -1,0 +1,170 @@
+// Pause mode ties every run to its item exactly (issue 23): identical requests in one batch, a re-run and a
+// concurrent execution of the same batch each get their own runs; the output is built once; nothing is sent
+// after the time limit; two batches on one account never wait on the service's retry schedule; and a process
+// that did not pause the batch (a restarted n8n, a queue-mode webhook process) still finishes it exactly.
+import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
+
+import { runNode, type RunResult } from '../helpers/engine';
+import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
+
+let backend: TestBackend;
+let host: WaitingHost;
+beforeAll(async () => {
+	backend = await startBackend({ timeScale: 0.002, durations: { pendingMs: 50, image: 300, video: 600, music: 300 } });
+	host = await startWaitingHost();
+});
+afterAll(async () => {
+	await host.close();
+	await backend.sandbox.close();
+});
+
+type Creds = { mediaGenApi: { baseUrl: string; apiKey: string }; mediaGenWebhookApi: { secret: string } };
+
+/** An account of its own, so charges and slots are this test's alone. */
+function ownAccount(concurrency = 3): { id: string; creds: Creds } {
+	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency });
+	return {
+		id: own.id,
+		creds: {
+			mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
+			mediaGenWebhookApi: { secret: own.webhookSecret },
+		},
+	};
+}
+
+const same = (count: number, prompt: string) => Array.from({ length: count }, () => ({ json: { prompt } }));
+
+async function pause(creds: Creds, items: INodeExecutionData[], params: IDataObject = {}, on = host) {
+	const result = await runNode({
+		parameters: {
+			resource: 'generation',
+			operation: 'generate',
+			kind: 'image',
+			prompt: '={{ $json.prompt }}',
+			waitMode: 'pause',
+			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			...params,
+		},
+		items,
+		credentials: creds,
+		webhookWaitingBaseUrl: on.baseUrl,
+	});
+	expect(result.error).toBeUndefined();
+	expect(result.run.status).toBe('waiting');
+	on.hold(result, creds);
+	return result;
+}
+
+const posts = () => backend.requests('POST /v1/generations').length;
+const runsOf = (ownerId: string) => [...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === ownerId);
+
+/** Each output item is the run its own request key made, for its own position in this execution. */
+function expectOwnRuns(paused: RunResult, items: INodeExecutionData[]): string[] {
+	const ids = items.map((item) => String(item.json.id));
+	expect(new Set(ids).size).toBe(items.length);
+	for (const [i, item] of items.entries()) {
+		const run = backend.sandbox.engine.runs.get(String(item.json.id))!;
+		expect(item.json.status).toBe('SUCCEEDED');
+		expect(item.binary?.data).toBeDefined();
+		expect(item.pairedItem).toEqual({ item: i });
+		expect(run.requestKey).toBe(item.json.requestKey);
+		expect(run.webhookUrl).toContain(`/${paused.executionId}?`);
+		expect(run.webhookUrl).toMatch(new RegExp(`mgItem=${i}$`));
+	}
+	return ids;
+}
+
+describe('identical requests in one batch: a run of its own for every item', () => {
+	test.each([8, 20])('%i identical items on 3 slots', async (count) => {
+		const { id, creds } = ownAccount();
+		const before = posts();
+		const paused = await pause(creds, same(count, `the same picture ${count}`));
+		const resumed = await host.resumed(paused.executionId);
+		expect(resumed.error).toBeUndefined();
+		const ids = expectOwnRuns(paused, resumed.items);
+		expect(
+			runsOf(id)
+				.map((r) => r.id)
+				.sort(),
+		).toEqual([...ids].sort());
+		expect(backend.charges(id)).toBe(5 * count);
+		expect((posts() - before) / count).toBeLessThanOrEqual(1.2);
+		console.log(`${count} identical items: ${(posts() - before) / count} POSTs per item`);
+		// The output is built once: each run's file downloaded once, by the one call that resumed.
+		for (const runId of ids) expect(backend.sandbox.engine.outputDownloads.get(runId)).toBe(1);
+	});
+});
+
+test('the same batch again right after, and two executions of it at once: each gets only its own runs', async () => {
+	const { id, creds } = ownAccount();
+	const batch = () => ['cat', 'dog', 'cat', 'owl', 'cat'].map((prompt) => ({ json: { prompt } }));
+	const first = await pause(creds, batch());
+	const firstIds = expectOwnRuns(first, (await host.resumed(first.executionId)).items);
+	const again = await pause(creds, batch());
+	const againIds = expectOwnRuns(again, (await host.resumed(again.executionId)).items);
+	const [a, b] = await Promise.all([pause(creds, batch()), pause(creds, batch())]);
+	const [aItems, bItems] = await Promise.all([host.resumed(a.executionId), host.resumed(b.executionId)]);
+	const all = [...firstIds, ...againIds, ...expectOwnRuns(a, aItems.items), ...expectOwnRuns(b, bItems.items)];
+	expect(new Set(all).size).toBe(20);
+	expect(runsOf(id)).toHaveLength(20);
+	expect(backend.charges(id)).toBe(100);
+});
+
+test('nothing is submitted after the time limit; items never sent come out uncharged', async () => {
+	const { id, creds } = ownAccount(1);
+	const paused = await pause(creds, same(4, 'one at a time'), { waiting: { timeoutMinutes: 0.5 / 60 } });
+	const pausedAt = Date.now();
+	const resumed = await host.resumed(paused.executionId);
+	const limit = pausedAt + 500;
+	for (const run of runsOf(id)) expect(run.createdAt).toBeLessThanOrEqual(limit);
+	const unsent = resumed.items.filter((i) => i.json.status === 'NOT_SUBMITTED');
+	expect(unsent.length).toBeGreaterThan(0);
+	for (const item of unsent) expect(item.json).toMatchObject({ timedOut: true, requestKey: expect.any(String) });
+	expect(backend.charges(id)).toBe(5 * runsOf(id).length);
+	expect(runsOf(id).length + unsent.length).toBeLessThanOrEqual(4);
+});
+
+test("two batches on one 2-slot account finish without waiting on the service's retries", async () => {
+	const { id, creds } = ownAccount(2);
+	const started = Date.now();
+	const [a, b] = await Promise.all([pause(creds, same(5, 'left batch')), pause(creds, same(5, 'right batch'))]);
+	const [ra, rb] = await Promise.all([host.resumed(a.executionId), host.resumed(b.executionId)]);
+	expectOwnRuns(a, ra.items);
+	expectOwnRuns(b, rb.items);
+	expect(backend.charges(id)).toBe(50);
+	const deliveries = backend.sandbox.engine.webhooks.deliveries.filter(
+		(d) => d.url.includes(`/${a.executionId}?`) || d.url.includes(`/${b.executionId}?`),
+	);
+	expect(deliveries).toHaveLength(10);
+	// No call asked the service to come back later (503): a busy slot never sends a delivery to its retries.
+	// (A delivery that beats the test's hold() is answered 409 by the host, as n8n does, and retried: not ours.)
+	const ours = host.answers.filter((x) => x.executionId === a.executionId || x.executionId === b.executionId);
+	expect(ours.filter((x) => x.status === 503)).toEqual([]);
+	expect(ours.filter((x) => x.status === 200)).toHaveLength(10);
+	// 10 runs of 350 ms on 2 slots take 1.75 s at best; the service's first retry alone would add 120 ms per stall.
+	console.log(`two 5-image pause batches on 2 slots: ${Date.now() - started} ms (ideal 1750 ms)`);
+});
+
+test('a process that did not pause the batch (restarted, queue-mode webhook) finishes it exactly', async () => {
+	let other: INodeType | undefined;
+	jest.isolateModules(() => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { MediaGen } = require('../../nodes/MediaGen/MediaGen.node') as { MediaGen: new () => INodeType };
+		other = new MediaGen();
+	});
+	const elsewhere = await startWaitingHost({ nodeType: other });
+	try {
+		const { id, creds } = ownAccount();
+		const before = posts();
+		const paused = await pause(creds, same(8, 'seen elsewhere'), {}, elsewhere);
+		const resumed = await elsewhere.resumed(paused.executionId);
+		expect(resumed.error).toBeUndefined();
+		expectOwnRuns(paused, resumed.items);
+		expect(runsOf(id)).toHaveLength(8);
+		expect(backend.charges(id)).toBe(40);
+		console.log(`8 identical items resumed by another process: ${(posts() - before) / 8} POSTs per item`);
+	} finally {
+		await elsewhere.close();
+	}
+});
