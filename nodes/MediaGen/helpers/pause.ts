@@ -11,6 +11,7 @@ import { MediaGenApiError, type Identity } from '../transport';
 import { ledgerOf } from '../resume/ledger';
 import { timerOutcomeItems } from '../resume/timerOutcome';
 import { uploadFile } from './binary';
+import { isPrivateHost } from './checkRequest';
 import { concurrencyOf } from './batch';
 import { withPaidRuns } from './paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
@@ -20,13 +21,6 @@ import { timeLimitMs } from './waitForRun';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
 const TIMER_GRACE_MS = 60_000;
-
-const PRIVATE_HOST =
-	/^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+)$/i;
-
-function isPrivateHost(host: string): boolean {
-	return PRIVATE_HOST.test(host) || host.endsWith('.local') || host.endsWith('.internal');
-}
 
 /**
  * Why the service could not call this resume URL, if it could not: it must be https on a public host.
@@ -95,8 +89,9 @@ export async function pauseRuns(
 	if (secretProblem) {
 		throw new NodeOperationError(ctx.getNode(), `Waiting → Pause needs the webhook signing secret: ${secretProblem}`, {
 			description:
-				'Select a Media Generation Webhook Signing Secret credential on this node (the endpoint secret of your ' +
-				'account): the node checks with it that each call really comes from the service. Nothing was charged.',
+				"Select a Media Generation Webhook Signing Secret credential on this node holding your account's signing " +
+				'secret (account settings → Webhooks): the service signs the calls back to this execution with it, and the ' +
+				'node checks with it that each call really comes from the service. Nothing was charged.',
 		});
 	}
 	const items: PausedItem[] = [];

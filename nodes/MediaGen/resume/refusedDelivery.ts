@@ -25,8 +25,9 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, ledger: Batch
 		description:
 			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +
 			`${ledger.lastFailure ?? 'signature does not match'}) and the time limit has passed, so this execution ` +
-			"stops here instead of waiting on. Put the signing secret that signs your runs' deliveries into the " +
-			'Webhook Signing Secret credential (keep the old one as the previous secret while you switch). The runs ' +
+			"stops here instead of waiting on. Put your account's signing secret (account settings → Webhooks), which " +
+			"signs deliveries to a run's own Webhook URL, into the Webhook Signing Secret credential (keep the old one " +
+			'as the previous secret while you switch). The runs ' +
 			'keep going and are charged: find them with Generation → Get Many, or run this step again with Additional ' +
 			"Fields → Request Key set to an item's request key to get its run without paying again.",
 	});
