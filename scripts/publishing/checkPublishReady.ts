@@ -9,7 +9,9 @@ const tag = process.env.GITHUB_REF_TYPE === 'tag' ? process.env.GITHUB_REF_NAME 
 const problems = publishReadinessProblems(pkg, { repository: process.env.GITHUB_REPOSITORY, tag });
 for (const problem of problems) console.error(`::error file=package.json::${problem}`);
 if (problems.length > 0) {
-	console.error('Not published: fill in what is listed above once (README, Publishing), then push the tag again.');
+	console.error(
+		'Not published: fill in what is listed above once (CONTRIBUTING.md, Publishing), then push the tag again.',
+	);
 	process.exitCode = 1;
 } else {
 	console.log(`Ready to publish ${pkg.name}@${pkg.version}.`);

@@ -1,5 +1,5 @@
 // Lint findings from n8n's community-package rules, and the one finding the repo expects while the author's
-// e-mail is unset: it is the maintainer's to fill in (README, Publishing), every other finding is a defect.
+// e-mail is unset: it is the maintainer's to fill in (CONTRIBUTING.md, Publishing), every other finding is a defect.
 import * as path from 'path';
 
 export interface Finding {
@@ -75,7 +75,7 @@ export function isMissingAuthorEmail(finding: Finding, emailIsSet: boolean): boo
 export function describeFinding(finding: Finding, emailIsSet: boolean): string {
 	const where = `${finding.file}:${finding.line}:${finding.column}`;
 	const note = isMissingAuthorEmail(finding, emailIsSet)
-		? '  [author e-mail missing: expected until a maintainer fills it in, README "Publishing"]'
+		? '  [author e-mail missing: expected until a maintainer fills it in, CONTRIBUTING.md "Publishing"]'
 		: '';
 	return `${where}  ${finding.severity}  ${finding.ruleId}  ${finding.message}${note}`;
 }

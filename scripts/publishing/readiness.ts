@@ -37,7 +37,7 @@ export function publishReadinessProblems(pkg: PackageIdentity, run: WorkflowRun 
 	if (!email) {
 		problems.push(
 			'package.json: "author" has no e-mail. n8n refuses community packages without one: ' +
-				'add "email" to "author" (README, Publishing).',
+				'add "email" to "author" (CONTRIBUTING.md, Publishing).',
 		);
 	} else if (!/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(email)) {
 		problems.push(`package.json: the author's e-mail "${email}" is not an e-mail address: correct it.`);
@@ -46,7 +46,7 @@ export function publishReadinessProblems(pkg: PackageIdentity, run: WorkflowRun 
 	if (!repository) {
 		problems.push(
 			'package.json: "repository" does not name a GitHub repository. npm provenance needs it: set ' +
-				'"repository": { "type": "git", "url": "git+https://github.com/OWNER/NAME.git" } (README, Publishing).',
+				'"repository": { "type": "git", "url": "git+https://github.com/OWNER/NAME.git" } (CONTRIBUTING.md, Publishing).',
 		);
 	} else if (run.repository && repository.toLowerCase() !== run.repository.toLowerCase()) {
 		problems.push(

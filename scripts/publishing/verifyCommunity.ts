@@ -82,7 +82,7 @@ async function main(): Promise<number> {
 		console.log(
 			findings.length === 0
 				? 'verify:community: no findings.'
-				: 'verify:community: only the author e-mail is missing (README, Publishing).',
+				: 'verify:community: only the author e-mail is missing (CONTRIBUTING.md, Publishing).',
 		);
 		return 0;
 	} finally {

@@ -22,7 +22,7 @@ describe('community-package findings', () => {
 		expect(isMissingAuthorEmail(AUTHOR_EMAIL, true)).toBe(false);
 		expect(describeFinding(AUTHOR_EMAIL, false)).toBe(
 			'package.json:14:2  error  @n8n/community-nodes/valid-author  The "author" field must include a non-empty ' +
-				'email.  [author e-mail missing: expected until a maintainer fills it in, README "Publishing"]',
+				'email.  [author e-mail missing: expected until a maintainer fills it in, CONTRIBUTING.md "Publishing"]',
 		);
 	});
 
