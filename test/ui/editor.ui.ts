@@ -4,6 +4,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { CUSTOM_PREFIX } from '../../scripts/realN8n';
+import { newWebhookSecret } from '../../sandbox/webhooks';
 import { exampleId } from '../../scripts/stack';
 import { launchBrowser } from '../../scripts/uiBrowser';
 import { startDev, type DevStack } from '../../scripts/uiDev';
@@ -554,6 +555,41 @@ describe('credentials', () => {
 		expect(await ed.locatorDropdownText()).toContain('The API key does not have the expected shape');
 		await page.keyboard.press('Escape');
 		await ed.closeNode();
+	});
+});
+
+describe('pause mode with the wrong signing secret', () => {
+	test('the execution ends by its time limit, saying the signature check failed, and nothing waits on', async () => {
+		const credential = await rest<{ id: string }>('/rest/credentials', {
+			method: 'POST',
+			body: JSON.stringify({
+				name: 'UI test endpoint secret (not the account one)',
+				type: 'mediaGenWebhookApi',
+				data: { secret: newWebhookSecret(), previousSecret: '' },
+			}),
+		});
+		const id = await scratch(
+			'Paused Wrong Secret',
+			generate('image', 'studio-image-v1', { waitMode: 'pause', waiting: { timeoutMinutes: 0.2 } }),
+			{ ...API_CREDENTIAL, mediaGenWebhookApi: { id: credential.id, name: 'UI test endpoint secret' } },
+		);
+		await ed.openWorkflow(id);
+		await page.locator('[data-test-id="execute-workflow-button"]').click();
+		const filter = encodeURIComponent(JSON.stringify({ workflowId: id }));
+		const list = async () =>
+			(await rest<{ results: Array<{ id: string; status: string }> }>(`/rest/executions?filter=${filter}`)).results;
+		// The service's first retry of the refused delivery comes a minute later; it finds the limit passed.
+		const ended = await ed.until(
+			async () => (await list()).find((e) => !['new', 'running', 'waiting'].includes(e.status)),
+			(e) => e !== undefined,
+			240_000,
+		);
+		expect(ended?.status).toBe('error');
+		const details = await rest<{ data: string }>(`/rest/executions/${ended!.id}`);
+		expect(details.data).toContain(
+			'Deliveries to this execution failed the signature check: the Webhook Signing Secret credential holds ' +
+				'another secret than the one signing your runs',
+		);
 	});
 });
 
