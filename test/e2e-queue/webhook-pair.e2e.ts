@@ -23,7 +23,9 @@ const WIDTH = 20; // requests in flight during the burst
 let stack: QueueStack;
 let proxy: http.Server;
 let proxyBase = '';
-const figures: Record<string, unknown> = {};
+let figures: Record<string, unknown> = {};
+/** Both n8n versions (as `npm run test:e2e`), or those in MEDIAGEN_N8N_VERSIONS. */
+const VERSIONS = (process.env.MEDIAGEN_N8N_VERSIONS || '2.40.7 1.123.81').split(/\s+/).filter(Boolean);
 
 const runBody = (n: number) =>
 	JSON.stringify({ id: `gen_pair${n}`, kind: 'image', model: 'studio-image-v1', status: 'SUCCEEDED', outputs: [] });
@@ -129,101 +131,105 @@ async function storedIds(): Promise<number> {
 const portOf = (name: string) => Number(stack.processes.get(name)!.instance.port);
 const baseOf = (name: string) => `http://127.0.0.1:${portOf(name)}`;
 
-beforeAll(async () => {
-	const t = Date.now();
-	stack = await bootQueueStack({
-		webhooks: 2,
-		workflows: () => [
-			{
-				id: WORKFLOW_ID,
-				name: 'Trigger behind two webhook processes',
-				nodes: [
-					{
-						id: '0b7f3c2e-5d41-4a8e-9b6c-1e2f3a4b5c6d',
-						name: TRIGGER,
-						type: `${TYPE_PREFIX}mediaGenTrigger`,
-						typeVersion: 1,
-						position: [0, 0],
-						webhookId: WEBHOOK_ID,
-						parameters: {},
-						credentials: {
-							mediaGenWebhookApi: { id: 'mediagenSandboxWebhook', name: 'Media Generation sandbox webhook' },
+describe.each(VERSIONS)('n8n %s', (version) => {
+	beforeAll(async () => {
+		figures = {};
+		const t = Date.now();
+		stack = await bootQueueStack({
+			version,
+			webhooks: 2,
+			workflows: () => [
+				{
+					id: WORKFLOW_ID,
+					name: 'Trigger behind two webhook processes',
+					nodes: [
+						{
+							id: '0b7f3c2e-5d41-4a8e-9b6c-1e2f3a4b5c6d',
+							name: TRIGGER,
+							type: `${TYPE_PREFIX}mediaGenTrigger`,
+							typeVersion: 1,
+							position: [0, 0],
+							webhookId: WEBHOOK_ID,
+							parameters: {},
+							credentials: {
+								mediaGenWebhookApi: { id: 'mediagenSandboxWebhook', name: 'Media Generation sandbox webhook' },
+							},
 						},
-					},
-					{
-						id: '7c1d9e4f-2a3b-4c5d-8e6f-9a0b1c2d3e4f',
-						name: 'Finished Run',
-						type: 'n8n-nodes-base.noOp',
-						typeVersion: 1,
-						position: [240, 0],
-						parameters: {},
-					},
-				],
-				connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
-				settings: {},
-			},
-		],
-		activate: [WORKFLOW_ID],
+						{
+							id: '7c1d9e4f-2a3b-4c5d-8e6f-9a0b1c2d3e4f',
+							name: 'Finished Run',
+							type: 'n8n-nodes-base.noOp',
+							typeVersion: 1,
+							position: [240, 0],
+							parameters: {},
+						},
+					],
+					connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
+					settings: {},
+				},
+			],
+			activate: [WORKFLOW_ID],
+		});
+		proxy = await roundRobin([portOf('webhook'), portOf('webhook2')]);
+		proxyBase = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+		figures.bootSeconds = Math.round((Date.now() - t) / 1000);
 	});
-	proxy = await roundRobin([portOf('webhook'), portOf('webhook2')]);
-	proxyBase = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-	figures.bootSeconds = Math.round((Date.now() - t) / 1000);
-});
 
-afterAll(async () => {
-	console.log(`two webhook processes, n8n ${stack?.main.version}:\n${JSON.stringify(figures, null, 2)}`);
-	proxy?.close();
-	if (stack) await stack.shutdown();
-});
+	afterAll(async () => {
+		console.log(`two webhook processes, n8n ${stack?.main.version}:\n${JSON.stringify(figures, null, 2)}`);
+		proxy?.close();
+		if (stack) await stack.shutdown();
+	});
 
-test('200 deliveries and 100 repeats over two webhook processes, replays to each and after restarts', async () => {
-	const ids = Array.from({ length: DISTINCT }, (_, n) => n);
-	// every other id comes twice; a fixed shuffle spreads the repeats over the burst and over both processes
-	const burst = [...ids, ...ids.filter((n) => n % 2 === 0)]
-		.map((n, i) => ({ n, order: (i * 7919) % 301 }))
-		.sort((a, b) => a.order - b.order)
-		.map((x) => x.n);
-	const t = Date.now();
-	const burstNot2xx = await deliverAll(proxyBase, burst, WIDTH);
-	const afterBurst = await executionsPerId();
-	const perId = ids.map((n) => afterBurst.get(msgId(n)) ?? 0);
-	figures.burst = {
-		deliveries: burst.length,
-		not2xx: burstNot2xx,
-		executions: perId.reduce((a, b) => a + b, 0),
-		idsWithNoExecution: perId.filter((c) => c === 0).length,
-		idsWithTwo: perId.filter((c) => c === 2).length,
-		idsWithMore: perId.filter((c) => c > 2).length,
-		storedIds: await storedIds(),
-		seconds: Math.round((Date.now() - t) / 1000),
-	};
+	test('200 deliveries and 100 repeats over two webhook processes, replays to each and after restarts', async () => {
+		const ids = Array.from({ length: DISTINCT }, (_, n) => n);
+		// every other id comes twice; a fixed shuffle spreads the repeats over the burst and over both processes
+		const burst = [...ids, ...ids.filter((n) => n % 2 === 0)]
+			.map((n, i) => ({ n, order: (i * 7919) % 301 }))
+			.sort((a, b) => a.order - b.order)
+			.map((x) => x.n);
+		const t = Date.now();
+		const burstNot2xx = await deliverAll(proxyBase, burst, WIDTH);
+		const afterBurst = await executionsPerId();
+		const perId = ids.map((n) => afterBurst.get(msgId(n)) ?? 0);
+		figures.burst = {
+			deliveries: burst.length,
+			not2xx: burstNot2xx,
+			executions: perId.reduce((a, b) => a + b, 0),
+			idsWithNoExecution: perId.filter((c) => c === 0).length,
+			idsWithTwo: perId.filter((c) => c === 2).length,
+			idsWithMore: perId.filter((c) => c > 2).length,
+			storedIds: await storedIds(),
+			seconds: Math.round((Date.now() - t) / 1000),
+		};
 
-	const replayNot2xx: number[] = [];
-	for (const name of ['webhook', 'webhook2']) replayNot2xx.push(...(await deliverAll(baseOf(name), ids, WIDTH)));
-	const afterReplays = await executionsPerId();
-	figures.replayToEach = { not2xx: replayNot2xx, newExecutions: startedSince(afterBurst, afterReplays) };
-	figures.storedIdsBeforeRestart = await storedIds();
+		const replayNot2xx: number[] = [];
+		for (const name of ['webhook', 'webhook2']) replayNot2xx.push(...(await deliverAll(baseOf(name), ids, WIDTH)));
+		const afterReplays = await executionsPerId();
+		figures.replayToEach = { not2xx: replayNot2xx, newExecutions: startedSince(afterBurst, afterReplays) };
+		figures.storedIdsBeforeRestart = await storedIds();
 
-	await Promise.all(['webhook', 'webhook2'].map(async (name) => await stack.stop(name)));
-	for (const name of ['webhook', 'webhook2']) await stack.start(name, 'webhook');
-	const restartNot2xx: number[] = [];
-	for (const name of ['webhook', 'webhook2']) restartNot2xx.push(...(await deliverAll(baseOf(name), ids, WIDTH)));
-	const afterRestart = await executionsPerId();
-	figures.afterRestartingBoth = { not2xx: restartNot2xx, newExecutions: startedSince(afterReplays, afterRestart) };
-	const total = ids.map((n) => afterRestart.get(msgId(n)) ?? 0);
-	figures.executionsPerId = {
-		one: total.filter((c) => c === 1).length,
-		two: total.filter((c) => c === 2).length,
-		more: total.filter((c) => c > 2).length,
-	};
+		await Promise.all(['webhook', 'webhook2'].map(async (name) => await stack.stop(name)));
+		for (const name of ['webhook', 'webhook2']) await stack.start(name, 'webhook');
+		const restartNot2xx: number[] = [];
+		for (const name of ['webhook', 'webhook2']) restartNot2xx.push(...(await deliverAll(baseOf(name), ids, WIDTH)));
+		const afterRestart = await executionsPerId();
+		figures.afterRestartingBoth = { not2xx: restartNot2xx, newExecutions: startedSince(afterReplays, afterRestart) };
+		const total = ids.map((n) => afterRestart.get(msgId(n)) ?? 0);
+		figures.executionsPerId = {
+			one: total.filter((c) => c === 1).length,
+			two: total.filter((c) => c === 2).length,
+			more: total.filter((c) => c > 2).length,
+		};
 
-	expect(burstNot2xx).toEqual([]);
-	expect(replayNot2xx).toEqual([]);
-	expect(restartNot2xx).toEqual([]);
-	// No id is lost, none starts more than one execution per webhook process, and once the burst is over
-	// neither a replay to either process nor a restart of both starts anything.
-	expect(perId.filter((c) => c === 0)).toEqual([]);
-	expect(Math.max(...total)).toBeLessThanOrEqual(2);
-	expect(figures.replayToEach).toMatchObject({ newExecutions: 0 });
-	expect(figures.afterRestartingBoth).toMatchObject({ newExecutions: 0 });
+		expect(burstNot2xx).toEqual([]);
+		expect(replayNot2xx).toEqual([]);
+		expect(restartNot2xx).toEqual([]);
+		// No id is lost, none starts more than one execution per webhook process, and once the burst is over
+		// neither a replay to either process nor a restart of both starts anything.
+		expect(perId.filter((c) => c === 0)).toEqual([]);
+		expect(Math.max(...total)).toBeLessThanOrEqual(2);
+		expect(figures.replayToEach).toMatchObject({ newExecutions: 0 });
+		expect(figures.afterRestartingBoth).toMatchObject({ newExecutions: 0 });
+	});
 });
