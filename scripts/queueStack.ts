@@ -76,7 +76,11 @@ export interface QueueStackOptions {
 	workflows: (sandboxRoot: string) => Array<Record<string, unknown>>;
 	activate: string[];
 	workers?: number;
+	/** Webhook processes: `webhook`, then `webhook2`, … (each on its own port; WEBHOOK_URL names the first). */
+	webhooks?: number;
 	version?: string;
+	/** Extra settings for every process (for example n8n's QUEUE_WORKER_* Bull settings). */
+	env?: NodeJS.ProcessEnv;
 }
 
 export async function bootQueueStack(options: QueueStackOptions): Promise<QueueStack> {
@@ -114,9 +118,9 @@ export async function bootQueueStack(options: QueueStackOptions): Promise<QueueS
 	});
 	const processes = new Map<string, N8nProcess>();
 	const prepare = async (name: string, role: Role): Promise<N8nProcess> => {
-		const port = role === 'main' ? mainPort : role === 'webhook' ? webhookPort : await freePort();
+		const port = name === 'main' ? mainPort : name === 'webhook' ? webhookPort : await freePort();
 		const instance = await prepareN8n({ userFolder: path.join(dir, name), port, version: options.version });
-		Object.assign(instance.env, queueEnv(port), { QUEUE_HEALTH_CHECK_PORT: String(await freePort()) });
+		Object.assign(instance.env, queueEnv(port), options.env, { QUEUE_HEALTH_CHECK_PORT: String(await freePort()) });
 		const proc: N8nProcess = { name, role, instance, log: [] };
 		processes.set(name, proc);
 		return proc;
@@ -203,6 +207,7 @@ export async function bootQueueStack(options: QueueStackOptions): Promise<QueueS
 		for (const id of options.activate) await activateWorkflow(main.instance, id);
 		await launch(main);
 		const others: Array<[string, Role]> = [['webhook', 'webhook']];
+		for (let i = 2; i <= (options.webhooks ?? 1); i++) others.push([`webhook${i}`, 'webhook']);
 		for (let i = 1; i <= (options.workers ?? 2); i++) others.push([`worker${i}`, 'worker']);
 		await Promise.all(others.map(async ([name, role]) => await launch(await prepare(name, role))));
 	} catch (error) {

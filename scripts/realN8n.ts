@@ -178,7 +178,18 @@ export async function importCredentials(
 	await n8nCli(n8n, ['import:credentials', `--input=${file}`]);
 }
 
+/**
+ * n8n 1.x ignores static data of workflows whose id is longer than 16 characters (isWorkflowIdValid in
+ * cli/src/utils.ts: no save, no error), so an imported test workflow with a longer id silently loses it.
+ */
+function checkWorkflowId(workflow: Record<string, unknown>): void {
+	const id = String(workflow.id);
+	if (id.length > 16)
+		throw new Error(`Workflow id "${id}" is longer than 16 characters: n8n 1.x drops its static data`);
+}
+
 export async function importWorkflow(n8n: N8nInstance, workflow: Record<string, unknown>): Promise<void> {
+	checkWorkflowId(workflow);
 	const file = path.join(n8n.userFolder, `wf-${String(workflow.id)}.json`);
 	writeFileSync(file, JSON.stringify(workflow));
 	await n8nCli(n8n, ['import:workflow', `--input=${file}`]);
@@ -186,6 +197,7 @@ export async function importWorkflow(n8n: N8nInstance, workflow: Record<string, 
 
 /** Imports several workflows with one CLI run (`import:workflow --separate`): each CLI run boots n8n. */
 export async function importWorkflows(n8n: N8nInstance, workflows: Array<Record<string, unknown>>): Promise<void> {
+	workflows.forEach(checkWorkflowId);
 	const dir = mkdtempSync(path.join(n8n.userFolder, 'workflows-'));
 	for (const wf of workflows) writeFileSync(path.join(dir, `${String(wf.id)}.json`), JSON.stringify(wf));
 	await n8nCli(n8n, ['import:workflow', '--separate', `--input=${dir}`]);

@@ -23,10 +23,10 @@ import {
 
 export const sigkillFigures: Record<string, unknown> = {};
 
-type Ctx = () => { stack: QueueStack; cookie: string };
+export type Ctx = () => { stack: QueueStack; cookie: string };
 
 /** Starts a batch on a worker, waits until its first wave (3 runs) is submitted, then SIGKILLs that worker. */
-async function killMidBatch(
+export async function killMidBatch(
 	ctx: Ctx,
 	workflowId: string,
 	hookPath: string,
@@ -48,7 +48,14 @@ async function killMidBatch(
 	return { id: victim.id, worker: victim.worker, killedAt, before };
 }
 
-async function withSlowImages(stack: QueueStack, fn: () => Promise<void>): Promise<void> {
+/** killMidBatch on the nine-image batch with default request keys; also counts what was charged by then. */
+export async function killBatchWithDefaultKeys(ctx: Ctx) {
+	const sb = ctx().stack.sandbox;
+	const killed = await killMidBatch(ctx, IDS.batchHook, HOOK_PATHS.batch, {}, (e) => runsOf(sb, e).length);
+	return { ...killed, chargedBeforeKill: chargesOf(sb, runsOf(sb, killed.id)).length };
+}
+
+export async function withSlowImages(stack: QueueStack, fn: () => Promise<void>): Promise<void> {
 	const image = stack.sandbox.config.durations.image;
 	stack.sandbox.config.durations.image = 6000; // three waves of 6 s: time to kill in the middle
 	try {
@@ -63,14 +70,7 @@ export function sigkillTests(ctx: Ctx): void {
 		const { stack, cookie } = ctx();
 		const sb = stack.sandbox;
 		await withSlowImages(stack, async () => {
-			const { id, worker, killedAt, before } = await killMidBatch(
-				ctx,
-				IDS.batchHook,
-				HOOK_PATHS.batch,
-				{},
-				(e) => runsOf(sb, e).length,
-			);
-			const chargedBeforeKill = chargesOf(sb, runsOf(sb, id)).length;
+			const { id, worker, killedAt, before, chargedBeforeKill } = await killBatchWithDefaultKeys(ctx);
 			const settled = await settledExecutions(stack.main, cookie, IDS.batchHook, before.size + 1, 240_000);
 			const final = settled.find((e) => e.id === id);
 			const detectedAfterSeconds = Math.round((Date.now() - killedAt) / 1000);
