@@ -101,3 +101,24 @@ describe('the panel of every operation', () => {
 		]);
 	});
 });
+
+describe('the canvas line under the node name', () => {
+	const subtitleOf = (parameters: Record<string, string>) => {
+		const expression = String(description.subtitle)
+			.replace(/^=\{\{/, '')
+			.replace(/\}\}$/, '');
+		const $parameter = parameters;
+		// The subtitle is an n8n expression over $parameter; evaluated here as plain JavaScript.
+		return new Function('$parameter', `return (${expression});`)($parameter) as string;
+	};
+
+	test.each([
+		[{ resource: 'generation', operation: 'generate', kind: 'video' }, 'Generate video'],
+		[{ resource: 'generation', operation: 'generate', kind: '={{ $json.kind }}' }, 'Generate media'],
+		[{ resource: 'file', operation: 'upload' }, 'Upload file'],
+		[{ resource: 'app', operation: 'runLook' }, 'Run app look'],
+		[{ resource: 'model', operation: 'getMany' }, 'List models'],
+	])('%j reads "%s"', (parameters, expected) => {
+		expect(subtitleOf(parameters)).toBe(expected);
+	});
+});

@@ -80,12 +80,13 @@ const properties: INodeProperties[] = [
 							'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 					},
 					{
-						displayName: 'Binary Properties',
+						displayName: 'Photo Fields (Binary)',
 						name: 'binaryProperties',
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. data',
-						description: 'Names of binary properties on the input item holding the photos, separated by commas',
+						description:
+							'Names of the input binary fields holding the photos (as the Binary tab shows them), separated by commas',
 					},
 					{
 						displayName: 'URLs',
