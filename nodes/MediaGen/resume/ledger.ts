@@ -22,7 +22,7 @@ export interface Refusal {
 	description?: string;
 }
 
-/** The memory of one paused batch in this process. */
+/** The memory of one paused batch kept by this n8n instance. */
 export class BatchLedger {
 	readonly runs = new Map<number, KnownRun>();
 	/** Items the service refused after the pause (their outcome). */
