@@ -2,10 +2,11 @@
 // read what the panels show. Selectors are n8n's own data-test-id attributes (editor-ui 2.40.7).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 
 import { REPO } from '../../scripts/realN8n';
-import type { DevStack } from '../../scripts/uiDev';
+import { launchBrowser } from '../../scripts/uiBrowser';
+import { startDev, type DevStack } from '../../scripts/uiDev';
 
 export const SCREENSHOTS = path.join(REPO, 'docs/screenshots');
 
@@ -27,6 +28,28 @@ export async function restSession(dev: DevStack) {
 		if (!res.ok) throw new Error(`n8n ${p}: HTTP ${res.status} ${text.slice(0, 500)}`);
 		return (JSON.parse(text) as { data: T }).data;
 	};
+}
+
+/** What each editor test file starts from: `npm run dev`, a chromium page, the driver and a REST session. */
+export interface EditorSession {
+	dev: DevStack;
+	browser: BrowserContext;
+	page: Page;
+	ed: Editor;
+	rest: Awaited<ReturnType<typeof restSession>>;
+	close(): Promise<void>;
+}
+
+export async function openEditorSession(): Promise<EditorSession> {
+	const dev = await startDev();
+	const browser = await launchBrowser();
+	const page = browser.pages()[0] ?? (await browser.newPage());
+	page.setDefaultTimeout(30_000);
+	const close = async () => {
+		await browser.close();
+		await dev.stop();
+	};
+	return { dev, browser, page, ed: new Editor(page, dev), rest: await restSession(dev), close };
 }
 
 export class Editor {

@@ -1,38 +1,33 @@
 // The editor as a person sees it: `npm run dev` (sandbox + real n8n 2.40.7 with the package, credentials
 // and examples), driven in Debian's chromium through playwright-core. Every scenario asserts what the
 // panels show. Screenshots of the main panels are written to docs/screenshots/ (the README shows them).
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import { CUSTOM_PREFIX } from '../../scripts/realN8n';
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import { exampleId } from '../../scripts/stack';
-import { launchBrowser } from '../../scripts/uiBrowser';
-import { startDev, type DevStack } from '../../scripts/uiDev';
-import { Editor, helpOf, restSession } from './editor';
+import type { DevStack } from '../../scripts/uiDev';
+import { helpOf, openEditorSession, type Editor, type EditorSession } from './editor';
 
 let dev: DevStack;
-let browser: BrowserContext;
+let session: EditorSession;
 let page: Page;
 let ed: Editor;
-let rest: Awaited<ReturnType<typeof restSession>>;
+let rest: EditorSession['rest'];
 
 const API_CREDENTIAL = { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } };
 const NODE = `${CUSTOM_PREFIX}mediaGen`;
 
 beforeAll(async () => {
-	dev = await startDev();
-	browser = await launchBrowser();
-	page = browser.pages()[0] ?? (await browser.newPage());
-	page.setDefaultTimeout(30_000);
-	ed = new Editor(page, dev);
-	rest = await restSession(dev);
+	session = await openEditorSession();
+	({ dev, page, ed } = session);
+	rest = session.rest;
 	// The login `npm run dev` printed, typed into n8n's sign-in form.
 	await ed.signIn(dev.email, dev.password);
 }, 20 * 60_000);
 
 afterAll(async () => {
-	await browser?.close();
-	await dev?.stop();
+	await session?.close();
 });
 
 async function credits(): Promise<number> {

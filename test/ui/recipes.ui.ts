@@ -4,12 +4,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import { REPO } from '../../scripts/realN8n';
-import { launchBrowser } from '../../scripts/uiBrowser';
-import { startDev, type DevStack } from '../../scripts/uiDev';
-import { Editor, restSession } from './editor';
+import type { DevStack } from '../../scripts/uiDev';
+import { openEditorSession, type Editor, type EditorSession } from './editor';
 
 interface Recipe {
 	name: string;
@@ -30,19 +29,16 @@ const readRecipe = (file: string) =>
 	JSON.parse(readFileSync(path.join(REPO, 'examples/recipes', file), 'utf8')) as Recipe;
 
 let dev: DevStack;
-let browser: BrowserContext;
+let session: EditorSession;
 let page: Page;
 let ed: Editor;
 const idOf: Record<string, string> = {};
-let rest: Awaited<ReturnType<typeof restSession>>;
+let rest: EditorSession['rest'];
 
 beforeAll(async () => {
-	dev = await startDev();
-	browser = await launchBrowser();
-	page = browser.pages()[0] ?? (await browser.newPage());
-	page.setDefaultTimeout(30_000);
-	ed = new Editor(page, dev);
-	rest = await restSession(dev);
+	session = await openEditorSession();
+	({ dev, page, ed } = session);
+	rest = session.rest;
 	for (const [file] of CANVASES) {
 		const recipe = readRecipe(file);
 		const created = await rest<{ id: string }>('/rest/workflows', {
@@ -60,8 +56,7 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 afterAll(async () => {
-	await browser?.close();
-	await dev?.stop();
+	await session?.close();
 });
 
 test.each(CANVASES)('%s on the canvas, with its sticky note', async (file, shot) => {

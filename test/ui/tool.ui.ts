@@ -3,26 +3,20 @@
 // panel has the prompt from the model and no Waiting mode (pause mode is hidden on the tool variant), and says
 // that it answers with file URLs instead of downloading.
 // Writes docs/screenshots/mcp-tools-workflow.png and mcp-tool-panel.png (the README shows them).
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import { readExample } from '../../scripts/realN8n';
-import { launchBrowser } from '../../scripts/uiBrowser';
-import { startDev, type DevStack } from '../../scripts/uiDev';
-import { Editor, restSession } from './editor';
+import { openEditorSession, type Editor, type EditorSession } from './editor';
 
-let dev: DevStack;
-let browser: BrowserContext;
+let session: EditorSession;
 let page: Page;
 let ed: Editor;
 let workflowId = '';
 
 beforeAll(async () => {
-	dev = await startDev();
-	browser = await launchBrowser();
-	page = browser.pages()[0] ?? (await browser.newPage());
-	page.setDefaultTimeout(30_000);
-	ed = new Editor(page, dev);
-	const rest = await restSession(dev);
+	session = await openEditorSession();
+	({ page, ed } = session);
+	const rest = session.rest;
 	const example = readExample('07-mcp-server-tools.json');
 	const created = await rest<{ id: string }>('/rest/workflows', {
 		method: 'POST',
@@ -38,8 +32,7 @@ beforeAll(async () => {
 }, 20 * 60_000);
 
 afterAll(async () => {
-	await browser?.close();
-	await dev?.stop();
+	await session?.close();
 });
 
 test('example 07 on the canvas: the MCP Server Trigger with our three tools attached', async () => {
