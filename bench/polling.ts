@@ -2,7 +2,7 @@
 // (before) and with the schedule planned from the durations seen for the model (after, nodes/MediaGen/helpers/
 // pollSchedule.ts, learning as waitForRun does from a cold start). Seeded durations as the sandbox draws them
 // (image 20 s ± 50 %, video 90 s ± 50 %); the arithmetic of the schedule, with each read taking READ_MS.
-import { DurationMemory, estimatedDurationMs, nextReadAtMs } from '../nodes/MediaGen/helpers/pollSchedule';
+import { DurationMemory, estimatedDurationMs, nextReadAtMs } from '../nodes/MediaGen/run/pollSchedule';
 import { defaultConfig } from '../sandbox/config';
 import { processingMs } from '../sandbox/submission';
 

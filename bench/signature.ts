@@ -2,7 +2,7 @@
 // same signed bodies (1 KB and 100 KB), in the same process, alternating rounds.
 import { Webhook } from 'standardwebhooks';
 
-import { verifyWebhook } from '../nodes/MediaGenTrigger/signature';
+import { verifyWebhook } from '../nodes/shared/signature';
 
 const SECRET = `whsec_${Buffer.from('benchmark signing secret 0123456789').toString('base64')}`;
 

@@ -8,8 +8,8 @@ import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
 import { runSettingsFields } from './actions/descriptions';
 import { resources, router } from './actions/router';
 import { listSearch, loadOptions, resourceMapping } from './methods';
-import { resumeWebhook } from './resume/resumeWebhook';
-import { resumeWebhooks } from './resume/webhooks';
+import { resumeWebhook } from './pause/resumeWebhook';
+import { resumeWebhooks } from './pause/webhooks';
 
 /** The canvas line under the node's name: what the step does, in words ("Generate image", "Upload file"). */
 const SUBTITLE =

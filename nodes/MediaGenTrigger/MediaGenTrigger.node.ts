@@ -11,12 +11,12 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
 import { describePreviousSecretProblem, describeWebhookCredentialProblem } from '../../credentials/shapes';
-import { downloadOutputs } from '../MediaGen/helpers/binary';
-import { KIND_OPTIONS } from '../MediaGen/helpers/fields';
-import { runRecordProblem } from '../MediaGen/transport/answers';
-import type { RunRecord } from '../MediaGen/helpers/catalogueTypes';
+import { downloadOutputs } from '../MediaGen/files/binary';
+import { KIND_OPTIONS } from '../shared/fields';
+import { runRecordProblem } from '../shared/answers';
+import type { RunRecord } from '../shared/records';
 import { alreadySeen, mergeSeen, type SeenIds } from './dedupe';
-import { verifyWebhook } from './signature';
+import { verifyWebhook } from '../shared/signature';
 
 // Accepted webhook-ids are kept in the workflow's static data (the only store a webhook() can
 // reach that outlives the process). How n8n 2.40 saves it decides the design:

@@ -226,7 +226,7 @@ describe('the catalogue decides what is offered', () => {
 	test('a model and options that exist only in another catalogue file work with no code change', async () => {
 		const { searchModels } = await import('../../nodes/MediaGen/methods');
 		const { optionFieldsFor } = await import('../../nodes/MediaGen/methods/resourceMapping');
-		const { getModels } = await import('../../nodes/MediaGen/helpers/catalogue');
+		const { getModels } = await import('../../nodes/MediaGen/catalogue/catalogue');
 		const ctx = loadOptionsContext(
 			{ authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'image' },
 			backend.apiCredentials,

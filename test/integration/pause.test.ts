@@ -4,8 +4,8 @@
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/resume/refusedDelivery';
-import { TIMER_ERROR } from '../../nodes/MediaGen/resume/timerOutcome';
+import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/pause/refusedDelivery';
+import { TIMER_ERROR } from '../../nodes/MediaGen/pause/timerOutcome';
 import { resumeByTimer, runNode } from '../helpers/engine';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';

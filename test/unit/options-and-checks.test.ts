@@ -1,8 +1,8 @@
 // Pure checks made before any credit is spent: options resolution against the model's catalogue
 // entry, and the request checks (prompt, files, URLs, keys, free tier).
-import type { CatalogueModel } from '../../nodes/MediaGen/helpers/catalogueTypes';
-import { checkHttpsUrl, checkRequest, checkSettings, describeLimits } from '../../nodes/MediaGen/helpers/checkRequest';
-import { acceptedNames, promptLimit, resolveOptions } from '../../nodes/MediaGen/helpers/resolveOptions';
+import type { CatalogueModel } from '../../nodes/shared/records';
+import { checkHttpsUrl, checkRequest, checkSettings, describeLimits } from '../../nodes/MediaGen/run/checkRequest';
+import { acceptedNames, promptLimit, resolveOptions } from '../../nodes/MediaGen/run/resolveOptions';
 import models from '../../sandbox/data/models.json';
 
 const model = (id: string) => (models.models as unknown as CatalogueModel[]).find((m) => m.id === id)!;

@@ -1,15 +1,15 @@
 // Pause mode's pure pieces: the resume calls' memory, what n8n's timer passes on, the per-item webhook URL,
 // and where the service could call back.
-import type { RunRecord } from '../../nodes/MediaGen/helpers/catalogueTypes';
-import { resumeUrlProblem } from '../../nodes/MediaGen/helpers/pause';
+import type { RunRecord } from '../../nodes/shared/records';
+import { resumeUrlProblem } from '../../nodes/MediaGen/pause/pauseRuns';
 import {
 	isPauseState,
 	itemWebhookUrl,
 	positionFromQuery,
 	type PauseState,
-} from '../../nodes/MediaGen/helpers/pauseState';
-import { BatchLedger, ledgerOf } from '../../nodes/MediaGen/resume/ledger';
-import { TIMER_ERROR, timerOutcomeItems } from '../../nodes/MediaGen/resume/timerOutcome';
+} from '../../nodes/MediaGen/pause/pauseState';
+import { BatchLedger, ledgerOf } from '../../nodes/MediaGen/pause/ledger';
+import { TIMER_ERROR, timerOutcomeItems } from '../../nodes/MediaGen/pause/timerOutcome';
 
 const state = (items: number, lanes: number): PauseState => ({
 	version: 1,

@@ -1,12 +1,7 @@
 // The poll schedule as arithmetic: the plain interval when nothing is known, reads moved into the stretch where
 // a model's runs finish once they are, and never more reads than the plain interval makes.
-import {
-	DurationMemory,
-	estimatedDurationMs,
-	MIN_GAP_MS,
-	nextReadAtMs,
-} from '../../nodes/MediaGen/helpers/pollSchedule';
-import type { FinishWindow } from '../../nodes/MediaGen/helpers/pollSchedule';
+import { DurationMemory, estimatedDurationMs, MIN_GAP_MS, nextReadAtMs } from '../../nodes/MediaGen/run/pollSchedule';
+import type { FinishWindow } from '../../nodes/MediaGen/run/pollSchedule';
 
 /** The read times until a run of `durationMs` is seen done (reads take no time here). */
 function readTimes(durationMs: number, intervalMs: number, window?: FinishWindow): number[] {

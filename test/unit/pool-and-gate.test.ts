@@ -1,7 +1,7 @@
 // The batch pool (order, width, stop after a failure) and the rate gate (waits for a spent window,
 // counts requests in flight against what a header reports).
-import { runPool } from '../../nodes/MediaGen/helpers/batch';
-import { acquireRateBudget, parseReset } from '../../nodes/MediaGen/transport/rateGate';
+import { runPool } from '../../nodes/MediaGen/batch/pool';
+import { acquireRateBudget, parseReset } from '../../nodes/shared/transport/rateGate';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,14 +2,14 @@
 // the words of a failed or cancelled run, and of runs already paid for.
 import type { INode } from 'n8n-workflow';
 
-import { canonicalMediaType, coverPrefix, mediaTypeOf } from '../../nodes/MediaGen/helpers/binary';
-import type { RunRecord } from '../../nodes/MediaGen/helpers/catalogueTypes';
-import { paidRunsNote, withPaidRuns } from '../../nodes/MediaGen/helpers/paidRuns';
-import { retryKey, uniquePerItem } from '../../nodes/MediaGen/helpers/requestKey';
-import { errorItem, failedRunError } from '../../nodes/MediaGen/helpers/runErrors';
-import { isCapRefusal, SpendingCap } from '../../nodes/MediaGen/helpers/spendingCap';
-import { mismatchOf } from '../../nodes/MediaGen/helpers/submission';
-import { generationAnswerProblem, generationListProblem } from '../../nodes/MediaGen/transport/answers';
+import { canonicalMediaType, coverPrefix, mediaTypeOf } from '../../nodes/MediaGen/files/binary';
+import type { RunRecord } from '../../nodes/shared/records';
+import { paidRunsNote, withPaidRuns } from '../../nodes/MediaGen/run/paidRuns';
+import { retryKey, uniquePerItem } from '../../nodes/MediaGen/run/requestKey';
+import { errorItem, failedRunError } from '../../nodes/MediaGen/run/runErrors';
+import { isCapRefusal, SpendingCap } from '../../nodes/MediaGen/run/spendingCap';
+import { mismatchOf } from '../../nodes/MediaGen/run/submission';
+import { generationAnswerProblem, generationListProblem } from '../../nodes/shared/answers';
 
 const node: INode = { id: 'n1', name: 'Media Generation', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} };
 const ctx = { getNode: () => node } as never;

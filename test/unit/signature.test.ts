@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
-import { usableSecretKey, verifyWebhook } from '../../nodes/MediaGenTrigger/signature';
+import { usableSecretKey, verifyWebhook } from '../../nodes/shared/signature';
 
 const SECRET = `whsec_${Buffer.from('a very secret signing key 123456').toString('base64')}`;
 const OTHER = `whsec_${Buffer.from('another secret signing key 98765').toString('base64')}`;

@@ -2,11 +2,11 @@
 // a run still going as an answer with what to call next, and the refusal of pause mode in a tool call.
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { readRunSettings, TOOL_TIME_LIMIT_MS } from '../../nodes/MediaGen/helpers/runSettings';
-import { addRunDetails } from '../../nodes/MediaGen/helpers/runErrors';
-import { isToolCall } from '../../nodes/MediaGen/helpers/toolCall';
-import { stillRunningResult, toolRunResult } from '../../nodes/MediaGen/helpers/toolResult';
-import { TIME_LIMIT_CODE } from '../../nodes/MediaGen/helpers/waitForRun';
+import { readRunSettings, TOOL_TIME_LIMIT_MS } from '../../nodes/MediaGen/run/runSettings';
+import { addRunDetails } from '../../nodes/MediaGen/run/runErrors';
+import { isToolCall } from '../../nodes/MediaGen/tool/toolCall';
+import { stillRunningResult, toolRunResult } from '../../nodes/MediaGen/tool/toolResult';
+import { TIME_LIMIT_CODE } from '../../nodes/MediaGen/run/waitForRun';
 
 function context(type: string, parameters: IDataObject = {}) {
 	const node = { id: 'n1', name: 'Generate Media', type, typeVersion: 1, position: [0, 0], parameters } as INode;

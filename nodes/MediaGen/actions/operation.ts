@@ -1,7 +1,7 @@
 // What an operation file exports, so the router can run it without knowing it.
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import type { Identity } from '../transport';
+import type { Identity } from '../../shared/transport';
 
 /** The router loops over the items (up to `itemsAtOnce` in flight) and catches per item. */
 export interface ItemOperation {

@@ -5,11 +5,11 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getIdentity, type Identity } from '../transport';
-import { concurrencyOf, runPool } from '../helpers/batch';
-import { errorItem } from '../helpers/runErrors';
-import { isToolCall } from '../helpers/toolCall';
-import { answerToolCall } from '../helpers/toolResult';
+import { getIdentity, type Identity } from '../../shared/transport';
+import { concurrencyOf, runPool } from '../batch/pool';
+import { errorItem } from '../run/runErrors';
+import { isToolCall } from '../tool/toolCall';
+import { answerToolCall } from '../tool/toolResult';
 import * as account from './account';
 import * as app from './app';
 import * as file from './file';

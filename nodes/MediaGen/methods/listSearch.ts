@@ -1,9 +1,9 @@
 // Searchable lists (resource locators): models with their prices, and apps.
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { getIdentity } from '../transport';
-import { getApps, getModels } from '../helpers/catalogue';
-import type { CatalogueModel } from '../helpers/catalogueTypes';
+import { getIdentity } from '../../shared/transport';
+import { getApps, getModels } from '../catalogue/catalogue';
+import type { CatalogueModel } from '../../shared/records';
 import { editorKind, readParameter } from './parameters';
 
 export function modelLabel(m: CatalogueModel, anonymous: boolean): string {

@@ -2,8 +2,8 @@
 // (another operation, an older saved node), so each read falls back instead of throwing.
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { getApps, getModels } from '../helpers/catalogue';
-import { parseKind, type CatalogueApp, type CatalogueModel, type MediaKind } from '../helpers/catalogueTypes';
+import { getApps, getModels } from '../catalogue/catalogue';
+import { parseKind, type CatalogueApp, type CatalogueModel, type MediaKind } from '../../shared/records';
 
 export function readParameter(ctx: ILoadOptionsFunctions, name: string, extractValue = false): string {
 	try {

@@ -9,8 +9,8 @@ import type {
 	ResourceMapperFields,
 } from 'n8n-workflow';
 
-import type { CatalogueModel } from '../helpers/catalogueTypes';
-import { listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../helpers/resolveOptions';
+import type { CatalogueModel } from '../../shared/records';
+import { listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../run/resolveOptions';
 import { describeLoadProblem, findModelFor } from './parameters';
 
 /** How a value reads in the Options box: yes/no options read On / Off. */

@@ -1,8 +1,8 @@
 // Account → Get: GET /me (tier, credits, watermark, concurrency; email where present).
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { apiRequest } from '../../transport';
-import { identityProblem } from '../../transport/answers';
+import { apiRequest } from '../../../shared/transport';
+import { identityProblem } from '../../../shared/answers';
 import type { ItemExecutor } from '../operation';
 
 export const description: INodeProperties[] = [];

@@ -4,15 +4,15 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { Identity } from '../../transport';
-import { prepareBinaryFile, type PreparedFile } from '../../helpers/binary';
-import { getApps, getModels, resolveModel } from '../../helpers/catalogue';
-import type { AppInput, CatalogueApp } from '../../helpers/catalogueTypes';
-import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds } from '../../helpers/checkRequest';
-import { KIND_OPTIONS, readMaxCredits, splitList } from '../../helpers/fields';
-import { defaultRequestKey } from '../../helpers/requestKey';
-import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
-import { readRunSettings } from '../../helpers/runSettings';
+import type { Identity } from '../../../shared/transport';
+import { prepareBinaryFile, type PreparedFile } from '../../files/binary';
+import { getApps, getModels, resolveModel } from '../../catalogue/catalogue';
+import type { AppInput, CatalogueApp } from '../../../shared/records';
+import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds } from '../../run/checkRequest';
+import { KIND_OPTIONS, readMaxCredits, splitList } from '../../../shared/fields';
+import { defaultRequestKey } from '../../run/requestKey';
+import { executeRuns, type FileSource, type PreparedRun } from '../../batch/runBatch';
+import { readRunSettings } from '../../run/runSettings';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 const properties: INodeProperties[] = [

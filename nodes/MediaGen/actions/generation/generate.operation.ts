@@ -10,22 +10,16 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { Identity } from '../../transport';
-import { prepareBinaryFile } from '../../helpers/binary';
-import { getModels, resolveModel } from '../../helpers/catalogue';
-import { parseKind, type CatalogueModel, type MediaKind } from '../../helpers/catalogueTypes';
-import {
-	checkMediaUrls,
-	checkRequest,
-	checkSettings,
-	describeLimits,
-	freeTierModelIds,
-} from '../../helpers/checkRequest';
-import { readMaxCredits, splitList } from '../../helpers/fields';
-import { defaultRequestKey } from '../../helpers/requestKey';
-import { resolveOptions } from '../../helpers/resolveOptions';
-import { executeRuns, type FileSource, type PreparedRun } from '../../helpers/runBatch';
-import { readRunSettings } from '../../helpers/runSettings';
+import type { Identity } from '../../../shared/transport';
+import { prepareBinaryFile } from '../../files/binary';
+import { getModels, resolveModel } from '../../catalogue/catalogue';
+import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
+import { checkMediaUrls, checkRequest, checkSettings, describeLimits, freeTierModelIds } from '../../run/checkRequest';
+import { readMaxCredits, splitList } from '../../../shared/fields';
+import { defaultRequestKey } from '../../run/requestKey';
+import { resolveOptions } from '../../run/resolveOptions';
+import { executeRuns, type FileSource, type PreparedRun } from '../../batch/runBatch';
+import { readRunSettings } from '../../run/runSettings';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 /**

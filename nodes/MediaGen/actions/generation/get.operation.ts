@@ -2,10 +2,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { readRunId } from '../../helpers/fields';
-import { finishedRunToItem } from '../../helpers/runOutput';
-import { readRunSettings } from '../../helpers/runSettings';
-import { getRun } from '../../helpers/waitForRun';
+import { readRunId } from '../../../shared/fields';
+import { finishedRunToItem } from '../../run/runOutput';
+import { readRunSettings } from '../../run/runSettings';
+import { getRun } from '../../run/waitForRun';
 import { downloadOutputsFields, runIdField, waitingCollection } from '../descriptions';
 import type { ItemExecutor } from '../operation';
 

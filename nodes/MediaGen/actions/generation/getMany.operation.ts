@@ -3,10 +3,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { kindFilter } from '../../helpers/fields';
-import { apiRequest, type Identity } from '../../transport';
-import { generationListProblem } from '../../transport/answers';
-import type { RunRecord } from '../../helpers/catalogueTypes';
+import { kindFilter } from '../../../shared/fields';
+import { apiRequest, type Identity } from '../../../shared/transport';
+import { generationListProblem } from '../../../shared/answers';
+import type { RunRecord } from '../../../shared/records';
 
 const properties: INodeProperties[] = [
 	{

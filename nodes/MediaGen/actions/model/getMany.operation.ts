@@ -2,9 +2,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { kindFilter } from '../../helpers/fields';
-import type { Identity } from '../../transport';
-import { getModels } from '../../helpers/catalogue';
+import { kindFilter } from '../../../shared/fields';
+import type { Identity } from '../../../shared/transport';
+import { getModels } from '../../catalogue/catalogue';
 
 const properties: INodeProperties[] = [
 	{

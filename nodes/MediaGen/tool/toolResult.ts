@@ -4,11 +4,11 @@
 // A run still going when the call's time limit passed is an answer, not an error: its id, to fetch later.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { apiRequest, type Identity } from '../transport';
-import { identityProblem } from '../transport/answers';
-import { FINAL_STATUSES } from './catalogueTypes';
-import { runDetailsOf } from './runErrors';
-import { TIME_LIMIT_CODE } from './waitForRun';
+import { apiRequest, type Identity } from '../../shared/transport';
+import { identityProblem } from '../../shared/answers';
+import { FINAL_STATUSES } from '../../shared/records';
+import { runDetailsOf } from '../run/runErrors';
+import { TIME_LIMIT_CODE } from '../run/waitForRun';
 
 const OUTPUT_FIELDS = ['url', 'mime', 'title', 'lyrics', 'seconds', 'cover'] as const;
 /** Fields the node itself adds to a run item (Run Look's app and look, pause mode's time-out mark). */

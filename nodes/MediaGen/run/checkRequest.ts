@@ -1,5 +1,5 @@
 // Checks made before any credit is spent, each naming the field and what is allowed. Pure.
-import type { CatalogueModel } from './catalogueTypes';
+import type { CatalogueModel } from '../../shared/records';
 import { promptLimit } from './resolveOptions';
 import { REQUEST_KEY_MAX } from './requestKey';
 

@@ -4,8 +4,8 @@
 // executions share). The memory only saves requests: a process that lacks it (restarted, or another
 // webhook process) re-learns each item's run exactly by re-sending its request key, which returns that
 // run uncharged. Nothing here is needed for correctness, only for speed.
-import type { RunRecord } from '../helpers/catalogueTypes';
-import { FINAL_STATUSES } from '../helpers/catalogueTypes';
+import type { RunRecord } from '../../shared/records';
+import { FINAL_STATUSES } from '../../shared/records';
 
 /** What one item's run is known to be. */
 export interface KnownRun {

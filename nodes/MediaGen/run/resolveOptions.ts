@@ -1,7 +1,7 @@
 // Turns what the user picked into the request's `options`, checked against the model's catalogue
 // entry. Pure: no n8n, no HTTP. Unset options stay out so the model's defaults apply; `resolution`
 // is always sent (the API requires it), falling back to the model default.
-import type { CatalogueModel, RunOptions } from './catalogueTypes';
+import type { CatalogueModel, RunOptions } from '../../shared/records';
 
 export const OPTION_LABELS: Record<string, string> = {
 	resolution: 'Resolution',

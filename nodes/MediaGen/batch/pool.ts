@@ -5,8 +5,8 @@
 
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { apiRequest, type Identity } from '../transport';
-import { identityProblem } from '../transport/answers';
+import { apiRequest, type Identity } from '../../shared/transport';
+import { identityProblem } from '../../shared/answers';
 
 /** As many items at once as the identity may have runs in flight (GET /me), at most 20. */
 export async function concurrencyOf(ctx: IExecuteFunctions, identity: Identity, items: number): Promise<number> {

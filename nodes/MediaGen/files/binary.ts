@@ -6,9 +6,9 @@ import type { IBinaryData, IExecuteFunctions, IWebhookFunctions } from 'n8n-work
 type Readable = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
 import { NodeOperationError } from 'n8n-workflow';
 
-import { apiRequest, type Identity } from '../transport';
-import { uploadSlotProblem } from '../transport/answers';
-import type { RunOutput, RunRecord } from './catalogueTypes';
+import { apiRequest, type Identity } from '../../shared/transport';
+import { uploadSlotProblem } from '../../shared/answers';
+import type { RunOutput, RunRecord } from '../../shared/records';
 
 export const MB = 1024 * 1024;
 

@@ -3,10 +3,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadOutputs } from './binary';
-import { FINAL_STATUSES, type RunRecord } from './catalogueTypes';
+import { downloadOutputs } from '../files/binary';
+import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
-import { isToolCall } from './toolCall';
+import { isToolCall } from '../tool/toolCall';
 
 export interface OutputSettings {
 	download: boolean;

@@ -5,19 +5,19 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Identity } from '../transport';
-import { concurrencyOf, runPool } from './batch';
-import { uploadFile, type PreparedFile } from './binary';
-import type { CatalogueModel, RunRecord } from './catalogueTypes';
-import { uniquePerItem } from './requestKey';
-import { addRunDetails, errorItem, type ItemRequest } from './runErrors';
-import { paidRunsNote } from './paidRuns';
-import { pauseRuns } from './pause';
-import { finishedRunToItem } from './runOutput';
-import type { RunSettings } from './runSettings';
-import { isCapRefusal, SpendingCap, type PriceQuote } from './spendingCap';
-import { submitRun, type SubmitContext } from './submission';
-import { timeLimitMs, waitForRun } from './waitForRun';
+import type { Identity } from '../../shared/transport';
+import { concurrencyOf, runPool } from './pool';
+import { uploadFile, type PreparedFile } from '../files/binary';
+import type { CatalogueModel, RunRecord } from '../../shared/records';
+import { uniquePerItem } from '../run/requestKey';
+import { addRunDetails, errorItem, type ItemRequest } from '../run/runErrors';
+import { paidRunsNote } from '../run/paidRuns';
+import { pauseRuns } from '../pause/pauseRuns';
+import { finishedRunToItem } from '../run/runOutput';
+import type { RunSettings } from '../run/runSettings';
+import { isCapRefusal, SpendingCap, type PriceQuote } from '../run/spendingCap';
+import { submitRun, type SubmitContext } from '../run/submission';
+import { timeLimitMs, waitForRun } from '../run/waitForRun';
 
 /** A reference file: an address to send as it is, or a binary property to upload just before submitting. */
 export type FileSource = { url: string } | { file: PreparedFile; field: string };

@@ -4,9 +4,9 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { VerifyResult } from '../../MediaGenTrigger/signature';
-import type { PauseState } from '../helpers/pauseState';
-import { withPaidRuns } from '../helpers/paidRuns';
+import type { VerifyResult } from '../../shared/signature';
+import type { PauseState } from './pauseState';
+import { withPaidRuns } from '../run/paidRuns';
 import type { BatchLedger } from './ledger';
 
 type Refused = Extract<VerifyResult, { ok: false }>;

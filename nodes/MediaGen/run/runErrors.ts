@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { RunRecord } from './catalogueTypes';
+import type { RunRecord } from '../../shared/records';
 
 export interface RunDetails {
 	runId?: string;

@@ -5,10 +5,10 @@
 // one batch, a re-run and a concurrent execution of the same batch all look alike in the runs list.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../transport';
-import { generationAnswerProblem } from '../transport/answers';
-import { FINAL_STATUSES, type RunRecord } from '../helpers/catalogueTypes';
-import type { PauseState } from '../helpers/pauseState';
+import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
+import { generationAnswerProblem } from '../../shared/answers';
+import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
+import type { PauseState } from './pauseState';
 import type { BatchLedger, Refusal } from './ledger';
 
 export type Outcome =

@@ -7,11 +7,11 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { verifyWebhook } from '../../MediaGenTrigger/signature';
-import { getIdentity } from '../transport';
-import { runRecordProblem } from '../transport/answers';
-import type { RunRecord } from '../helpers/catalogueTypes';
-import { batchKeyOf, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from '../helpers/pauseState';
+import { verifyWebhook } from '../../shared/signature';
+import { getIdentity } from '../../shared/transport';
+import { runRecordProblem } from '../../shared/answers';
+import type { RunRecord } from '../../shared/records';
+import { batchKeyOf, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from './pauseState';
 import { BatchView, type BatchReport } from './batchWalk';
 import { ledgerOf, type BatchLedger } from './ledger';
 import { refuseDelivery } from './refusedDelivery';

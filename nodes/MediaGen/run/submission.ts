@@ -6,9 +6,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../transport';
-import { generationAnswerProblem, generationListProblem } from '../transport/answers';
-import type { RunRecord } from './catalogueTypes';
+import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
+import { generationAnswerProblem, generationListProblem } from '../../shared/answers';
+import type { RunRecord } from '../../shared/records';
 import { retryKey } from './requestKey';
 import { addRunDetails, runError } from './runErrors';
 import type { RunSettings } from './runSettings';

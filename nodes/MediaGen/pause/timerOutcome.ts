@@ -5,7 +5,7 @@
 // again. Pure: no n8n calls.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { PauseState } from '../helpers/pauseState';
+import type { PauseState } from './pauseState';
 
 function minutes(ms: number): string {
 	const value = Math.round((ms / 60_000) * 10) / 10;

@@ -6,9 +6,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiRequest, isNoAnswer, MediaGenApiError, type ApiContext, type Identity } from '../transport';
-import { generationAnswerProblem } from '../transport/answers';
-import { FINAL_STATUSES, type MediaKind, type RunRecord } from './catalogueTypes';
+import { apiRequest, isNoAnswer, MediaGenApiError, type ApiContext, type Identity } from '../../shared/transport';
+import { generationAnswerProblem } from '../../shared/answers';
+import { FINAL_STATUSES, type MediaKind, type RunRecord } from '../../shared/records';
 import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
 import { addRunDetails, runError } from './runErrors';
 

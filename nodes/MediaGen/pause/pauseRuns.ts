@@ -7,17 +7,17 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { describeWebhookCredentialProblem } from '../../../credentials/shapes';
-import { MediaGenApiError, type Identity } from '../transport';
-import { ledgerOf } from '../resume/ledger';
-import { timerOutcomeItems } from '../resume/timerOutcome';
-import { uploadFile } from './binary';
-import { isPrivateHost } from './checkRequest';
-import { concurrencyOf } from './batch';
-import { withPaidRuns } from './paidRuns';
+import { MediaGenApiError, type Identity } from '../../shared/transport';
+import { ledgerOf } from './ledger';
+import { timerOutcomeItems } from './timerOutcome';
+import { uploadFile } from '../files/binary';
+import { isPrivateHost } from '../run/checkRequest';
+import { concurrencyOf } from '../batch/pool';
+import { withPaidRuns } from '../run/paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
-import type { FileSource, PreparedRun } from './runBatch';
-import { submitRun } from './submission';
-import { timeLimitMs } from './waitForRun';
+import type { FileSource, PreparedRun } from '../batch/runBatch';
+import { submitRun } from '../run/submission';
+import { timeLimitMs } from '../run/waitForRun';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
 const TIMER_GRACE_MS = 60_000;

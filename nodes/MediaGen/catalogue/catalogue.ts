@@ -2,9 +2,9 @@
 // hour (the spec allows an hour). Dropdowns open instantly and a batch reads each once.
 import { NodeOperationError } from 'n8n-workflow';
 
-import { apiRequest, type ApiContext, type Identity, getIdentity } from '../transport';
-import { listProblem } from '../transport/answers';
-import type { CatalogueApp, CatalogueModel, MediaKind } from './catalogueTypes';
+import { apiRequest, type ApiContext, type Identity, getIdentity } from '../../shared/transport';
+import { listProblem } from '../../shared/answers';
+import type { CatalogueApp, CatalogueModel, MediaKind } from '../../shared/records';
 
 const MODEL_TTL_MS = 5 * 60_000;
 const APP_TTL_MS = 60 * 60_000;

@@ -3,10 +3,10 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { PauseState } from '../helpers/pauseState';
-import { withPaidRuns } from '../helpers/paidRuns';
-import { addRunDetails, errorItem, failedRunError } from '../helpers/runErrors';
-import { finishedRunToItem } from '../helpers/runOutput';
+import type { PauseState } from './pauseState';
+import { withPaidRuns } from '../run/paidRuns';
+import { addRunDetails, errorItem, failedRunError } from '../run/runErrors';
+import { finishedRunToItem } from '../run/runOutput';
 import type { Outcome } from './batchWalk';
 
 const NOTES: Record<'unsent' | 'unconfirmed', string> = {

@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isToolCall } from './toolCall';
+import { isToolCall } from '../tool/toolCall';
 
 export interface RunSettings {
 	wait: boolean;
