@@ -180,8 +180,13 @@ test("two batches on one 2-slot account finish without waiting on the service's 
 	// The service would come back to a 503 after 1 minute, 5 minutes, … (0.6 s, 3 s here): none is answered 503.
 	expect(statuses.filter((s) => s === 503)).toEqual([]);
 	const conflicts = statuses.filter((s) => s === 409).length;
+	// A batch with no run in flight asks for a slot itself (after 1 s, backing off): each refusal is one such wait.
+	const busy = sb.engine.log.filter(
+		(e) => e.ownerId === accounts[2].id && e.method === 'POST' && e.path === '/v1/generations' && e.status === 409,
+	).length;
 	console.log(
 		`real n8n, two 5-image pause batches on 2 slots: ${wallMs} ms (ideal 9000 ms: 10 × 1.8 s / 2), ` +
-			`resume calls answered 503: 0, 409: ${conflicts}, deliveries retried: ${retried} of 10`,
+			`resume calls answered 503: 0, 409: ${conflicts}, deliveries retried: ${retried} of 10, ` +
+			`submissions answered busy: ${busy}`,
 	);
 });

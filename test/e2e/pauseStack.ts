@@ -1,5 +1,6 @@
 // Shared set-up of the real-n8n pause-mode files: one sandbox, one n8n with published batch workflows
-// (Webhook → Split Out → Generate with Waiting → Pause), and read-outs of n8n's executions and the sandbox's ledger.
+// (Webhook → Split Out → Generate with Waiting → Pause), and read-outs of n8n's executions and the
+// sandbox's ledger.
 import { randomUUID } from 'node:crypto';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
