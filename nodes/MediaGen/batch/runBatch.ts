@@ -15,7 +15,7 @@ import { paidRunsNote } from '../run/paidRuns';
 import { pauseRuns } from '../pause/pauseRuns';
 import { finishedRunToItem } from '../run/runOutput';
 import type { RunSettings } from '../run/runSettings';
-import { isCapRefusal, SpendingCap, type PriceQuote } from '../run/spendingCap';
+import { capStore, isCapRefusal, SpendingCap, type PriceQuote } from '../run/spendingCap';
 import { submitRun, type SubmitContext } from '../run/submission';
 import { timeLimitMs, waitForRun } from '../run/waitForRun';
 
@@ -154,7 +154,8 @@ function stoppedBatchNote(runs: Map<number, RunRecord>, failedItem: number, notS
 
 /**
  * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item
- * whose price would take the total over the cap is refused (it is never submitted).
+ * whose price would take the total over the cap is refused (it is never submitted). The others are
+ * counted in the saved total now, since the resume calls that send them cannot save anything.
  */
 function capFor(ready: PreparedRun[], cap: SpendingCap | undefined): (position: number) => string | undefined {
 	if (!cap) return () => undefined;
@@ -168,7 +169,10 @@ function capFor(ready: PreparedRun[], cap: SpendingCap | undefined): (position: 
 				`Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} ` +
 					`are already planned by this step in this execution`,
 			);
-		} else total += estimate;
+		} else {
+			total += estimate;
+			cap.plan(estimate);
+		}
 	}
 	return (position) => refusals.get(position);
 }
@@ -198,11 +202,11 @@ export async function executeRuns(
 	for (const p of ready) p.body.requestKey = keys.get(p.itemIndex);
 
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
+	// The total is kept in the node's context data, saved with the execution: it counts every pass of this
+	// step in this execution wherever the pass runs (after a pause, on another worker).
 	const node = ctx.getNode();
-	const cap =
-		capValue === undefined
-			? undefined
-			: new SpendingCap(capValue, `${ctx.getExecutionId() ?? 'manual'}|${node.id ?? node.name}`);
+	const store = () => capStore(ctx.getExecutionId(), node.id ?? node.name, () => ctx.getContext('node'));
+	const cap = capValue === undefined ? undefined : new SpendingCap(capValue, store());
 	if (cap && !continueOnFail) {
 		const overrun = cap.firstCertainOverrun(ready.map(quoteOf));
 		if (overrun) throw upfrontCapError(ctx, cap, overrun);
