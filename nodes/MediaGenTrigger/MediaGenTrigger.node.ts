@@ -11,7 +11,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
 import { describePreviousSecretProblem, describeWebhookCredentialProblem } from '../../credentials/shapes';
-import { downloadOutputs } from '../MediaGen/files/binary';
+import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS } from '../shared/fields';
 import { runRecordProblem } from '../shared/answers';
 import type { RunRecord } from '../shared/records';

@@ -2,7 +2,9 @@
 // the words of a failed or cancelled run, and of runs already paid for.
 import type { INode } from 'n8n-workflow';
 
-import { canonicalMediaType, coverPrefix, mediaTypeOf } from '../../nodes/MediaGen/files/binary';
+import { coverPrefix } from '../../nodes/shared/downloads';
+import { canonicalMediaType } from '../../nodes/shared/mediaTypes';
+import { mediaTypeOf } from '../../nodes/MediaGen/files/upload';
 import type { RunRecord } from '../../nodes/shared/records';
 import { paidRunsNote, withPaidRuns } from '../../nodes/MediaGen/run/paidRuns';
 import { retryKey, uniquePerItem } from '../../nodes/MediaGen/run/requestKey';

@@ -7,7 +7,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Identity } from '../../shared/transport';
 import { concurrencyOf, runPool } from './pool';
-import { uploadFile, type PreparedFile } from '../files/binary';
+import { uploadFile, type PreparedFile } from '../files/upload';
 import type { CatalogueModel, RunRecord } from '../../shared/records';
 import { uniquePerItem } from '../run/requestKey';
 import { addRunDetails, errorItem, type ItemRequest } from '../run/runErrors';

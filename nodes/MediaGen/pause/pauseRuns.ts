@@ -10,7 +10,7 @@ import { describeWebhookCredentialProblem } from '../../../credentials/shapes';
 import { MediaGenApiError, type Identity } from '../../shared/transport';
 import { ledgerOf } from './ledger';
 import { timerOutcomeItems } from './timerOutcome';
-import { uploadFile } from '../files/binary';
+import { uploadFile } from '../files/upload';
 import { isPrivateHost } from '../run/checkRequest';
 import { concurrencyOf } from '../batch/pool';
 import { withPaidRuns } from '../run/paidRuns';

@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadOutputs } from '../files/binary';
+import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
 import { isToolCall } from '../tool/toolCall';

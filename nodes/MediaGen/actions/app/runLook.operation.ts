@@ -5,7 +5,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../../shared/transport';
-import { prepareBinaryFile, type PreparedFile } from '../../files/binary';
+import { prepareBinaryFile, type PreparedFile } from '../../files/upload';
 import { getApps, getModels, resolveModel } from '../../catalogue/catalogue';
 import type { AppInput, CatalogueApp } from '../../../shared/records';
 import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds } from '../../run/checkRequest';

@@ -11,7 +11,7 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../../shared/transport';
-import { prepareBinaryFile } from '../../files/binary';
+import { prepareBinaryFile } from '../../files/upload';
 import { getModels, resolveModel } from '../../catalogue/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
 import { checkMediaUrls, checkRequest, checkSettings, describeLimits, freeTierModelIds } from '../../run/checkRequest';
