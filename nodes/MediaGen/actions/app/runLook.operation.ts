@@ -11,7 +11,8 @@ import type { AppInput, CatalogueApp } from '../../../shared/records';
 import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds } from '../../run/checkRequest';
 import { KIND_OPTIONS, readMaxCredits, splitList } from '../../../shared/fields';
 import { defaultRequestKey } from '../../run/requestKey';
-import { executeRuns, type FileSource, type PreparedRun } from '../../batch/runBatch';
+import { executeRuns } from '../../batch/runBatch';
+import type { FileSource, PreparedRun } from '../../run/preparedRun';
 import { readRunSettings } from '../../run/runSettings';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 

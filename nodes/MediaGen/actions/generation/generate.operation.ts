@@ -18,7 +18,8 @@ import { checkMediaUrls, checkRequest, checkSettings, describeLimits, freeTierMo
 import { readMaxCredits, splitList } from '../../../shared/fields';
 import { defaultRequestKey } from '../../run/requestKey';
 import { resolveOptions } from '../../run/resolveOptions';
-import { executeRuns, type FileSource, type PreparedRun } from '../../batch/runBatch';
+import { executeRuns } from '../../batch/runBatch';
+import type { FileSource, PreparedRun } from '../../run/preparedRun';
 import { readRunSettings } from '../../run/runSettings';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
