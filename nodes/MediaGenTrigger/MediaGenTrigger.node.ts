@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
+import { checkSigningSecret, MEDIAGEN_NODE_ICON } from '../../credentials/common';
 import { describePreviousSecretProblem, describeWebhookCredentialProblem } from '../../credentials/shapes';
 import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS } from '../shared/fields';
@@ -46,7 +46,7 @@ export class MediaGenTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Media Generation Trigger',
 		name: 'mediaGenTrigger',
-		icon: MEDIAGEN_ICON,
+		icon: MEDIAGEN_NODE_ICON,
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"On " + ($parameter["outcomes"] || []).join(", ")}}',
