@@ -174,6 +174,19 @@ describe('Account, Model, App', () => {
 		});
 	});
 
+	test('Account → Get with no answer (connection dropped three times): the route, the reason and what to check', async () => {
+		backend.sandbox.faults.set([{ route: 'GET /me', script: ['drop', 'drop', 'drop'] }]);
+		const spent = backend.charges();
+		const r = await node({ resource: 'account', operation: 'get' });
+		backend.sandbox.faults.set([]);
+		expect(r.error?.message).toBe(
+			'No answer from the Media Generation API to GET /me: The connection to the server was closed unexpectedly, ' +
+				'perhaps it is offline. You can retry the request immediately or wait and retry later.',
+		);
+		expect(r.error?.description).toMatch(/^Check the Base URL in the credential \(now http:.*reachable from n8n\.$/);
+		expect(backend.charges()).toBe(spent);
+	});
+
 	test('Model → Get Many with filters', async () => {
 		const all = await node({ resource: 'model', operation: 'getMany' });
 		expect(all.items).toHaveLength(30);

@@ -6,7 +6,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiRequest, isNoAnswer, MediaGenApiError, type ApiContext, type Identity } from '../../shared/transport';
+import { apiRequest, isRetryableRead, type ApiContext, type Identity } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type MediaKind, type RunRecord } from '../../shared/records';
 import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
@@ -58,14 +58,6 @@ export async function getRun(
 		identity,
 	);
 	return res.body.generation;
-}
-
-/** Failures of a read that say nothing about the run itself, so the next poll may well succeed. */
-export function isPassing(error: unknown): boolean {
-	if (isNoAnswer(error)) return true;
-	if (!(error instanceof MediaGenApiError)) return false;
-	const status = Number(error.httpCode);
-	return status === 404 || status === 429 || status >= 500 || error.code === 'unexpected_answer';
 }
 
 /**
@@ -130,7 +122,7 @@ export async function waitForRun(
 			run = await getRun(ctx, identity, run.id, itemIndex, settings.requestTimeoutMs, deadline);
 			misses = 0;
 		} catch (error) {
-			if (!isPassing(error))
+			if (!isRetryableRead(error))
 				throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
 			misses++;
 			lastProblem = String((error as Error).message ?? error);
