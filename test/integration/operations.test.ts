@@ -213,6 +213,46 @@ describe('Account, Model, App', () => {
 	});
 });
 
+describe("list operations run once per input item, as n8n's own do", () => {
+	const pairedWith = (items: INodeExecutionData[], item: number) =>
+		items.filter((i) => (i.pairedItem as { item: number }).item === item).map((i) => i.json);
+	const twoItems = (a: IDataObject, b: IDataObject): INodeExecutionData[] => [{ json: a }, { json: b }];
+
+	test('Model → Get Many: each item its own filter, each model paired with its item', async () => {
+		const r = await node(
+			{ resource: 'model', operation: 'getMany', modelFilters: { kind: '={{ $json.kind }}' } },
+			twoItems({ kind: 'video' }, { kind: 'music' }),
+		);
+		expect(pairedWith(r.items, 0)).toHaveLength(15);
+		expect(pairedWith(r.items, 0).every((m) => m.kind === 'video')).toBe(true);
+		expect(pairedWith(r.items, 1).length).toBeGreaterThan(0);
+		expect(pairedWith(r.items, 1).every((m) => m.kind === 'music')).toBe(true);
+		expect(r.items).toHaveLength(pairedWith(r.items, 0).length + pairedWith(r.items, 1).length);
+	});
+
+	test('App → Get Many: each item its own filter, each app paired with its item', async () => {
+		const r = await node(
+			{ resource: 'app', operation: 'getMany', appFilters: { kind: '={{ $json.kind }}' } },
+			twoItems({ kind: 'music' }, { kind: 'image' }),
+		);
+		expect(pairedWith(r.items, 0).map((a) => a.slug)).toEqual(['birthday-song']);
+		expect(pairedWith(r.items, 1).length).toBeGreaterThan(0);
+		expect(pairedWith(r.items, 1).every((a) => a.kind === 'image')).toBe(true);
+	});
+
+	test('Generation → Get Many: each item its own limit, each run paired with its item', async () => {
+		await submitDirect('listed once');
+		await submitDirect('listed twice');
+		const r = await node(
+			{ resource: 'generation', operation: 'getMany', limit: '={{ $json.limit }}' },
+			twoItems({ limit: 1 }, { limit: 2 }),
+		);
+		expect(pairedWith(r.items, 0)).toHaveLength(1);
+		expect(pairedWith(r.items, 1)).toHaveLength(2);
+		expect(pairedWith(r.items, 1)[0].id).toBe(pairedWith(r.items, 0)[0].id);
+	});
+});
+
 describe('App → Run Look', () => {
 	const look = (photos: IDataObject[], extra: IDataObject = {}) => ({
 		resource: 'app',
