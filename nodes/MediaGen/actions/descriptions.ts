@@ -139,7 +139,7 @@ export const WAIT_MODE_HIDDEN = {
 	resource: ['account', 'file', 'model'],
 	operation: ['get', 'getMany', 'wait', 'upload'],
 	waitForCompletion: [false],
-	// The AI tool variant: a tool call cannot pause (helpers/runSettings.ts refuses it there).
+	// The AI tool variant: a tool call cannot pause (run/runSettings.ts refuses it there).
 	'@tool': [true],
 };
 

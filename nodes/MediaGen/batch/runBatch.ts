@@ -13,7 +13,7 @@ import { addRunDetails, errorItem, type ItemRequest } from '../run/runErrors';
 import { paidRunsNote } from '../run/paidRuns';
 import { pauseRuns } from '../pause/pauseRuns';
 import { priceQuoteOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
-import { finishedRunToItem } from '../run/runOutput';
+import { runToItem } from '../run/runOutput';
 import { isCapRefusal, SpendingCap } from '../run/spendingCap';
 import { submitRun, type SubmitContext } from '../run/submission';
 import { timeLimitMs, waitForRun } from '../run/waitForRun';
@@ -173,7 +173,7 @@ export async function executeRuns(
 			runs.set(p.itemIndex, run);
 		}
 		if (run.status === 'FAILED') cap?.refund(run);
-		return await finishedRunToItem(ctx, run, p.settings, p.itemIndex, { requestKey, ...p.extraJson });
+		return await runToItem(ctx, run, p.settings, p.itemIndex, { requestKey, ...p.extraJson });
 	};
 	const width = await concurrencyOf(ctx, identity, ready.length);
 	const results = await runPool(ready.length, width, job, !continueOnFail);

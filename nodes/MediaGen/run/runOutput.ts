@@ -13,7 +13,8 @@ export interface OutputSettings {
 	binaryProperty: string;
 }
 
-export async function finishedRunToItem(
+/** A run, finished or not, as the item of `itemIndex`; a failed or canceled run is thrown as its error. */
+export async function runToItem(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,
 	settings: OutputSettings,

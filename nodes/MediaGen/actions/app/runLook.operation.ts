@@ -1,6 +1,6 @@
 // App → Run Look: a ready-made look of an app (its prompt, model and options, completed with the
 // model's defaults) run on the user's photos, sent in imageUrls in the order of the app's slots.
-// Waiting, outputs, idempotency and batching are Generate's (helpers/submitRun, executeBatch).
+// Waiting, outputs, idempotency and batching are Generate's (executeRuns in batch/runBatch.ts).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
