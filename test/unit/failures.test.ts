@@ -10,15 +10,9 @@ import {
 	isTransientFailure,
 } from '../../nodes/shared/transport/failures';
 import type { Identity } from '../../nodes/shared/transport/identity';
+import { testNode } from '../helpers/node';
 
-const node: INode = {
-	id: 'n',
-	name: 'Media Generation',
-	type: 'mediaGen',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node: INode = testNode();
 const id: Identity = {
 	kind: 'apiKey',
 	credentialType: 'mediaGenApi',

@@ -11,9 +11,10 @@ import { retryKey, uniquePerItem } from '../../nodes/MediaGen/run/requestKey';
 import { errorItem, failedRunError } from '../../nodes/MediaGen/run/runErrors';
 import { isCapRefusal, SpendingCap } from '../../nodes/MediaGen/run/spendingCap';
 import { mismatchOf } from '../../nodes/MediaGen/run/submission';
+import { testNode } from '../helpers/node';
 import { generationAnswerProblem, generationListProblem } from '../../nodes/shared/answers';
 
-const node: INode = { id: 'n1', name: 'Media Generation', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} };
+const node: INode = testNode();
 const ctx = { getNode: () => node } as never;
 const run = (over: Partial<RunRecord> = {}): RunRecord => ({
 	id: 'gen_1',
