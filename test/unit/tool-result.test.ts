@@ -2,12 +2,12 @@
 // a run still going as an answer with what to call next, and the refusal of pause mode in a tool call.
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { readRunSettings, TOOL_TIME_LIMIT_MS } from '../../nodes/MediaGen/run/runSettings';
+import { readRunSettings } from '../../nodes/MediaGen/run/runSettings';
+import { TIME_LIMIT_CODE, TOOL_TIME_LIMIT_MS } from '../../nodes/MediaGen/run/timeLimit';
 import { addRunDetails } from '../../nodes/MediaGen/run/runErrors';
 import { isToolCall } from '../../nodes/MediaGen/tool/toolCall';
 import { stillRunningResult, toolRunResult } from '../../nodes/MediaGen/tool/toolResult';
 import { testNode } from '../helpers/node';
-import { TIME_LIMIT_CODE } from '../../nodes/MediaGen/run/waitForRun';
 
 function context(type: string, parameters: IDataObject = {}) {
 	const node = testNode({ name: 'Generate Media', type, parameters: parameters as INodeParameters });

@@ -16,7 +16,8 @@ import { priceQuoteOf, withFileAddresses, type PreparedRun } from '../run/prepar
 import { runToItem } from '../run/runOutput';
 import { isCapRefusal, SpendingCap } from '../run/spendingCap';
 import { submitRun, type SubmitContext } from '../run/submission';
-import { timeLimitMs, waitForRun } from '../run/waitForRun';
+import { timeLimitMs } from '../run/timeLimit';
+import { waitForRun } from '../run/waitForRun';
 
 /** Items are named as n8n names them in its messages ("[item 3]"): counted from 0. */
 const itemName = (i: number) => `item ${i}`;

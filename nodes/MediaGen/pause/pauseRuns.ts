@@ -17,7 +17,7 @@ import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } fro
 import { priceQuoteOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
 import type { SpendingCap } from '../run/spendingCap';
 import { submitRun } from '../run/submission';
-import { timeLimitMs } from '../run/waitForRun';
+import { timeLimitMs } from '../run/timeLimit';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
 const TIMER_GRACE_MS = 60_000;

@@ -12,7 +12,7 @@ import type { RunRecord } from '../../shared/records';
 import { retryKey } from './requestKey';
 import { addRunDetails, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
-import { timeLimitMs } from './waitForRun';
+import { timeLimitMs } from './timeLimit';
 
 /** How many fresh runs a retry may start after refunded failures of the same item. */
 const MAX_FRESH_RUNS = 10;

@@ -8,17 +8,12 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { apiRequest, isRetryableRead, type ApiContext, type Identity } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
-import { FINAL_STATUSES, type MediaKind, type RunRecord } from '../../shared/records';
+import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
 import { addRunDetails, runError } from './runErrors';
-
-/** The spec's suggested client time-outs. */
-export const DEFAULT_TIMEOUT_MINUTES: Record<MediaKind, number> = { image: 3, video: 10, music: 5 };
+import { TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 
 const MAX_BACKOFF_MS = 15_000;
-
-/** The errorCode of a run still going when the time limit passed (a tool call answers with its run ID instead). */
-export const TIME_LIMIT_CODE = 'time_limit';
 
 /** How long each model's runs took in this process (n8n keeps one copy of the node's code per process). */
 export const seenDurations = new DurationMemory();
@@ -30,10 +25,6 @@ export interface WaitSettings {
 	requestTimeoutMs?: number;
 	/** Epoch ms the whole item must be done by (submission included); else now plus the time limit. */
 	deadline?: number;
-}
-
-export function timeLimitMs(kind: string, timeoutMs?: number): number {
-	return timeoutMs || (DEFAULT_TIMEOUT_MINUTES[kind as MediaKind] ?? 10) * 60_000;
 }
 
 export async function getRun(
