@@ -14,7 +14,7 @@ import { paidRunsNote } from '../run/paidRuns';
 import { pauseRuns } from '../pause/pauseRuns';
 import { priceQuoteOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
 import { runToItem } from '../run/runOutput';
-import { isCapRefusal, SpendingCap } from '../run/spendingCap';
+import { capStore, isCapRefusal, SpendingCap } from '../run/spendingCap';
 import { submitRun, type SubmitContext } from '../run/submission';
 import { timeLimitMs } from '../run/timeLimit';
 import { waitForRun } from '../run/waitForRun';
@@ -139,11 +139,11 @@ export async function executeRuns(
 	for (const p of ready) p.body.requestKey = keys.get(p.itemIndex);
 
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
+	// The total is kept in the node's context data, saved with the execution: it counts every pass of this
+	// step in this execution wherever the pass runs (after a pause, on another worker).
 	const node = ctx.getNode();
-	const cap =
-		capValue === undefined
-			? undefined
-			: new SpendingCap(capValue, `${ctx.getExecutionId() ?? 'manual'}|${node.id ?? node.name}`);
+	const store = () => capStore(ctx.getExecutionId(), node.id ?? node.name, () => ctx.getContext('node'));
+	const cap = capValue === undefined ? undefined : new SpendingCap(capValue, store());
 	if (cap && !continueOnFail) {
 		const overrun = cap.firstCertainOverrun(ready.map(priceQuoteOf));
 		if (overrun) throw upfrontCapError(ctx, cap, overrun);

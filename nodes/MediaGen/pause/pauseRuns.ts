@@ -54,7 +54,8 @@ function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationErro
 
 /**
  * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item
- * whose price would take the total over the cap is refused (it is never submitted).
+ * whose price would take the total over the cap is refused (it is never submitted). The others are
+ * counted in the saved total now, since the resume calls that send them cannot save anything.
  */
 function capRefusals(ready: PreparedRun[], cap: SpendingCap | undefined): (position: number) => string | undefined {
 	if (!cap) return () => undefined;
@@ -68,7 +69,10 @@ function capRefusals(ready: PreparedRun[], cap: SpendingCap | undefined): (posit
 				`Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} ` +
 					`are already planned by this step in this execution`,
 			);
-		} else total += estimate;
+		} else {
+			total += estimate;
+			cap.plan(estimate);
+		}
 	}
 	return (position) => refusals.get(position);
 }
