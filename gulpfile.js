@@ -1,12 +1,12 @@
-// Copies icons and codex files next to the compiled nodes and credentials.
+// Copies the codex files next to the compiled nodes, and icons/ to dist/icons/.
 const { src, dest, parallel } = require('gulp');
 
 function nodeAssets() {
-	return src(['nodes/**/*.svg', 'nodes/**/*.png', 'nodes/**/*.json'], { encoding: false }).pipe(dest('dist/nodes'));
+	return src(['nodes/**/*.json'], { encoding: false }).pipe(dest('dist/nodes'));
 }
 
-function credentialAssets() {
-	return src(['credentials/**/*.svg', 'credentials/**/*.png'], { encoding: false }).pipe(dest('dist/credentials'));
+function icons() {
+	return src(['icons/*.svg'], { encoding: false }).pipe(dest('dist/icons'));
 }
 
-exports['build:assets'] = parallel(nodeAssets, credentialAssets);
+exports['build:assets'] = parallel(nodeAssets, icons);

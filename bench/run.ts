@@ -59,7 +59,7 @@ if (process.argv.includes('--write')) {
   so the gap grows with the body size.
 - **catalogue**: the first fill is one GET /models over loopback; the second is served from the in-memory
   cache (5 minutes per base URL), so it needs no request.
-- **polling**: the schedule's own arithmetic (nodes/MediaGen/helpers/pollSchedule.ts, learning as waitForRun
+- **polling**: the schedule's own arithmetic (nodes/MediaGen/run/pollSchedule.ts, learning as waitForRun
   does from a cold start) over 200 seeded durations per kind; each read's answer taken to arrive 20 ms after
   it is sent. The k-th read never comes before k intervals after the submission, so a run never costs more
   than 2 + ceil(d / 3 s) requests; within that budget the reads the fixed interval would have spent before

@@ -13,7 +13,16 @@ import type {
 
 import { describeBaseUrlProblem, describeWebhookCredentialProblem } from './shapes';
 
-export const MEDIAGEN_ICON: Icon = { light: 'file:mediagen.svg', dark: 'file:mediagen.dark.svg' };
+/** The one icon, kept in icons/ at the package root; n8n resolves `file:` paths from the file that names them. */
+function iconFrom(root: string): Icon {
+	return { light: `file:${root}icons/mediagen.svg`, dark: `file:${root}icons/mediagen.dark.svg` };
+}
+
+/** For credentials/<Name>.credentials.ts. */
+export const MEDIAGEN_ICON = iconFrom('../');
+
+/** For nodes/<Node>/<Node>.node.ts. */
+export const MEDIAGEN_NODE_ICON = iconFrom('../../');
 
 export const baseUrlProperty: INodeProperties = {
 	displayName: 'Base URL',

@@ -21,6 +21,8 @@ export function newWebhookSecret(): string {
 export interface DeliveryAttempt {
 	at: number;
 	status: number | null;
+	/** The start of the receiver's answer (for tests that tell one 200 from another). */
+	answer?: string;
 	error?: string;
 	timestamp: number;
 }
@@ -115,7 +117,7 @@ export class WebhookSender {
 			'user-agent': 'mediagen-sandbox-webhooks/1',
 		};
 		const result = await post(d.url, headers, d.body, this.timeoutMs());
-		d.attempts.push({ at: Date.now(), status: result.status, error: result.error, timestamp });
+		d.attempts.push({ at: Date.now(), status: result.status, answer: result.answer, error: result.error, timestamp });
 		const ok = result.status !== null && result.status >= 200 && result.status < 300;
 		if (d.endpointId) this.health.onResult(d.endpointId, ok, Date.now());
 		if (ok) {
@@ -151,7 +153,7 @@ function post(
 	headers: Record<string, string>,
 	body: string,
 	timeoutMs: number,
-): Promise<{ status: number | null; error?: string }> {
+): Promise<{ status: number | null; answer?: string; error?: string }> {
 	return new Promise((resolve) => {
 		let target: URL;
 		try {
@@ -165,8 +167,11 @@ function post(
 			target,
 			{ method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs },
 			(res) => {
-				res.resume();
-				res.on('end', () => resolve({ status: res.statusCode ?? null }));
+				let answer = '';
+				res.on('data', (chunk: Buffer) => {
+					if (answer.length < 300) answer += chunk.toString('utf8').slice(0, 300 - answer.length);
+				});
+				res.on('end', () => resolve({ status: res.statusCode ?? null, answer }));
 				res.on('error', () => resolve({ status: res.statusCode ?? null }));
 			},
 		);

@@ -4,7 +4,7 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
+import { checkSigningSecret, MEDIAGEN_NODE_ICON } from '../../credentials/common';
 import { runSettingsFields } from './actions/descriptions';
 import { resources, router } from './actions/router';
 import { listSearch, loadOptions, resourceMapping } from './methods';
@@ -23,7 +23,7 @@ export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Media Generation',
 		name: 'mediaGen',
-		icon: MEDIAGEN_ICON,
+		icon: MEDIAGEN_NODE_ICON,
 		group: ['transform'],
 		version: 1,
 		subtitle: SUBTITLE,

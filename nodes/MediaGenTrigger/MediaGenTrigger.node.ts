@@ -9,44 +9,20 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { checkSigningSecret, MEDIAGEN_ICON } from '../../credentials/common';
+import { checkSigningSecret, MEDIAGEN_NODE_ICON } from '../../credentials/common';
 import { describePreviousSecretProblem, describeWebhookCredentialProblem } from '../../credentials/shapes';
-import { downloadOutputs } from '../MediaGen/files/binary';
+import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS } from '../shared/fields';
-import { runRecordProblem } from '../shared/answers';
 import type { RunRecord } from '../shared/records';
-import { alreadySeen, mergeSeen, type SeenIds } from './dedupe';
-import { verifyWebhook } from '../shared/signature';
-
-// Accepted webhook-ids are kept in the workflow's static data (the only store a webhook() can
-// reach that outlives the process). How n8n 2.40 saves it decides the design:
-// - LiveWebhooks.executeWebhook (cli/src/webhooks/live-webhooks.ts) saves static data in its response
-//   callback, only if `__dataChanged` is still set then. With responseMode onReceived that callback runs
-//   after WorkflowRunner.run, whose establishContextForPersistence (cli/src/workflow-runner.ts) wraps the
-//   same static-data object in a second Workflow; ObservableObject.create (n8n-workflow) resets
-//   `__dataChanged` to false, so an id recorded by a delivery that starts the workflow was never saved
-//   (only the first, while the stored value was still null). Hence accepted deliveries are answered here
-//   (noWebhookResponse): n8n then runs that callback, and saves, before it starts the execution.
-// - Saves write the whole blob and the last writer wins. Every write therefore carries this instance's
-//   memory (all ids accepted here plus all ids loaded), assigned by reference so that the save serialised
-//   last holds every id known by then (SQLite writes go through one queue, in order).
-const processMemory = new Map<string, SeenIds>();
-const STORE_KEY = 'seenWebhookIds';
-
-function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
-	const v = headers[name];
-	return Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
-}
-
-function isRunRecord(body: unknown): body is RunRecord {
-	return runRecordProblem(body) === undefined;
-}
+import { verifyDelivery } from '../shared/signature';
+import { isRepeatDelivery } from './dedupe';
+import { modelIds, passesFilters, readDelivery, runItemJson } from './delivery';
 
 export class MediaGenTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Media Generation Trigger',
 		name: 'mediaGenTrigger',
-		icon: MEDIAGEN_ICON,
+		icon: MEDIAGEN_NODE_ICON,
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"On " + ($parameter["outcomes"] || []).join(", ")}}',
@@ -195,94 +171,60 @@ export class MediaGenTrigger implements INodeType {
 		};
 		const node = this.getNode();
 		const credentials = await this.getCredentials('mediaGenWebhookApi');
-		const headers = req.headers as Record<string, unknown>;
 		const raw = req.rawBody as Buffer | undefined;
 		if (!raw) return reject(400, 'The delivery has no body');
-		const secrets = { current: credentials.secret, previous: credentials.previousSecret };
-		const verdict = verifyWebhook(
-			{
-				id: headerOf(headers, 'webhook-id'),
-				timestamp: headerOf(headers, 'webhook-timestamp'),
-				signature: headerOf(headers, 'webhook-signature'),
-			},
-			raw,
-			secrets,
-		);
+		const verdict = verifyDelivery(req.headers as Record<string, unknown>, raw, credentials);
 		// The reason never includes the secret or the expected signature.
 		if (!verdict.ok) {
 			if (verdict.field) this.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
 			return reject(verdict.status, verdict.reason);
 		}
-		const previousProblem = describePreviousSecretProblem(secrets.previous);
+		const previousProblem = describePreviousSecretProblem(credentials.previousSecret);
 		if (previousProblem) {
 			const note = 'Until then only the Signing Secret is used.';
 			this.logger.warn(`Media Generation Trigger "${node.name}": ${previousProblem} ${note}`);
 		}
-
-		const now = Date.now();
-		const store = this.getWorkflowStaticData('node');
 		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
-		const memory = processMemory.get(memoryKey) ?? {};
-		processMemory.set(memoryKey, memory);
-		const storeIsBehind = mergeSeen(memory, store[STORE_KEY], now);
-		const duplicate = alreadySeen(memory, verdict.id, now);
-		// A fresh top-level value marks the static data as changed, so n8n saves it.
-		if (!duplicate || storeIsBehind) store[STORE_KEY] = memory;
-		if (duplicate) return { webhookResponse: { received: true, duplicate: true } };
+		if (isRepeatDelivery(this.getWorkflowStaticData('node'), memoryKey, verdict.id, Date.now())) {
+			return { webhookResponse: { received: true, duplicate: true } };
+		}
+		// Accepted deliveries are answered here, so that n8n saves the static data before the execution starts.
 		const start = (item: INodeExecutionData): IWebhookResponseData => {
 			res.status(200).json({ received: true });
 			return { noWebhookResponse: true, workflowData: [[item]] };
 		};
 
-		let body: unknown;
-		try {
-			body = JSON.parse(raw.toString('utf8'));
-		} catch {
-			body = undefined;
-		}
-		if (!isRunRecord(body)) {
+		const delivery = readDelivery(raw, verdict.id);
+		if ('testEvent' in delivery) {
 			if (this.getNodeParameter('testEvents', 'pass') === 'drop')
 				return { webhookResponse: { received: true, ignored: 'test event' } };
-			const json: IDataObject = {
-				testEvent: true,
-				webhookId: verdict.id,
-				body: (body ?? raw.toString('utf8')) as IDataObject,
-			};
-			return start({ json });
+			return start({ json: delivery.testEvent });
 		}
-		const outcome =
-			body.status === 'SUCCEEDED' ? 'succeeded' : body.status === 'FAILED' ? 'failed' : body.status.toLowerCase();
-		const outcomes = this.getNodeParameter('outcomes', []) as string[];
-		const kinds = this.getNodeParameter('kinds', []) as string[];
-		const models = String(this.getNodeParameter('models', '') ?? '')
-			.split(',')
-			.map((s) => s.trim())
-			.filter(Boolean);
-		if (
-			(outcomes.length && !outcomes.includes(outcome)) ||
-			(kinds.length && !kinds.includes(body.kind)) ||
-			(models.length && !models.includes(body.model))
-		) {
-			return { webhookResponse: { received: true, filtered: true } };
-		}
-		const json: IDataObject = { ...(body as unknown as IDataObject), webhookId: verdict.id, outcome };
-		if (outcome === 'failed') json.refunded = body.refunded ?? body.cost;
-		const item: INodeExecutionData = { json };
-		if (
-			outcome === 'succeeded' &&
-			(this.getNodeParameter('downloadOutputs', false) as boolean) &&
-			body.outputs?.length
-		) {
-			try {
-				const files = await downloadOutputs(this, body, 'data');
-				item.binary = files.binary;
-				json.files = files.files as unknown as IDataObject[];
-			} catch (error) {
-				json.downloadError =
-					`The files could not be downloaded: ${(error as Error).message}. They stay available at ` +
-					`the URLs in "outputs".`;
-			}
+		const { run, outcome } = delivery;
+		const filters = {
+			outcomes: this.getNodeParameter('outcomes', []) as string[],
+			kinds: this.getNodeParameter('kinds', []) as string[],
+			models: modelIds(this.getNodeParameter('models', '')),
+		};
+		if (!passesFilters(run, outcome, filters)) return { webhookResponse: { received: true, filtered: true } };
+		const item: INodeExecutionData = { json: runItemJson(run, outcome, verdict.id) };
+		if (outcome === 'succeeded' && (this.getNodeParameter('downloadOutputs', false) as boolean)) {
+			await addDownloads(this, run, item);
 		}
 		return start(item);
+	}
+}
+
+/** The run's files as binary data; when they cannot be fetched the item says so and keeps the URLs. */
+async function addDownloads(ctx: IWebhookFunctions, run: RunRecord, item: INodeExecutionData): Promise<void> {
+	if (!run.outputs?.length) return;
+	try {
+		const files = await downloadOutputs(ctx, run, 'data');
+		item.binary = files.binary;
+		item.json.files = files.files as unknown as IDataObject[];
+	} catch (error) {
+		item.json.downloadError =
+			`The files could not be downloaded: ${(error as Error).message}. They stay available at ` +
+			`the URLs in "outputs".`;
 	}
 }

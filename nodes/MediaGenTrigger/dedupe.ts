@@ -1,5 +1,12 @@
 // Remembers accepted webhook-ids long enough to cover the whole retry schedule
-// (1 min + 5 min + 30 min + 2 h + 6 h + 24 h ≈ 32.6 h), bounded in size. Pure: no n8n, no I/O.
+// (1 min + 5 min + 30 min + 2 h + 6 h + 24 h ≈ 32.6 h), bounded in size. No n8n calls, no I/O.
+//
+// The ids live in the workflow's static data, the only store a webhook() reaches that outlives the process.
+// n8n saves it in the webhook's response callback, and only while it is still marked as changed; for a
+// delivery that starts an execution that mark can be gone by then (2.40: the runner wraps the same object in a
+// second Workflow, which resets it), so the trigger answers accepted deliveries itself (noWebhookResponse) and
+// n8n saves before it starts the execution. Saves write the whole blob and the last writer wins, so every write
+// carries this process's memory of all ids it knows.
 export const REMEMBER_MS = 48 * 3600 * 1000;
 export const MAX_REMEMBERED = 10_000;
 
@@ -39,4 +46,20 @@ export function mergeSeen(memory: SeenIds, stored: unknown, now: number): boolea
 	}
 	pruneSeen(memory, now);
 	return Object.keys(memory).some((id) => copy[id] === undefined);
+}
+
+const processMemory = new Map<string, SeenIds>();
+const STORE_KEY = 'seenWebhookIds';
+
+/**
+ * True when this trigger (`memoryKey`: workflow and node) already accepted the delivery; otherwise records it.
+ * `store` is the node's static data: a fresh top-level value marks it as changed, so n8n saves it.
+ */
+export function isRepeatDelivery(store: Record<string, unknown>, memoryKey: string, id: string, now: number): boolean {
+	const memory = processMemory.get(memoryKey) ?? {};
+	processMemory.set(memoryKey, memory);
+	const storeIsBehind = mergeSeen(memory, store[STORE_KEY], now);
+	const duplicate = alreadySeen(memory, id, now);
+	if (!duplicate || storeIsBehind) store[STORE_KEY] = memory;
+	return duplicate;
 }

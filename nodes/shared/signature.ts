@@ -92,3 +92,28 @@ export function verifyWebhook(
 	}
 	return { ok: false, status: 401, reason: 'Signature does not match' };
 }
+
+/** A header as Node's HTTP server gives it (a repeated header is a list: its first value counts). */
+function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
+	const v = headers[name];
+	return Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
+}
+
+/** Verifies a delivery as it arrives: the request's headers and raw body, the credential's two secrets. */
+export function verifyDelivery(
+	headers: Record<string, unknown>,
+	rawBody: Buffer,
+	credentials: { secret?: unknown; previousSecret?: unknown },
+	nowMs: number = Date.now(),
+): VerifyResult {
+	return verifyWebhook(
+		{
+			id: headerOf(headers, 'webhook-id'),
+			timestamp: headerOf(headers, 'webhook-timestamp'),
+			signature: headerOf(headers, 'webhook-signature'),
+		},
+		rawBody,
+		{ current: credentials.secret, previous: credentials.previousSecret },
+		nowMs,
+	);
+}

@@ -81,7 +81,7 @@ function keyedBatch(): Record<string, unknown> {
 }
 
 /** The nine-prompt batch in pause mode: the execution waits while the runs go on, and resumes on deliveries. */
-function pausedBatch(): Record<string, unknown> {
+export function pausedBatch(): Record<string, unknown> {
 	const wf = withWebhookStart(nineItemBatch(), HOOK_PATHS.pause) as Workflow;
 	const generate = wf.nodes.find((n) => n.name === 'Generate Images')!;
 	(generate.parameters as Record<string, unknown>).waitMode = 'pause';

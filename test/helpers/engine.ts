@@ -15,6 +15,7 @@ import {
 	type ICredentialDataDecryptedObject,
 	type ICredentialType,
 	type IDataObject,
+	type IExecuteContextData,
 	type IExecuteData,
 	type IHttpRequestOptions,
 	type INode,
@@ -49,12 +50,15 @@ export const credentialTypes: Record<string, ICredentialType> = {
 };
 
 export class TestNodeTypes implements INodeTypes {
+	/** @param mediaGen our node as another process loaded it (its own module memory), instead of this one's */
+	constructor(private readonly mediaGen?: INodeType) {}
+
 	getByName(name: string): INodeType | IVersionedNodeType {
 		return this.getByNameAndVersion(name);
 	}
 
 	getByNameAndVersion(name: string): INodeType {
-		const type = nodeClasses[name];
+		const type = name === NODE_TYPE && this.mediaGen ? this.mediaGen : nodeClasses[name];
 		if (!type) throw new Error(`Unknown node type ${name}`);
 		return type;
 	}
@@ -184,6 +188,10 @@ export interface RunOptions {
 	passes?: number;
 	/** Where n8n serves waiting executions (pause mode): see test/helpers/waitingHost.ts. */
 	webhookWaitingBaseUrl?: string;
+	/** The execution's context data as n8n saved it (a later part of an execution that ran on elsewhere). */
+	contextData?: IDataObject;
+	/** Our node as another process loaded it (for example in `jest.isolateModules`). */
+	nodeType?: INodeType;
 }
 
 export interface RunResult {
@@ -298,7 +306,7 @@ export function startingExecutionData(nodeExecutionStack: IExecuteData[]): IRunE
 /** Runs a one-node workflow (our MediaGen node fed with `items`) through WorkflowExecute. */
 export async function runNode(options: RunOptions): Promise<RunResult> {
 	await useBinaryMode(binaryMode === 'filesystem' ? 'filesystem' : 'default');
-	const nodeTypes = new TestNodeTypes();
+	const nodeTypes = new TestNodeTypes(options.nodeType);
 	const node = mediaGenNode(nodeTypes, {
 		id: 'node-mediagen-1',
 		name: 'Media Generation',
@@ -329,6 +337,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 			source: null,
 		})),
 	);
+	if (options.contextData) runExecutionData.executionData!.contextData = options.contextData as IExecuteContextData;
 	const execute = new WorkflowExecute(additionalData, options.mode ?? 'manual', runExecutionData);
 	let running: ReturnType<typeof execute.processRunExecutionData>;
 	try {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { loadOptionsContext, runNode } from '../helpers/engine';
+import { generateParameters } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
 describe('batch of 12 items on an account with concurrency 3', () => {
@@ -28,14 +29,7 @@ describe('batch of 12 items on an account with concurrency 3', () => {
 		}, 20);
 		const started = Date.now();
 		const r = await runNode({
-			parameters: {
-				resource: 'generation',
-				operation: 'generate',
-				kind: 'image',
-				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
-				prompt: '={{ $json.prompt }}',
-				waiting: { pollIntervalSeconds: 1 },
-			},
+			parameters: generateParameters({ prompt: '={{ $json.prompt }}' }),
 			items: Array.from({ length: 12 }, (_, i) => ({ json: { prompt: `picture number ${i}` } })),
 			credentials: backend.apiCredentials,
 		});
@@ -77,14 +71,7 @@ describe('rate limits in a batch', () => {
 
 	test('8 submissions against a limit of 5 per window provoke no 429', async () => {
 		const r = await runNode({
-			parameters: {
-				resource: 'generation',
-				operation: 'generate',
-				kind: 'image',
-				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
-				prompt: 'paced',
-				waitForCompletion: false,
-			},
+			parameters: generateParameters({ prompt: 'paced', waitForCompletion: false }),
 			items: Array.from({ length: 8 }, () => ({ json: {} })),
 			credentials: backend.apiCredentials,
 			nodeOverrides: {},
@@ -126,15 +113,7 @@ describe('anonymous free tier', () => {
 	test('the house image engine works and is watermarked', async () => {
 		const creds = backend.anonCredentials('anon-free-tier-01');
 		const r = await runNode({
-			parameters: {
-				authentication: 'anonymous',
-				resource: 'generation',
-				operation: 'generate',
-				kind: 'image',
-				model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
-				prompt: 'free picture',
-				waiting: { pollIntervalSeconds: 1 },
-			},
+			parameters: generateParameters({ authentication: 'anonymous', prompt: 'free picture' }),
 			credentials: creds,
 		});
 		expect(r.error).toBeUndefined();
@@ -153,14 +132,7 @@ describe('anonymous free tier', () => {
 		const kind = model.includes('video') ? 'video' : 'image';
 		const posts = backend.requests('POST /v1/generations').length;
 		const r = await runNode({
-			parameters: {
-				authentication: 'anonymous',
-				resource: 'generation',
-				operation: 'generate',
-				kind,
-				model: { __rl: true, mode: 'id', value: model },
-				prompt: 'p',
-			},
+			parameters: generateParameters({ authentication: 'anonymous', kind, model, prompt: 'p' }),
 			credentials: backend.anonCredentials('anon-free-tier-02'),
 		});
 		expect(r.error?.message).toMatch(/not covered by the anonymous free tier/);

@@ -4,6 +4,7 @@ import { Workflow, type IHttpRequestOptions } from 'n8n-workflow';
 
 import pkg from '../../package.json';
 import { credentialTypes, TestNodeTypes } from '../helpers/engine';
+import { testNode } from '../helpers/node';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
 let backend: TestBackend;
@@ -17,12 +18,9 @@ async function runCredentialTest(type: 'mediaGenApi' | 'mediaGenAnonymousApi', d
 	const cred = credentialTypes[type];
 	const request = cred.test!.request as IHttpRequestOptions;
 	const workflow = new Workflow({ nodes: [], connections: {}, active: false, nodeTypes: new TestNodeTypes() });
-	const baseURL = workflow.expression.getSimpleParameterValue(
-		{ id: 'n', name: 'n', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} },
-		String(request.baseURL),
-		'manual',
-		{ $credentials: { ...data, baseUrl: `${data.baseUrl}/` } } as never,
-	) as string;
+	const baseURL = workflow.expression.getSimpleParameterValue(testNode(), String(request.baseURL), 'manual', {
+		$credentials: { ...data, baseUrl: `${data.baseUrl}/` },
+	} as never) as string;
 	const authed = await (cred.authenticate as (c: object, r: IHttpRequestOptions) => Promise<IHttpRequestOptions>)(
 		data,
 		{ url: request.url, headers: {} },

@@ -1,4 +1,4 @@
-import { runNode } from '../helpers/engine';
+import { generate } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
 let backend: TestBackend;
@@ -8,18 +8,9 @@ beforeAll(async () => {
 afterAll(async () => backend.sandbox.close());
 
 test('a one-node workflow through WorkflowExecute generates an image and returns it as binary data', async () => {
-	const result = await runNode({
-		parameters: {
-			resource: 'generation',
-			operation: 'generate',
-			kind: 'image',
-			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
-			prompt: '={{ $json.prompt }}',
-			waiting: { pollIntervalSeconds: 1 },
-		},
-		items: [{ json: { prompt: 'a lighthouse at dawn' } }],
-		credentials: backend.apiCredentials,
-	});
+	const result = await generate(backend.apiCredentials, { prompt: '={{ $json.prompt }}' }, [
+		{ json: { prompt: 'a lighthouse at dawn' } },
+	]);
 	expect(result.error).toBeUndefined();
 	expect(result.items).toHaveLength(1);
 	const [item] = result.items;

@@ -3,7 +3,7 @@
 // apart, and checks that speak plainly. Every refusal is checked for its message and for no credit spent.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { runNode } from '../helpers/engine';
+import { generate as generateRun } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
 let backend: TestBackend;
@@ -13,18 +13,8 @@ beforeAll(async () => {
 afterAll(async () => backend.sandbox.close());
 
 function generate(params: IDataObject, items?: INodeExecutionData[], continueOnFail = false) {
-	return runNode({
-		parameters: {
-			resource: 'generation',
-			operation: 'generate',
-			waiting: { pollIntervalSeconds: 1 },
-			...params,
-			model: { __rl: true, mode: 'id', value: params.model },
-		},
-		items,
-		credentials: backend.apiCredentials,
-		...(continueOnFail ? { nodeOverrides: { onError: 'continueRegularOutput' as const } } : {}),
-	});
+	const extra = continueOnFail ? { nodeOverrides: { onError: 'continueRegularOutput' as const } } : {};
+	return generateRun(backend.apiCredentials, params, items, extra);
 }
 
 /** Runs a refused request and checks that nothing was sent or charged. */

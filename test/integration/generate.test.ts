@@ -2,7 +2,8 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { makePng } from '../../sandbox/media';
-import { runNode } from '../helpers/engine';
+import type { RunOptions } from '../helpers/engine';
+import { generate as generateRun } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
 let backend: TestBackend;
@@ -11,26 +12,8 @@ beforeAll(async () => {
 });
 afterAll(async () => backend.sandbox.close());
 
-const fast = { pollIntervalSeconds: 1 };
-
-function generate(
-	params: IDataObject,
-	items?: INodeExecutionData[],
-	extra: Partial<Parameters<typeof runNode>[0]> = {},
-) {
-	return runNode({
-		parameters: {
-			resource: 'generation',
-			operation: 'generate',
-			waiting: fast,
-			...params,
-			model: { __rl: true, mode: 'id', value: params.model },
-		},
-		items,
-		credentials: backend.apiCredentials,
-		...extra,
-	});
-}
+const generate = (params: IDataObject, items?: INodeExecutionData[], extra: Partial<RunOptions> = {}) =>
+	generateRun(backend.apiCredentials, params, items, extra);
 
 function png(name = 'photo.png'): INodeExecutionData['binary'] {
 	const data = makePng(name);

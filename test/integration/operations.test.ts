@@ -174,6 +174,19 @@ describe('Account, Model, App', () => {
 		});
 	});
 
+	test('Account → Get with no answer (connection dropped three times): the route, the reason and what to check', async () => {
+		backend.sandbox.faults.set([{ route: 'GET /me', script: ['drop', 'drop', 'drop'] }]);
+		const spent = backend.charges();
+		const r = await node({ resource: 'account', operation: 'get' });
+		backend.sandbox.faults.set([]);
+		expect(r.error?.message).toBe(
+			'No answer from the Media Generation API to GET /me: The connection to the server was closed unexpectedly, ' +
+				'perhaps it is offline. You can retry the request immediately or wait and retry later.',
+		);
+		expect(r.error?.description).toMatch(/^Check the Base URL in the credential \(now http:.*reachable from n8n\.$/);
+		expect(backend.charges()).toBe(spent);
+	});
+
 	test('Model → Get Many with filters', async () => {
 		const all = await node({ resource: 'model', operation: 'getMany' });
 		expect(all.items).toHaveLength(30);
@@ -197,6 +210,46 @@ describe('Account, Model, App', () => {
 		).toEqual(['couple-poster']);
 		expect((await node({ resource: 'app', operation: 'getMany', appFilters: { tag: 'gift' } })).items).toHaveLength(3);
 		expect((await node({ resource: 'app', operation: 'getMany' })).items[0].json.looks).toBeDefined();
+	});
+});
+
+describe("list operations run once per input item, as n8n's own do", () => {
+	const pairedWith = (items: INodeExecutionData[], item: number) =>
+		items.filter((i) => (i.pairedItem as { item: number }).item === item).map((i) => i.json);
+	const twoItems = (a: IDataObject, b: IDataObject): INodeExecutionData[] => [{ json: a }, { json: b }];
+
+	test('Model → Get Many: each item its own filter, each model paired with its item', async () => {
+		const r = await node(
+			{ resource: 'model', operation: 'getMany', modelFilters: { kind: '={{ $json.kind }}' } },
+			twoItems({ kind: 'video' }, { kind: 'music' }),
+		);
+		expect(pairedWith(r.items, 0)).toHaveLength(15);
+		expect(pairedWith(r.items, 0).every((m) => m.kind === 'video')).toBe(true);
+		expect(pairedWith(r.items, 1).length).toBeGreaterThan(0);
+		expect(pairedWith(r.items, 1).every((m) => m.kind === 'music')).toBe(true);
+		expect(r.items).toHaveLength(pairedWith(r.items, 0).length + pairedWith(r.items, 1).length);
+	});
+
+	test('App → Get Many: each item its own filter, each app paired with its item', async () => {
+		const r = await node(
+			{ resource: 'app', operation: 'getMany', appFilters: { kind: '={{ $json.kind }}' } },
+			twoItems({ kind: 'music' }, { kind: 'image' }),
+		);
+		expect(pairedWith(r.items, 0).map((a) => a.slug)).toEqual(['birthday-song']);
+		expect(pairedWith(r.items, 1).length).toBeGreaterThan(0);
+		expect(pairedWith(r.items, 1).every((a) => a.kind === 'image')).toBe(true);
+	});
+
+	test('Generation → Get Many: each item its own limit, each run paired with its item', async () => {
+		await submitDirect('listed once');
+		await submitDirect('listed twice');
+		const r = await node(
+			{ resource: 'generation', operation: 'getMany', limit: '={{ $json.limit }}' },
+			twoItems({ limit: 1 }, { limit: 2 }),
+		);
+		expect(pairedWith(r.items, 0)).toHaveLength(1);
+		expect(pairedWith(r.items, 1)).toHaveLength(2);
+		expect(pairedWith(r.items, 1)[0].id).toBe(pairedWith(r.items, 0)[0].id);
 	});
 });
 

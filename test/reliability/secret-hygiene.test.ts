@@ -8,6 +8,7 @@ import { Container } from '@n8n/di';
 import type { IDataObject } from 'n8n-workflow';
 import { createHmac } from 'node:crypto';
 
+import { generateParameters } from '../helpers/generate';
 import { runNode } from '../helpers/engine';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { hostTrigger } from '../helpers/webhookHost';
@@ -64,15 +65,7 @@ function assertClean(label: string, value: unknown): void {
 test('outputs, errors and logs of many operations never contain the key, the anonymous id or the webhook secret', async () => {
 	const api = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: KEY } };
 	const anon = { mediaGenAnonymousApi: { baseUrl: backend.sandbox.baseUrl, secretAnonymousId: ANON } };
-	const gen = (extra: IDataObject) => ({
-		resource: 'generation',
-		operation: 'generate',
-		kind: 'image',
-		model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
-		prompt: 'p',
-		waiting: { pollIntervalSeconds: 1 },
-		...extra,
-	});
+	const gen = (extra: IDataObject) => generateParameters({ prompt: 'p', ...extra });
 	const runs = [
 		await runNode({ parameters: gen({}), credentials: api }),
 		await runNode({
@@ -84,7 +77,7 @@ test('outputs, errors and logs of many operations never contain the key, the ano
 		await runNode({ parameters: { ...gen({}), authentication: 'anonymous' }, credentials: anon }),
 		await runNode({
 			parameters: {
-				...gen({ model: { __rl: true, mode: 'id', value: 'lumora-image-2' } }),
+				...gen({ model: 'lumora-image-2' }),
 				authentication: 'anonymous',
 			},
 			credentials: anon,

@@ -134,7 +134,7 @@ describe('checkRequest', () => {
 		);
 	});
 
-	test('one address check: https anywhere, plain http only on this machine', () => {
+	test('the address shape check: https anywhere, plain http only on this machine', () => {
 		expect(checkHttpsUrl('https://a.example/x.png', 'F', 'e')).toBeUndefined();
 		expect(checkHttpsUrl('http://127.0.0.1:4010/files/x.png', 'F', 'e')).toBeUndefined();
 		expect(checkHttpsUrl('http://a.example/x.png', 'F', 'e')).toMatch(/must start with https/);

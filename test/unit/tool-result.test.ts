@@ -1,15 +1,16 @@
 // Pure pieces of the node as an AI tool: how it knows it is one, the compact answer (only known fields),
 // a run still going as an answer with what to call next, and the refusal of pause mode in a tool call.
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { readRunSettings, TOOL_TIME_LIMIT_MS } from '../../nodes/MediaGen/run/runSettings';
+import { readRunSettings } from '../../nodes/MediaGen/run/runSettings';
+import { TIME_LIMIT_CODE, TOOL_TIME_LIMIT_MS } from '../../nodes/MediaGen/run/timeLimit';
 import { addRunDetails } from '../../nodes/MediaGen/run/runErrors';
 import { isToolCall } from '../../nodes/MediaGen/tool/toolCall';
 import { stillRunningResult, toolRunResult } from '../../nodes/MediaGen/tool/toolResult';
-import { TIME_LIMIT_CODE } from '../../nodes/MediaGen/run/waitForRun';
+import { testNode } from '../helpers/node';
 
 function context(type: string, parameters: IDataObject = {}) {
-	const node = { id: 'n1', name: 'Generate Media', type, typeVersion: 1, position: [0, 0], parameters } as INode;
+	const node = testNode({ name: 'Generate Media', type, parameters: parameters as INodeParameters });
 	return {
 		getNode: () => node,
 		getNodeParameter: (name: string, _i: number, fallback?: unknown) => parameters[name] ?? fallback,

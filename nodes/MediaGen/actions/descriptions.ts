@@ -2,6 +2,8 @@
 // (resource and operation) is added where each operation declares its own, with updateDisplayOptions.
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
+import { POLL_INTERVAL_DEFAULT_SECONDS } from '../run/runSettings';
+
 export const requestKeyField: INodeProperties = {
 	displayName: 'Request Key',
 	name: 'requestKey',
@@ -78,7 +80,7 @@ export const waitingOptions: INodeProperties[] = [
 		name: 'pollIntervalSeconds',
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: 60 },
-		default: 3,
+		default: POLL_INTERVAL_DEFAULT_SECONDS,
 		description: 'How often to ask whether the run is done. The service suggests 3 to 5 seconds.',
 	},
 	{
@@ -139,7 +141,7 @@ export const WAIT_MODE_HIDDEN = {
 	resource: ['account', 'file', 'model'],
 	operation: ['get', 'getMany', 'wait', 'upload'],
 	waitForCompletion: [false],
-	// The AI tool variant: a tool call cannot pause (helpers/runSettings.ts refuses it there).
+	// The AI tool variant: a tool call cannot pause (run/runSettings.ts refuses it there).
 	'@tool': [true],
 };
 

@@ -19,8 +19,8 @@ export type ItemExecutor = (
 ) => Promise<INodeExecutionData[]>;
 
 /**
- * The operation takes all items together: the batch path of run-producing operations (which checks
- * every item before spending and catches per item itself), or a list read once for the first item.
+ * The operation takes all items together: the batch path of run-producing operations, which checks
+ * every item before spending and catches per item itself.
  */
 export interface AllItemsOperation {
 	description: INodeProperties[];

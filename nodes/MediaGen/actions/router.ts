@@ -1,7 +1,7 @@
 // Routes resource + operation to its operation file, and is the one place that loops over items and
 // catches per item (Continue On Fail) for operations that take one item at a time. Run-producing
-// operations take the batch path instead (helpers/runBatch.ts), which checks every item before spending.
-// Called as an AI tool, the items are shaped into the answer an agent reads (helpers/toolResult.ts).
+// operations take the batch path instead (batch/runBatch.ts), which checks every item before spending.
+// Called as an AI tool, the items are shaped into the answer an agent reads (tool/toolResult.ts).
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -63,7 +63,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 async function runOperation(ctx: IExecuteFunctions, identity: Identity, op: Operation): Promise<INodeExecutionData[]> {
 	if ('executeItem' in op) return await eachItem(ctx, identity, op);
-	// A list read once, or a batch stopped as a whole: with Continue On Fail the error becomes the output.
+	// A batch stopped as a whole: with Continue On Fail the error becomes the output.
 	const continueOnFail = ctx.continueOnFail();
 	return await op.executeAll.call(ctx, identity).catch(async (error: unknown) => {
 		if (!continueOnFail) return await Promise.reject(error);

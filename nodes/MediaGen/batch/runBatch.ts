@@ -7,39 +7,17 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Identity } from '../../shared/transport';
 import { concurrencyOf, runPool } from './pool';
-import { uploadFile, type PreparedFile } from '../files/binary';
-import type { CatalogueModel, RunRecord } from '../../shared/records';
+import type { RunRecord } from '../../shared/records';
 import { uniquePerItem } from '../run/requestKey';
 import { addRunDetails, errorItem, type ItemRequest } from '../run/runErrors';
 import { paidRunsNote } from '../run/paidRuns';
 import { pauseRuns } from '../pause/pauseRuns';
-import { finishedRunToItem } from '../run/runOutput';
-import type { RunSettings } from '../run/runSettings';
-import { isCapRefusal, SpendingCap, type PriceQuote } from '../run/spendingCap';
+import { priceQuoteOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
+import { runToItem } from '../run/runOutput';
+import { capStore, isCapRefusal, SpendingCap } from '../run/spendingCap';
 import { submitRun, type SubmitContext } from '../run/submission';
-import { timeLimitMs, waitForRun } from '../run/waitForRun';
-
-/** A reference file: an address to send as it is, or a binary property to upload just before submitting. */
-export type FileSource = { url: string } | { file: PreparedFile; field: string };
-
-/** One item, read and checked, ready to submit. */
-export interface PreparedRun {
-	itemIndex: number;
-	/** The request without its files (imageUrls, endImageUrl, audioUrl come from the sources below). */
-	body: IDataObject;
-	/** Reference images, in the order they are sent. */
-	images: FileSource[];
-	endFrame?: FileSource;
-	audio?: FileSource;
-	settings: RunSettings;
-	model: CatalogueModel;
-	/** Whether the request key was typed by the user (else the node's default, unique per item). */
-	typedKey: boolean;
-	/** Max Credits per Execution; undefined for no cap. */
-	maxCredits?: number;
-	/** Fields added to the output item (for example the app and look). */
-	extraJson?: IDataObject;
-}
+import { timeLimitMs } from '../run/timeLimit';
+import { waitForRun } from '../run/waitForRun';
 
 /** Items are named as n8n names them in its messages ("[item 3]"): counted from 0. */
 const itemName = (i: number) => `item ${i}`;
@@ -97,22 +75,6 @@ function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: numbe
 	});
 }
 
-function quoteOf(p: PreparedRun): PriceQuote {
-	const options = (p.body.options ?? {}) as Record<string, unknown>;
-	const defaults = (p.model.defaults ?? {}) as Record<string, unknown>;
-	// Talking-avatar runs are priced on the audio's length, so each audio file is its own price.
-	const atDefaults = Object.keys(options).every((k) => options[k] === defaults[k]) && !p.audio;
-	const sorted = Object.keys(options)
-		.sort()
-		.map((k) => `${k}=${String(options[k])}`);
-	const audio = !p.audio ? '' : 'url' in p.audio ? p.audio.url : `${p.audio.field}:${p.audio.file.bytes}`;
-	return {
-		signature: `${p.model.id}|${sorted.join('&')}|${audio}`,
-		catalogueCredits: Number(p.model.credits_at_defaults) || 0,
-		atDefaults,
-	};
-}
-
 function capError(ctx: IExecuteFunctions, itemIndex: number, cap: number, spent: number, estimate: number) {
 	const error = new NodeOperationError(
 		ctx.getNode(),
@@ -152,27 +114,6 @@ function stoppedBatchNote(runs: Map<number, RunRecord>, failedItem: number, notS
 	return parts.filter(Boolean).join(' ');
 }
 
-/**
- * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item
- * whose price would take the total over the cap is refused (it is never submitted).
- */
-function capFor(ready: PreparedRun[], cap: SpendingCap | undefined): (position: number) => string | undefined {
-	if (!cap) return () => undefined;
-	const refusals = new Map<number, string>();
-	let total = cap.spent;
-	for (const [position, p] of ready.entries()) {
-		const estimate = cap.estimate(quoteOf(p));
-		if (total + estimate > cap.cap) {
-			refusals.set(
-				position,
-				`Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} ` +
-					`are already planned by this step in this execution`,
-			);
-		} else total += estimate;
-	}
-	return (position) => refusals.get(position);
-}
-
 export async function executeRuns(
 	ctx: IExecuteFunctions,
 	identity: Identity,
@@ -198,18 +139,18 @@ export async function executeRuns(
 	for (const p of ready) p.body.requestKey = keys.get(p.itemIndex);
 
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
+	// The total is kept in the node's context data, saved with the execution: it counts every pass of this
+	// step in this execution wherever the pass runs (after a pause, on another worker).
 	const node = ctx.getNode();
-	const cap =
-		capValue === undefined
-			? undefined
-			: new SpendingCap(capValue, `${ctx.getExecutionId() ?? 'manual'}|${node.id ?? node.name}`);
+	const store = () => capStore(ctx.getExecutionId(), node.id ?? node.name, () => ctx.getContext('node'));
+	const cap = capValue === undefined ? undefined : new SpendingCap(capValue, store());
 	if (cap && !continueOnFail) {
-		const overrun = cap.firstCertainOverrun(ready.map(quoteOf));
+		const overrun = cap.firstCertainOverrun(ready.map(priceQuoteOf));
 		if (overrun) throw upfrontCapError(ctx, cap, overrun);
 	}
 
 	if (ready[0]?.settings.mode === 'pause') {
-		return await pauseRuns(ctx, identity, ready, continueOnFail ? bad : [], capFor(ready, cap));
+		return await pauseRuns(ctx, identity, ready, continueOnFail ? bad : [], cap);
 	}
 
 	// 2. Run them, as many at once as the account allows.
@@ -220,15 +161,9 @@ export async function executeRuns(
 		// The time limit covers the whole item: waiting for a slot or a rate window counts too.
 		const deadline = Date.now() + timeLimitMs(String(p.body.kind), p.settings.timeoutMs);
 		const s: SubmitContext = { ctx, identity, settings: p.settings, itemIndex: p.itemIndex, claimed, deadline };
-		const addressOf = async (source: FileSource) =>
-			'url' in source ? source.url : (await uploadFile(ctx, identity, source.file, p.itemIndex, source.field)).url;
-		const images: string[] = [];
-		for (const source of p.images) images.push(await addressOf(source));
-		if (images.length) p.body.imageUrls = images;
-		if (p.endFrame) p.body.endImageUrl = await addressOf(p.endFrame);
-		if (p.audio) p.body.audioUrl = await addressOf(p.audio);
+		p.body = await withFileAddresses(ctx, identity, p);
 		const accepted = cap
-			? await cap.submit(quoteOf(p), async () => await submitRun(s, p.body))
+			? await cap.submit(priceQuoteOf(p), async () => await submitRun(s, p.body))
 			: await submitRun(s, p.body);
 		if (isCapRefusal(accepted)) throw capError(ctx, p.itemIndex, accepted.cap, accepted.spent, accepted.estimate);
 		let run = accepted;
@@ -239,7 +174,7 @@ export async function executeRuns(
 			runs.set(p.itemIndex, run);
 		}
 		if (run.status === 'FAILED') cap?.refund(run);
-		return await finishedRunToItem(ctx, run, p.settings, p.itemIndex, { requestKey, ...p.extraJson });
+		return await runToItem(ctx, run, p.settings, p.itemIndex, { requestKey, ...p.extraJson });
 	};
 	const width = await concurrencyOf(ctx, identity, ready.length);
 	const results = await runPool(ready.length, width, job, !continueOnFail);

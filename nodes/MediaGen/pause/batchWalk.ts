@@ -5,7 +5,7 @@
 // one batch, a re-run and a concurrent execution of the same batch all look alike in the runs list.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
+import { apiRequest, isBusySubmission, isTransientFailure, type Identity } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import type { PauseState } from './pauseState';
@@ -34,18 +34,6 @@ export interface BatchReport {
 const CALL_BUDGET_MS = 5_000;
 /** Request keys re-sent per call to learn runs this process has not seen (each counts as a submission). */
 const LEARN_PER_CALL = 10;
-
-/** The service is busy or briefly unreachable: try again on a later call. */
-function isPassing(error: unknown): boolean {
-	if (isNoAnswer(error)) return true;
-	if (!(error instanceof MediaGenApiError)) return false;
-	const status = Number(error.httpCode);
-	return status === 429 || status >= 500 || error.code === 'unexpected_answer';
-}
-
-function isBusy(error: unknown): boolean {
-	return error instanceof MediaGenApiError && error.code === 'busy';
-}
 
 function refusalOf(error: unknown): Refusal {
 	const e = error as { message?: string; description?: string | null };
@@ -100,8 +88,9 @@ export class BatchView {
 			);
 			return { run: res.body.generation };
 		} catch (error) {
-			if (isBusy(error)) return { busy: true };
-			if (isPassing(error)) return { later: String((error as Error).message) };
+			if (isBusySubmission(error)) return { busy: true };
+			// Rate limited, briefly unreachable or answering oddly: try again on a later call.
+			if (isTransientFailure(error)) return { later: String((error as Error).message) };
 			return { refused: refusalOf(error) };
 		}
 	}

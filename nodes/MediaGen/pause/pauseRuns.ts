@@ -1,23 +1,23 @@
 // Pause mode, before the pause: checks that the service can call this execution back, uploads every
 // item's files (free), submits the first run for each slot with the execution's resume URL as its
 // webhook URL, records the batch in the node's context data and lets go of the execution. The rest
-// happens in the resume webhook (resume/resumeWebhook.ts), one delivery at a time.
+// happens in the resume webhook (resumeWebhook.ts), one delivery at a time.
 import { randomUUID } from 'crypto';
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { describeWebhookCredentialProblem } from '../../../credentials/shapes';
 import { MediaGenApiError, type Identity } from '../../shared/transport';
 import { ledgerOf } from './ledger';
 import { timerOutcomeItems } from './timerOutcome';
-import { uploadFile } from '../files/binary';
 import { isPrivateHost } from '../run/checkRequest';
 import { concurrencyOf } from '../batch/pool';
 import { withPaidRuns } from '../run/paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
-import type { FileSource, PreparedRun } from '../batch/runBatch';
+import { priceQuoteOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
+import type { SpendingCap } from '../run/spendingCap';
 import { submitRun } from '../run/submission';
-import { timeLimitMs } from '../run/waitForRun';
+import { timeLimitMs } from '../run/timeLimit';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
 const TIMER_GRACE_MS = 60_000;
@@ -52,19 +52,29 @@ function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationErro
 	});
 }
 
-async function addressOf(ctx: IExecuteFunctions, identity: Identity, source: FileSource, item: number) {
-	return 'url' in source ? source.url : (await uploadFile(ctx, identity, source.file, item, source.field)).url;
-}
-
-/** Uploads an item's files so that its request is complete without the input item. */
-async function completeBody(ctx: IExecuteFunctions, identity: Identity, p: PreparedRun): Promise<IDataObject> {
-	const body = { ...p.body };
-	const images: string[] = [];
-	for (const source of p.images) images.push(await addressOf(ctx, identity, source, p.itemIndex));
-	if (images.length) body.imageUrls = images;
-	if (p.endFrame) body.endImageUrl = await addressOf(ctx, identity, p.endFrame, p.itemIndex);
-	if (p.audio) body.audioUrl = await addressOf(ctx, identity, p.audio, p.itemIndex);
-	return body;
+/**
+ * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item
+ * whose price would take the total over the cap is refused (it is never submitted). The others are
+ * counted in the saved total now, since the resume calls that send them cannot save anything.
+ */
+function capRefusals(ready: PreparedRun[], cap: SpendingCap | undefined): (position: number) => string | undefined {
+	if (!cap) return () => undefined;
+	const refusals = new Map<number, string>();
+	let total = cap.spent;
+	for (const [position, p] of ready.entries()) {
+		const estimate = cap.estimate(priceQuoteOf(p));
+		if (total + estimate > cap.cap) {
+			refusals.set(
+				position,
+				`Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} ` +
+					`are already planned by this step in this execution`,
+			);
+		} else {
+			total += estimate;
+			cap.plan(estimate);
+		}
+	}
+	return (position) => refusals.get(position);
 }
 
 function refusal(error: unknown): PausedItem['refused'] {
@@ -77,7 +87,7 @@ export async function pauseRuns(
 	identity: Identity,
 	ready: PreparedRun[],
 	invalid: Array<{ itemIndex: number; error: Error }>,
-	affordable: (position: number) => string | undefined,
+	cap: SpendingCap | undefined,
 ): Promise<INodeExecutionData[]> {
 	const continueOnFail = ctx.continueOnFail();
 	const resumeUrl = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
@@ -94,18 +104,19 @@ export async function pauseRuns(
 				'node checks with it that each call really comes from the service. Nothing was charged.',
 		});
 	}
+	const overCap = capRefusals(ready, cap);
 	const items: PausedItem[] = [];
 	for (const [position, p] of ready.entries()) {
-		const body = await completeBody(ctx, identity, p);
+		const body = await withFileAddresses(ctx, identity, p);
 		body.webhookUrl = itemWebhookUrl(resumeUrl, position);
-		const overCap = affordable(position);
+		const refusedOverCap = overCap(position);
 		items.push({
 			item: p.itemIndex,
 			body,
 			download: p.settings.download,
 			binaryProperty: p.settings.binaryProperty,
 			...(p.extraJson ? { extraJson: p.extraJson } : {}),
-			...(overCap ? { refused: { message: overCap } } : {}),
+			...(refusedOverCap ? { refused: { message: refusedOverCap } } : {}),
 		});
 	}
 	const lanes = Math.max(1, await concurrencyOf(ctx, identity, items.length));

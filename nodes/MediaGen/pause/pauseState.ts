@@ -29,7 +29,10 @@ export interface PauseState {
 	version: 1;
 	/** Names this paused batch in the resume calls' memory (absent in batches paused by older versions). */
 	batchId?: string;
-	/** Runs in flight at once (the account's concurrency): items are sent in input order as slots free up. */
+	/**
+	 * Runs in flight at once (the account's concurrency): items are sent in input order as slots free up. The name
+	 * predates the pool; it stays because waiting executions saved by earlier versions hold it.
+	 */
 	lanes: number;
 	/** Epoch ms: a delivery after this with runs unfinished resumes with those marked as timed out. */
 	deadline: number;

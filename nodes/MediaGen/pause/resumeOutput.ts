@@ -6,7 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
 import { addRunDetails, errorItem, failedRunError } from '../run/runErrors';
-import { finishedRunToItem } from '../run/runOutput';
+import { runToItem } from '../run/runOutput';
 import type { Outcome } from './batchWalk';
 
 const NOTES: Record<'unsent' | 'unconfirmed', string> = {
@@ -54,7 +54,7 @@ async function itemFor(
 	if (outcome.run.status !== 'SUCCEEDED') return failedRunError(ctx, outcome.run, entry.item, requestKey);
 	const settings = { download: entry.download, binaryProperty: entry.binaryProperty };
 	const extra = { requestKey, ...entry.extraJson };
-	return await finishedRunToItem(ctx, outcome.run, settings, entry.item, extra).catch((error: Error) => error);
+	return await runToItem(ctx, outcome.run, settings, entry.item, extra).catch((error: Error) => error);
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { verifyWebhook } from '../../shared/signature';
+import { verifyDelivery } from '../../shared/signature';
 import { getIdentity } from '../../shared/transport';
 import { runRecordProblem } from '../../shared/answers';
 import type { RunRecord } from '../../shared/records';
@@ -20,11 +20,6 @@ import { outputItems } from './resumeOutput';
 /** After a call has built the output, others wait this long before they may try (n8n may not have resumed). */
 const RESUME_CLAIM_MS = 30_000;
 const SLOT_WAIT_MAX_MS = 15_000;
-
-function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
-	const v = headers[name];
-	return Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
-}
 
 /** The batch the step recorded before pausing (node context data, saved with the waiting execution). */
 function readPauseState(ctx: IWebhookFunctions): PauseState | undefined {
@@ -80,17 +75,8 @@ type Handled =
 async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<Handled> {
 	const req = ctx.getRequestObject();
 	const credentials = await ctx.getCredentials('mediaGenWebhookApi');
-	const headers = req.headers as Record<string, unknown>;
 	const raw = (req.rawBody as Buffer | undefined) ?? Buffer.from('');
-	const verdict = verifyWebhook(
-		{
-			id: headerOf(headers, 'webhook-id'),
-			timestamp: headerOf(headers, 'webhook-timestamp'),
-			signature: headerOf(headers, 'webhook-signature'),
-		},
-		raw,
-		{ current: credentials.secret, previous: credentials.previousSecret },
-	);
+	const verdict = verifyDelivery(req.headers as Record<string, unknown>, raw, credentials);
 	const state = readPauseState(ctx);
 	const ledger = state ? ledgerOf(batchKeyOf(state, ctx.getExecutionId(), ctx.getNode().name)) : undefined;
 	if (!verdict.ok) {

@@ -21,8 +21,9 @@ function timerNote(state: PauseState): string {
 		`No delivery resumed this execution within ${minutes(state.deadline - state.pausedAt)} plus one minute. ` +
 		"Either the service could not reach n8n at the resume URL (check that WEBHOOK_URL is n8n's public https " +
 		'address), or its deliveries failed the signature check (the Webhook Signing Secret credential then holds ' +
-		"another secret than the one signing your runs; n8n's log names each refused delivery), or the runs are " +
-		'still going. Runs that were sent keep going and are charged: run this step again with Additional Fields → ' +
+		"another secret than the one signing your runs; n8n's log names each refused delivery), or n8n was " +
+		'starting when they came (n8n answers "starting up" as if it had taken them), or the runs are still going. ' +
+		'Runs that were sent keep going and are charged: run this step again with Additional Fields → ' +
 		'Request Key set to the requestKey here to get that run back without paying again, or choose Waiting → Poll.'
 	);
 }

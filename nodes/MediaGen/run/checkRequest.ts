@@ -57,7 +57,8 @@ function serviceIsOnHost(apiBaseUrl: string, host: string): boolean {
 
 /**
  * The shape check of every address field: a full https:// URL. Plain http is accepted only on this machine's loopback
- * (a local sandbox); the service itself refuses it elsewhere.
+ * (a local sandbox); the service itself refuses it elsewhere. Addresses the service delivers to have stricter rules:
+ * checkWebhookUrl below, and resumeUrlProblem in pause/pauseRuns.ts.
  */
 export function checkHttpsUrl(url: string, field: string, example: string): string | undefined {
 	let parsed: URL;

@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { downloadOutputs } from '../files/binary';
+import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
 import { isToolCall } from '../tool/toolCall';
@@ -13,7 +13,8 @@ export interface OutputSettings {
 	binaryProperty: string;
 }
 
-export async function finishedRunToItem(
+/** A run, finished or not, as the item of `itemIndex`; a failed or canceled run is thrown as its error. */
+export async function runToItem(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,
 	settings: OutputSettings,

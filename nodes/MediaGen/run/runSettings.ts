@@ -4,6 +4,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { isToolCall } from '../tool/toolCall';
+import { TOOL_TIME_LIMIT_MS } from './timeLimit';
 
 export interface RunSettings {
 	wait: boolean;
@@ -17,11 +18,8 @@ export interface RunSettings {
 	requestTimeoutMs: number;
 }
 
-/**
- * How long a tool call waits for its run when no Time Limit is set: MCP clients give up on a call after about
- * a minute (60 s in the MCP SDK), so the call answers before that, with the run ID when it is still running.
- */
-export const TOOL_TIME_LIMIT_MS = 45_000;
+/** Check Every (Seconds) when it is not set: the spec suggests 3 to 5 seconds. */
+export const POLL_INTERVAL_DEFAULT_SECONDS = 3;
 
 export function readRunSettings(ctx: IExecuteFunctions, itemIndex: number): RunSettings {
 	const wait = ctx.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
@@ -42,7 +40,7 @@ export function readRunSettings(ctx: IExecuteFunctions, itemIndex: number): RunS
 		mode,
 		download: wait && (ctx.getNodeParameter('downloadOutputs', itemIndex, true) as boolean),
 		binaryProperty: String(waiting.binaryProperty || 'data').trim() || 'data',
-		pollIntervalMs: Math.max(1, Number(waiting.pollIntervalSeconds ?? 3)) * 1000,
+		pollIntervalMs: Math.max(1, Number(waiting.pollIntervalSeconds ?? POLL_INTERVAL_DEFAULT_SECONDS)) * 1000,
 		timeoutMs: timeoutMs || (tool ? TOOL_TIME_LIMIT_MS : 0),
 		requestTimeoutMs: Math.max(1, Number(waiting.requestTimeoutSeconds ?? 60)) * 1000,
 	};

@@ -2,7 +2,9 @@
 // failed runs) and refuses a submission whose predicted price would take the total over the cap.
 // A price is predicted from a run already accepted with the same model and options, else from the
 // catalogue's price at default options. Submissions under a cap go one at a time, so each prediction
-// sees every price accepted before it. The total is kept per execution and node, across loop passes.
+// sees every price accepted before it. The total is kept per execution and node, across loop passes, in
+// the node's context data (saved with the execution), never in this process's memory.
+import type { IDataObject } from 'n8n-workflow';
 
 export interface PriceQuote {
 	/** Same model and price-relevant options: runs with the same signature cost the same. */
@@ -19,26 +21,54 @@ export interface CapRefusal {
 	estimate: number;
 }
 
+/** Where the total lives in the node's context data, which n8n saves with the execution. */
+export const CAP_TOTAL_KEY = 'mediaGenCapTotal';
+
 interface Total {
 	spent: number;
-	at: number;
 	/** Runs already added: a repeated request key (a retry) returns the same run, charged once. */
-	counted: Set<string>;
+	counted: string[];
 }
 
-const totals = new Map<string, Total>();
+/**
+ * The execution's total so far, read from (and kept in) the node's context data: n8n saves it with the
+ * execution, so a later pass counts it wherever that runs (after a pause, on another worker, after a restart).
+ */
+function totalIn(store: IDataObject): Total {
+	const saved = store[CAP_TOTAL_KEY] as Partial<Total> | undefined;
+	const total: Total = {
+		spent: Number(saved?.spent) || 0,
+		counted: Array.isArray(saved?.counted) ? saved.counted.map(String) : [],
+	};
+	store[CAP_TOTAL_KEY] = total as unknown as IDataObject;
+	return total;
+}
+
+/** Steps without execution data (an MCP client's tool calls): their total, kept a day in this process. */
+const unsavedTotals = new Map<string, { store: IDataObject; at: number }>();
 const FORGET_AFTER_MS = 24 * 3600_000;
 
-function totalFor(key: string): Total {
+function unsavedStore(key: string): IDataObject {
 	const now = Date.now();
-	for (const [k, v] of totals) if (now - v.at > FORGET_AFTER_MS) totals.delete(k);
-	let entry = totals.get(key);
-	if (!entry) {
-		entry = { spent: 0, at: now, counted: new Set() };
-		totals.set(key, entry);
-	}
+	for (const [k, v] of unsavedTotals) if (now - v.at > FORGET_AFTER_MS) unsavedTotals.delete(k);
+	const entry = unsavedTotals.get(key) ?? { store: {}, at: now };
 	entry.at = now;
-	return entry;
+	unsavedTotals.set(key, entry);
+	return entry.store;
+}
+
+/**
+ * Where a step's total is kept: in the node's context data, saved with the execution. A tool call that n8n
+ * runs without execution data (an MCP client's calls) has none: the calls of that node share a total in this
+ * process (nothing else belongs to them all).
+ */
+export function capStore(executionId: string | undefined, nodeId: string, nodeContext: () => IDataObject): IDataObject {
+	try {
+		if (executionId) return nodeContext();
+	} catch {
+		// no execution data to save it with
+	}
+	return unsavedStore(`${executionId ?? 'manual'}|${nodeId}`);
 }
 
 export class SpendingCap {
@@ -48,12 +78,12 @@ export class SpendingCap {
 
 	private readonly total: Total;
 
-	/** @param key the execution and node the cap applies to */
+	/** @param store the node's context data in this execution (`getContext('node')`) */
 	constructor(
 		readonly cap: number,
-		key: string,
+		store: IDataObject,
 	) {
-		this.total = totalFor(key);
+		this.total = totalIn(store);
 	}
 
 	get spent(): number {
@@ -84,8 +114,10 @@ export class SpendingCap {
 			if (this.spent + estimate > this.cap) return { cap: this.cap, spent: this.spent, estimate } as CapRefusal;
 			const run = await submit();
 			const cost = Number(run.cost) || 0;
-			if (!this.total.counted.has(run.id)) this.total.spent += cost;
-			this.total.counted.add(run.id);
+			if (!this.total.counted.includes(run.id)) {
+				this.total.spent += cost;
+				this.total.counted.push(run.id);
+			}
 			this.known.set(quote.signature, cost);
 			return run;
 		});
@@ -95,8 +127,18 @@ export class SpendingCap {
 
 	/** A failed run is refunded by the service: its cost no longer counts. */
 	refund(run: { id: string; cost: number }): void {
-		if (!this.total.counted.delete(run.id)) return;
+		const at = this.total.counted.indexOf(run.id);
+		if (at < 0) return;
+		this.total.counted.splice(at, 1);
 		this.total.spent = Math.max(0, this.total.spent - (Number(run.cost) || 0));
+	}
+
+	/**
+	 * Pause mode: the runs the batch will send after the pause are counted now at their predicted prices,
+	 * because the resume calls cannot save anything with the execution (a failed one's refund is not taken off).
+	 */
+	plan(credits: number): void {
+		this.total.spent += credits;
 	}
 }
 

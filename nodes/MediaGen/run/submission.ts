@@ -6,13 +6,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiRequest, isNoAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
+import { apiRequest, isBusySubmission, isLostAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
 import { generationAnswerProblem, generationListProblem } from '../../shared/answers';
 import type { RunRecord } from '../../shared/records';
 import { retryKey } from './requestKey';
 import { addRunDetails, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
-import { timeLimitMs } from './waitForRun';
+import { timeLimitMs } from './timeLimit';
 
 /** How many fresh runs a retry may start after refunded failures of the same item. */
 const MAX_FRESH_RUNS = 10;
@@ -32,14 +32,6 @@ export interface SubmitContext {
 	deadline?: number;
 	/** False to give up at once when every slot is busy (pause mode sends those items later); default true. */
 	waitForSlot?: boolean;
-}
-
-function isLostAnswer(error: unknown): boolean {
-	return isNoAnswer(error) || (error instanceof MediaGenApiError && error.code === 'unexpected_answer');
-}
-
-function isBusy(error: unknown): boolean {
-	return error instanceof MediaGenApiError && error.code === 'busy';
 }
 
 /** What differs between the request and the run the key returned: empty when it is the same request. */
@@ -88,7 +80,8 @@ async function lookUpLostRun(s: SubmitContext, body: IDataObject, since: number)
 
 function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number, last: unknown, lookup: string) {
 	const key = String(body.requestKey);
-	// Unreadable answers more often mean a wrong Base URL (or a proxy) than a broken service: say so.
+	// The last failure's description says what to check: lost answers more often mean a wrong Base URL (or a
+	// proxy) than a broken service.
 	const hint = last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
 	const error = new NodeOperationError(
 		s.ctx.getNode(),
@@ -137,7 +130,7 @@ async function submitWithKey(s: SubmitContext, body: IDataObject, deadline: numb
 			// Busy: slots are held by other runs of the account. Back off, since every try is a submission
 			// counted against the 20-a-minute limit.
 			const busyPause = Math.min(s.settings.pollIntervalMs * 1.5 ** busy, BUSY_BACKOFF_MAX_MS);
-			if (isBusy(failure) && s.waitForSlot !== false && Date.now() + busyPause <= deadline) {
+			if (isBusySubmission(failure) && s.waitForSlot !== false && Date.now() + busyPause <= deadline) {
 				busy++;
 				await sleep(busyPause, signal);
 				continue;

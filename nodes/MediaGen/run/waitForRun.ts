@@ -6,19 +6,14 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiRequest, isNoAnswer, MediaGenApiError, type ApiContext, type Identity } from '../../shared/transport';
+import { apiRequest, isRetryableRead, type ApiContext, type Identity } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
-import { FINAL_STATUSES, type MediaKind, type RunRecord } from '../../shared/records';
+import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
 import { addRunDetails, runError } from './runErrors';
-
-/** The spec's suggested client time-outs. */
-export const DEFAULT_TIMEOUT_MINUTES: Record<MediaKind, number> = { image: 3, video: 10, music: 5 };
+import { TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 
 const MAX_BACKOFF_MS = 15_000;
-
-/** The errorCode of a run still going when the time limit passed (a tool call answers with its run ID instead). */
-export const TIME_LIMIT_CODE = 'time_limit';
 
 /** How long each model's runs took in this process (n8n keeps one copy of the node's code per process). */
 export const seenDurations = new DurationMemory();
@@ -30,10 +25,6 @@ export interface WaitSettings {
 	requestTimeoutMs?: number;
 	/** Epoch ms the whole item must be done by (submission included); else now plus the time limit. */
 	deadline?: number;
-}
-
-export function timeLimitMs(kind: string, timeoutMs?: number): number {
-	return timeoutMs || (DEFAULT_TIMEOUT_MINUTES[kind as MediaKind] ?? 10) * 60_000;
 }
 
 export async function getRun(
@@ -58,14 +49,6 @@ export async function getRun(
 		identity,
 	);
 	return res.body.generation;
-}
-
-/** Failures of a read that say nothing about the run itself, so the next poll may well succeed. */
-export function isPassing(error: unknown): boolean {
-	if (isNoAnswer(error)) return true;
-	if (!(error instanceof MediaGenApiError)) return false;
-	const status = Number(error.httpCode);
-	return status === 404 || status === 429 || status >= 500 || error.code === 'unexpected_answer';
 }
 
 /**
@@ -130,7 +113,7 @@ export async function waitForRun(
 			run = await getRun(ctx, identity, run.id, itemIndex, settings.requestTimeoutMs, deadline);
 			misses = 0;
 		} catch (error) {
-			if (!isPassing(error))
+			if (!isRetryableRead(error))
 				throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
 			misses++;
 			lastProblem = String((error as Error).message ?? error);

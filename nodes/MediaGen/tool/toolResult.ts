@@ -8,7 +8,7 @@ import { apiRequest, type Identity } from '../../shared/transport';
 import { identityProblem } from '../../shared/answers';
 import { FINAL_STATUSES } from '../../shared/records';
 import { runDetailsOf } from '../run/runErrors';
-import { TIME_LIMIT_CODE } from '../run/waitForRun';
+import { TIME_LIMIT_CODE } from '../run/timeLimit';
 
 const OUTPUT_FIELDS = ['url', 'mime', 'title', 'lyrics', 'seconds', 'cover'] as const;
 /** Fields the node itself adds to a run item (Run Look's app and look, pause mode's time-out mark). */

@@ -35,8 +35,13 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['getMany'] } }, properties);
 
-export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
-	const filters = this.getNodeParameter('appFilters', 0, {}) as IDataObject;
+/** Runs once per input item (as n8n's own list operations do), each result paired with that item. */
+export async function executeItem(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	identity: Identity,
+): Promise<INodeExecutionData[]> {
+	const filters = this.getNodeParameter('appFilters', itemIndex, {}) as IDataObject;
 	const category = String(filters.category ?? '')
 		.trim()
 		.toLowerCase();
@@ -47,5 +52,5 @@ export async function executeAll(this: IExecuteFunctions, identity: Identity): P
 		.filter((a) => !filters.kind || a.kind === filters.kind)
 		.filter((a) => !category || (a.category ?? '').toLowerCase() === category)
 		.filter((a) => !tag || (a.tags ?? []).some((t) => t.toLowerCase() === tag))
-		.map((a) => ({ json: a as unknown as IDataObject, pairedItem: { item: 0 } }));
+		.map((a) => ({ json: a as unknown as IDataObject, pairedItem: { item: itemIndex } }));
 }

@@ -1,17 +1,18 @@
 // App → Run Look: a ready-made look of an app (its prompt, model and options, completed with the
 // model's defaults) run on the user's photos, sent in imageUrls in the order of the app's slots.
-// Waiting, outputs, idempotency and batching are Generate's (helpers/submitRun, executeBatch).
+// Waiting, outputs, idempotency and batching are Generate's (executeRuns in batch/runBatch.ts).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../../shared/transport';
-import { prepareBinaryFile, type PreparedFile } from '../../files/binary';
+import { prepareBinaryFile, type PreparedFile } from '../../files/upload';
 import { getApps, getModels, resolveModel } from '../../catalogue/catalogue';
 import type { AppInput, CatalogueApp } from '../../../shared/records';
 import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds } from '../../run/checkRequest';
 import { KIND_OPTIONS, readMaxCredits, splitList } from '../../../shared/fields';
 import { defaultRequestKey } from '../../run/requestKey';
-import { executeRuns, type FileSource, type PreparedRun } from '../../batch/runBatch';
+import { executeRuns } from '../../batch/runBatch';
+import type { FileSource, PreparedRun } from '../../run/preparedRun';
 import { readRunSettings } from '../../run/runSettings';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 

@@ -3,7 +3,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { prepareBinaryFile, uploadFile } from '../../files/binary';
+import { prepareBinaryFile, uploadFile } from '../../files/upload';
 import type { ItemExecutor } from '../operation';
 
 const properties: INodeProperties[] = [

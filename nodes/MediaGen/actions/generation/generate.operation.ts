@@ -11,14 +11,15 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../../shared/transport';
-import { prepareBinaryFile } from '../../files/binary';
+import { prepareBinaryFile } from '../../files/upload';
 import { getModels, resolveModel } from '../../catalogue/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
 import { checkMediaUrls, checkRequest, checkSettings, describeLimits, freeTierModelIds } from '../../run/checkRequest';
 import { readMaxCredits, splitList } from '../../../shared/fields';
 import { defaultRequestKey } from '../../run/requestKey';
 import { resolveOptions } from '../../run/resolveOptions';
-import { executeRuns, type FileSource, type PreparedRun } from '../../batch/runBatch';
+import { executeRuns } from '../../batch/runBatch';
+import type { FileSource, PreparedRun } from '../../run/preparedRun';
 import { readRunSettings } from '../../run/runSettings';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 

@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readRunId } from '../../../shared/fields';
-import { finishedRunToItem } from '../../run/runOutput';
+import { runToItem } from '../../run/runOutput';
 import { readRunSettings } from '../../run/runSettings';
 import { getRun } from '../../run/waitForRun';
 import { downloadOutputsFields, runIdField, waitingCollection } from '../descriptions';
@@ -29,5 +29,5 @@ export const executeItem: ItemExecutor = async function (i, identity) {
 		const refunded = run.status === 'FAILED' ? (run.refunded ?? run.cost) : run.refunded;
 		return [{ json: { ...run, ...(refunded === undefined ? {} : { refunded }) }, pairedItem: { item: i } }];
 	}
-	return [await finishedRunToItem(this, run, settings, i)];
+	return [await runToItem(this, run, settings, i)];
 };

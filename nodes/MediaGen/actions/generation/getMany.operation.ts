@@ -77,13 +77,18 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
-	const returnAll = this.getNodeParameter('returnAll', 0, false) as boolean;
-	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', 0, 50)));
-	const filters = this.getNodeParameter('runFilters', 0, {}) as IDataObject;
+/** Runs once per input item (as n8n's own list operations do), each result paired with that item. */
+export async function executeItem(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	identity: Identity,
+): Promise<INodeExecutionData[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', itemIndex, 50)));
+	const filters = this.getNodeParameter('runFilters', itemIndex, {}) as IDataObject;
 	const pageSize = Math.min(
 		100,
-		Math.max(1, Number((this.getNodeParameter('listOptions', 0, {}) as IDataObject).pageSize ?? 100)),
+		Math.max(1, Number((this.getNodeParameter('listOptions', itemIndex, {}) as IDataObject).pageSize ?? 100)),
 	);
 	const matches = (r: RunRecord) =>
 		(!filters.kind || r.kind === filters.kind) &&
@@ -96,12 +101,12 @@ export async function executeAll(this: IExecuteFunctions, identity: Identity): P
 		if (before) qs.before = before;
 		const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(
 			this,
-			{ method: 'GET', path: '/generations', qs, retryTransient: 2, expect: generationListProblem },
+			{ method: 'GET', path: '/generations', qs, retryTransient: 2, itemIndex, expect: generationListProblem },
 			identity,
 		);
 		for (const run of page.body.generations ?? []) {
 			if (out.length >= limit) break;
-			if (matches(run)) out.push({ json: run as unknown as IDataObject, pairedItem: { item: 0 } });
+			if (matches(run)) out.push({ json: run as unknown as IDataObject, pairedItem: { item: itemIndex } });
 		}
 		before = page.body.next_before;
 	} while (before && out.length < limit);

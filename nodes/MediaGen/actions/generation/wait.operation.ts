@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readRunId } from '../../../shared/fields';
-import { finishedRunToItem } from '../../run/runOutput';
+import { runToItem } from '../../run/runOutput';
 import { readRunSettings } from '../../run/runSettings';
 import { getRun, waitForRun } from '../../run/waitForRun';
 import { downloadOutputsFields, runIdField, waitingCollection } from '../descriptions';
@@ -27,5 +27,5 @@ export const executeItem: ItemExecutor = async function (i, identity) {
 	settings.download = this.getNodeParameter('downloadOutputs', i, true) as boolean;
 	const first = await getRun(this, identity, readRunId(this, i), i, settings.requestTimeoutMs);
 	const run = await waitForRun(this, identity, first, settings, i);
-	return [await finishedRunToItem(this, run, settings, i)];
+	return [await runToItem(this, run, settings, i)];
 };

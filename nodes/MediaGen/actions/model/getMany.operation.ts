@@ -28,11 +28,16 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['model'], operation: ['getMany'] } }, properties);
 
-export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
+/** Runs once per input item (as n8n's own list operations do), each result paired with that item. */
+export async function executeItem(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	identity: Identity,
+): Promise<INodeExecutionData[]> {
 	const models = await getModels(this, identity);
-	const filters = this.getNodeParameter('modelFilters', 0, {}) as IDataObject;
+	const filters = this.getNodeParameter('modelFilters', itemIndex, {}) as IDataObject;
 	return models
 		.filter((m) => !filters.kind || m.kind === filters.kind)
 		.filter((m) => !filters.freeTier || m.free_tier)
-		.map((m) => ({ json: m as unknown as IDataObject, pairedItem: { item: 0 } }));
+		.map((m) => ({ json: m as unknown as IDataObject, pairedItem: { item: itemIndex } }));
 }

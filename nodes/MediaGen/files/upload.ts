@@ -1,40 +1,16 @@
-// Files in and out: uploads an item's binary property through a signed slot (streamed when n8n
-// keeps binary data on disk), and turns run outputs into n8n binary data (streamed too).
-import type { IBinaryData, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+// Files in: reads and checks an item's binary property before anything is sent, then uploads it through a
+// signed slot (streamed when n8n keeps binary data on disk).
+import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { uploadSlotProblem } from '../../shared/answers';
+import { canonicalMediaType, MB, MEDIA_TYPES } from '../../shared/mediaTypes';
+import { apiRequest, type Identity } from '../../shared/transport';
 
 /** A readable stream, as n8n's binary helpers hand it out (no stream import needed). */
 type Readable = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
-import { NodeOperationError } from 'n8n-workflow';
-
-import { apiRequest, type Identity } from '../../shared/transport';
-import { uploadSlotProblem } from '../../shared/answers';
-import type { RunOutput, RunRecord } from '../../shared/records';
-
-export const MB = 1024 * 1024;
-
-/** Every media type the node reads or writes: its family, label, extension and other names for it. */
-export const MEDIA_TYPES: Record<
-	string,
-	{ family: 'image' | 'video' | 'audio'; label: string; ext: string; aliases: string[] }
-> = {
-	'image/png': { family: 'image', label: 'PNG', ext: 'png', aliases: [] },
-	'image/jpeg': { family: 'image', label: 'JPEG', ext: 'jpg', aliases: ['image/jpg', 'image/pjpeg', 'jpeg'] },
-	'image/webp': { family: 'image', label: 'WebP', ext: 'webp', aliases: [] },
-	'video/mp4': { family: 'video', label: 'MP4', ext: 'mp4', aliases: [] },
-	'video/quicktime': { family: 'video', label: 'MOV', ext: 'mov', aliases: [] },
-	'audio/mpeg': { family: 'audio', label: 'MP3', ext: 'mp3', aliases: ['audio/mp3', 'audio/mpeg3'] },
-	'audio/wav': { family: 'audio', label: 'WAV', ext: 'wav', aliases: ['audio/x-wav', 'audio/wave', 'audio/vnd.wave'] },
-	'audio/mp4': { family: 'audio', label: 'M4A', ext: 'm4a', aliases: ['audio/x-m4a', 'audio/m4a'] },
-};
 
 export const SIZE_CAPS = { image: 10 * MB, video: 50 * MB, audio: 50 * MB };
-
-/** The canonical media type for a declared type or an alias of it ("image/jpg" → "image/jpeg"). */
-export function canonicalMediaType(declared: string): string | undefined {
-	const value = declared.split(';')[0].trim().toLowerCase();
-	if (MEDIA_TYPES[value]) return value;
-	return Object.keys(MEDIA_TYPES).find((type) => MEDIA_TYPES[type].aliases.includes(value));
-}
 
 /** Media type from the binary data, falling back to the file extension. */
 export function mediaTypeOf(binary: IBinaryData): string {
@@ -188,79 +164,4 @@ export async function uploadFile(
 		);
 	}
 	return { url, mime: file.mime, bytes: file.bytes };
-}
-
-function extensionOf(mime: string, url: string): string {
-	const fromUrl = /\.([a-z0-9]{2,4})(?:\?|$)/i.exec(url)?.[1];
-	const type = canonicalMediaType(mime);
-	return (type && MEDIA_TYPES[type].ext) ?? fromUrl ?? 'bin';
-}
-
-/** Where song covers go: cover, cover_1 … unless the files themselves are put there ("Put Files In" = cover). */
-export function coverPrefix(prefix: string, outputs: number): string {
-	const fileNames = new Set(Array.from({ length: outputs }, (_, n) => (n === 0 ? prefix : `${prefix}_${n}`)));
-	const clashes = Array.from({ length: outputs }, (_, n) => (n === 0 ? 'cover' : `cover_${n}`)).some((p) =>
-		fileNames.has(p),
-	);
-	return clashes ? `${prefix}_cover` : 'cover';
-}
-
-/**
- * A file name a person can tell apart from its neighbours: the prompt's first words, then the end of the run
- * id (identical prompts make different runs), e.g. "a-lighthouse-at-dawn-3f9c2a.png". The full run id stays
- * in the item's JSON.
- */
-export function outputFileName(run: RunRecord, part: string, extension: string): string {
-	const words = String(run.prompt ?? '')
-		.toLowerCase()
-		.normalize('NFKD')
-		.replace(/[^a-z0-9]+/g, ' ')
-		.trim()
-		.split(' ')
-		.filter(Boolean)
-		.slice(0, 6);
-	let stem = '';
-	for (const word of words) if (`${stem}-${word}`.length <= 40) stem = stem ? `${stem}-${word}` : word;
-	const tail = run.id.replace(/^gen_/, '').slice(-6);
-	return `${stem || run.kind || 'run'}-${tail}${part}.${extension}`;
-}
-
-export interface DownloadedOutputs {
-	binary: Record<string, IBinaryData>;
-	files: Array<{ property: string; fileName: string; mime: string; kind: 'output' | 'cover' }>;
-}
-
-/**
- * Downloads every output (and music covers) into binary properties `<prefix>`, `<prefix>_1`, … and
- * `cover`, `cover_1`, …
- */
-export async function downloadOutputs(
-	ctx: IExecuteFunctions | IWebhookFunctions,
-	run: RunRecord,
-	prefix: string,
-): Promise<DownloadedOutputs> {
-	const result: DownloadedOutputs = { binary: {}, files: [] };
-	const outputs: RunOutput[] = run.outputs ?? [];
-	const covers = coverPrefix(prefix, outputs.length);
-	for (const [n, output] of outputs.entries()) {
-		const suffix = n === 0 ? '' : `_${n}`;
-		const targets: Array<{ url: string; mime: string; property: string; kind: 'output' | 'cover' }> = [
-			{ url: output.url, mime: output.mime, property: `${prefix}${suffix}`, kind: 'output' },
-		];
-		if (output.cover) targets.push({ url: output.cover, mime: '', property: `${covers}${suffix}`, kind: 'cover' });
-		for (const t of targets) {
-			const response = (await ctx.helpers.httpRequest({
-				method: 'GET',
-				url: t.url,
-				encoding: 'stream',
-				returnFullResponse: true,
-				timeout: 10 * 60_000,
-			})) as { body: Readable; headers: Record<string, string> };
-			const mime = t.mime || String(response.headers['content-type'] ?? 'application/octet-stream').split(';')[0];
-			const fileName = outputFileName(run, `${t.kind === 'cover' ? '-cover' : ''}${suffix}`, extensionOf(mime, t.url));
-			result.binary[t.property] = await ctx.helpers.prepareBinaryData(response.body, fileName, mime);
-			result.files.push({ property: t.property, fileName, mime, kind: t.kind });
-		}
-	}
-	return result;
 }

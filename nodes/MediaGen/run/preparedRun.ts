@@ -1,0 +1,65 @@
+// One item of Generate or Run Look, read and checked, as the batch path and pause mode both take it: its
+// request, its reference files, and what it would cost.
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { CatalogueModel } from '../../shared/records';
+import type { Identity } from '../../shared/transport';
+import { uploadFile, type PreparedFile } from '../files/upload';
+import type { RunSettings } from './runSettings';
+import type { PriceQuote } from './spendingCap';
+
+/** A reference file: an address to send as it is, or a binary property to upload just before submitting. */
+export type FileSource = { url: string } | { file: PreparedFile; field: string };
+
+/** One item, read and checked, ready to submit. */
+export interface PreparedRun {
+	itemIndex: number;
+	/** The request without its files (imageUrls, endImageUrl, audioUrl come from the sources below). */
+	body: IDataObject;
+	/** Reference images, in the order they are sent. */
+	images: FileSource[];
+	endFrame?: FileSource;
+	audio?: FileSource;
+	settings: RunSettings;
+	model: CatalogueModel;
+	/** Whether the request key was typed by the user (else the node's default, unique per item). */
+	typedKey: boolean;
+	/** Max Credits per Execution; undefined for no cap. */
+	maxCredits?: number;
+	/** Fields added to the output item (for example the app and look). */
+	extraJson?: IDataObject;
+}
+
+/** The item's request with every reference file as an address: files from binary properties are uploaded (free). */
+export async function withFileAddresses(
+	ctx: IExecuteFunctions,
+	identity: Identity,
+	p: PreparedRun,
+): Promise<IDataObject> {
+	const addressOf = async (source: FileSource) =>
+		'url' in source ? source.url : (await uploadFile(ctx, identity, source.file, p.itemIndex, source.field)).url;
+	const body = { ...p.body };
+	const images: string[] = [];
+	for (const source of p.images) images.push(await addressOf(source));
+	if (images.length) body.imageUrls = images;
+	if (p.endFrame) body.endImageUrl = await addressOf(p.endFrame);
+	if (p.audio) body.audioUrl = await addressOf(p.audio);
+	return body;
+}
+
+/** What the spending cap needs to price an item: the same signature for the same model, options and audio. */
+export function priceQuoteOf(p: PreparedRun): PriceQuote {
+	const options = (p.body.options ?? {}) as Record<string, unknown>;
+	const defaults = (p.model.defaults ?? {}) as Record<string, unknown>;
+	// Talking-avatar runs are priced on the audio's length, so each audio file is its own price.
+	const atDefaults = Object.keys(options).every((k) => options[k] === defaults[k]) && !p.audio;
+	const sorted = Object.keys(options)
+		.sort()
+		.map((k) => `${k}=${String(options[k])}`);
+	const audio = !p.audio ? '' : 'url' in p.audio ? p.audio.url : `${p.audio.field}:${p.audio.file.bytes}`;
+	return {
+		signature: `${p.model.id}|${sorted.join('&')}|${audio}`,
+		catalogueCredits: Number(p.model.credits_at_defaults) || 0,
+		atDefaults,
+	};
+}

@@ -1,0 +1,20 @@
+// The time limit of a run-producing item: what it is when Time Limit (Minutes) is not set, and how it is
+// named when it passes. It covers the whole item, from its start (waiting for a slot included) to its output.
+import type { MediaKind } from '../../shared/records';
+
+/** The spec's suggested client time-outs. */
+export const DEFAULT_TIMEOUT_MINUTES: Record<MediaKind, number> = { image: 3, video: 10, music: 5 };
+
+/**
+ * How long a tool call waits for its run when no Time Limit is set: MCP clients give up on a call after about
+ * a minute (60 s in the MCP SDK), so the call answers before that, with the run ID when it is still running.
+ */
+export const TOOL_TIME_LIMIT_MS = 45_000;
+
+/** The errorCode of a run still going when the time limit passed (a tool call answers with its run ID instead). */
+export const TIME_LIMIT_CODE = 'time_limit';
+
+/** The item's time limit: the one set (ms), or the spec's suggestion for its kind. */
+export function timeLimitMs(kind: string, timeoutMs?: number): number {
+	return timeoutMs || (DEFAULT_TIMEOUT_MINUTES[kind as MediaKind] ?? 10) * 60_000;
+}

@@ -1,0 +1,56 @@
+// What the trigger makes of a verified delivery, as pure functions: the body read as a run record or a test
+// event, the node's filters applied, the output item shaped. No n8n calls: webhook() reads and answers.
+import type { IDataObject } from 'n8n-workflow';
+
+import { runRecordProblem } from '../shared/answers';
+import type { RunRecord } from '../shared/records';
+
+/** A run record with its outcome ("succeeded", "failed", …), or anything else: a test event. */
+export type Delivery = { run: RunRecord; outcome: string } | { testEvent: IDataObject };
+
+/** The node's filters; an empty list lets everything through. */
+export interface TriggerFilters {
+	outcomes: string[];
+	kinds: string[];
+	models: string[];
+}
+
+export function readDelivery(raw: Buffer, webhookId: string): Delivery {
+	let body: unknown;
+	try {
+		body = JSON.parse(raw.toString('utf8'));
+	} catch {
+		body = undefined;
+	}
+	if (runRecordProblem(body) !== undefined) {
+		return { testEvent: { testEvent: true, webhookId, body: (body ?? raw.toString('utf8')) as IDataObject } };
+	}
+	const run = body as RunRecord;
+	const outcome =
+		run.status === 'SUCCEEDED' ? 'succeeded' : run.status === 'FAILED' ? 'failed' : run.status.toLowerCase();
+	return { run, outcome };
+}
+
+/** The Models filter as typed: comma-separated ids. */
+export function modelIds(value: unknown): string[] {
+	return String(value ?? '')
+		.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean);
+}
+
+export function passesFilters(run: RunRecord, outcome: string, filters: TriggerFilters): boolean {
+	const { outcomes, kinds, models } = filters;
+	return (
+		(!outcomes.length || outcomes.includes(outcome)) &&
+		(!kinds.length || kinds.includes(run.kind)) &&
+		(!models.length || models.includes(run.model))
+	);
+}
+
+/** The output item's JSON: the run record, the delivery's id, the outcome and, for a failed run, the refund. */
+export function runItemJson(run: RunRecord, outcome: string, webhookId: string): IDataObject {
+	const json: IDataObject = { ...(run as unknown as IDataObject), webhookId, outcome };
+	if (outcome === 'failed') json.refunded = run.refunded ?? run.cost;
+	return json;
+}

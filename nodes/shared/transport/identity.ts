@@ -1,0 +1,71 @@
+// Who is calling: reads the node's credential, checks its shape before any request is sent, and keeps
+// a fingerprint (never the secret) that keys caches and rate budgets.
+import { createHash } from 'crypto';
+import type { IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import {
+	describeAnonymousIdProblem,
+	describeApiKeyProblem,
+	describeBaseUrlProblem,
+	normaliseBaseUrl,
+} from '../../../credentials/shapes';
+
+export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
+
+export type CredentialKind = 'apiKey' | 'anonymous';
+
+export const CREDENTIAL_TYPES: Record<CredentialKind, string> = {
+	apiKey: 'mediaGenApi',
+	anonymous: 'mediaGenAnonymousApi',
+};
+
+export interface Identity {
+	kind: CredentialKind;
+	credentialType: string;
+	baseUrl: string;
+	/** A hash of the secret, never the secret: keys caches and rate budgets per identity. */
+	fingerprint: string;
+	/** Values that must never reach output, errors or logs. */
+	secrets: string[];
+}
+
+function readCredentialKind(ctx: ApiContext): CredentialKind {
+	try {
+		// Item-based contexts take an item index; dropdowns and webhooks read the node's value directly.
+		const value =
+			'getInputData' in ctx
+				? ctx.getNodeParameter('authentication', 0, 'apiKey')
+				: (ctx as ILoadOptionsFunctions).getNodeParameter('authentication', 'apiKey');
+		return value === 'anonymous' ? 'anonymous' : 'apiKey';
+	} catch {
+		return 'apiKey';
+	}
+}
+
+/** Reads and shape-checks the credential before any request is sent. */
+export async function getIdentity(ctx: ApiContext): Promise<Identity> {
+	const kind = readCredentialKind(ctx);
+	const credentialType = CREDENTIAL_TYPES[kind];
+	const credentials = await ctx.getCredentials(credentialType);
+	const secret = kind === 'apiKey' ? credentials.apiKey : credentials.secretAnonymousId;
+	const problem =
+		describeBaseUrlProblem(credentials.baseUrl) ??
+		(kind === 'apiKey' ? describeApiKeyProblem(secret) : describeAnonymousIdProblem(secret));
+	if (problem) {
+		throw new NodeOperationError(ctx.getNode(), problem, {
+			description:
+				`Open the ${kind === 'apiKey' ? 'Media Generation API' : 'Media Generation Anonymous'} credential ` +
+				'and correct it.',
+		});
+	}
+	const baseUrl = normaliseBaseUrl(credentials.baseUrl);
+	const secretText = String(secret).trim();
+	return {
+		kind,
+		credentialType,
+		baseUrl,
+		fingerprint: createHash('sha256').update(`${baseUrl}|${kind}|${secretText}`).digest('hex').slice(0, 16),
+		secrets: [secretText],
+	};
+}
