@@ -13,6 +13,12 @@ import { startWaitingHost } from '../test/helpers/waitingHost';
 const SIZES = [10, 100, 1000];
 const MODES = ['poll', 'pause'] as const;
 const SLOTS = 3;
+/**
+ * Cases per size: a 100-item case lasts about 35 s, so a burst of others' load on this shared machine can raise
+ * its CPU by half (seen: 12.5 ms a run beside a real-n8n test, 7.9 ms without); 1,000 items last 5.5 minutes
+ * and average such bursts out, so one case of them is kept.
+ */
+const REPEATS: Record<number, number> = { 10: 3, 100: 3, 1000: 1 };
 const RUN_MS = 1_000;
 const ROOT = path.resolve(__dirname, '..');
 const TS = ['-r', 'ts-node/register/transpile-only', '-r', './bench/prefer-ts.js'];
@@ -25,6 +31,8 @@ interface CaseResult {
 	requests: number;
 	posts: number;
 	cpuMs: number;
+	/** CPU of the warm-up batch the case ran first in the same process (not in cpuMs). */
+	warmUpCpuMs: number;
 	peakRssMb: number;
 	/** Pause only: CPU of execute() up to the pause, of the resume calls that did not resume, of the last one. */
 	executeCpuMs?: number;
@@ -43,15 +51,19 @@ async function startSandboxProcess() {
 	return { ...info, stop: () => child.kill() };
 }
 
-async function runCase(mode: string, count: number): Promise<CaseResult> {
-	const sandbox = await startSandboxProcess();
-	const credentials = {
-		mediaGenApi: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey },
-		mediaGenWebhookApi: { secret: sandbox.secret },
-	};
-	const host = await startWaitingHost();
-	let peak = process.memoryUsage().rss;
-	const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+interface BatchResult {
+	makespanMs: number;
+	cpuMs: number;
+	executeCpuMs: number;
+	deliveryCpuMs: number[];
+}
+
+type Credentials = { mediaGenApi: { baseUrl: string; apiKey: string }; mediaGenWebhookApi: { secret: string } };
+type Host = Awaited<ReturnType<typeof startWaitingHost>>;
+
+/** One batch of `count` images through the engine, paused and resumed by `host` in pause mode. */
+async function batch(mode: string, count: number, label: string, credentials: Credentials, host: Host) {
+	const firstCall = host.cpuMs.length;
 	const cpu = process.cpuUsage();
 	const started = performance.now();
 	const result = await runNode({
@@ -64,7 +76,7 @@ async function runCase(mode: string, count: number): Promise<CaseResult> {
 			waitMode: mode,
 			waiting: { pollIntervalSeconds: 1, timeoutMinutes: 120 },
 		},
-		items: Array.from({ length: count }, (_, i) => ({ json: { p: `scale ${mode} ${i}` } })),
+		items: Array.from({ length: count }, (_, i) => ({ json: { p: `${label} ${mode} ${i}` } })),
 		credentials,
 		webhookWaitingBaseUrl: host.baseUrl,
 	});
@@ -77,29 +89,58 @@ async function runCase(mode: string, count: number): Promise<CaseResult> {
 		if (resumed.error) throw new Error(resumed.error.message);
 		items = resumed.items;
 	}
-	const makespanMs = performance.now() - started;
 	const used = process.cpuUsage(cpu);
-	clearInterval(sampler);
 	if (items.filter((i) => i.binary?.data).length !== count) throw new Error(`${mode} ${count}: files missing`);
-	const log = (await (await fetch(`${sandbox.rootUrl}/_sandbox/log`)).json()) as {
-		log: Array<{ method: string; path: string }>;
+	return {
+		makespanMs: performance.now() - started,
+		cpuMs: (used.user + used.system) / 1000,
+		executeCpuMs: (executeCpu.user + executeCpu.system) / 1000,
+		deliveryCpuMs: host.cpuMs.slice(firstCall),
+	} satisfies BatchResult;
+}
+
+/** Items of the warm-up batch each case runs first, in the same process, and leaves out of its figures. */
+const WARM_UP = Number(process.env.SCALE_WARM_UP ?? 6);
+
+async function runCase(mode: string, count: number): Promise<CaseResult> {
+	const sandbox = await startSandboxProcess();
+	const credentials = {
+		mediaGenApi: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey },
+		mediaGenWebhookApi: { secret: sandbox.secret },
 	};
-	const api = log.log.filter((e) => e.path.startsWith('/v1/'));
+	const host = await startWaitingHost();
+	const apiLog = async () => {
+		const log = (await (await fetch(`${sandbox.rootUrl}/_sandbox/log`)).json()) as {
+			log: Array<{ method: string; path: string }>;
+		};
+		return log.log.filter((e) => e.path.startsWith('/v1/'));
+	};
+	// A process's first batch also pays for loading and compiling the code it runs for the first time (n8n-core's
+	// lazily required modules, V8's first compilations, the catalogue read, the first sockets): a fixed cost that
+	// would be spread over the batch and make small batches look dearer per run. Paid here, and reported.
+	const warmUp = await batch(mode, WARM_UP, 'warm-up', credentials, host);
+	const skip = (await apiLog()).length;
+	let peak = process.memoryUsage().rss;
+	const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+	const measured = await batch(mode, count, 'scale', credentials, host);
+	clearInterval(sampler);
+	const api = (await apiLog()).slice(skip);
 	sandbox.stop();
 	await host.close();
 	return {
 		mode,
 		items: count,
-		makespanMs,
+		makespanMs: measured.makespanMs,
 		requests: api.length,
 		posts: api.filter((e) => e.method === 'POST' && e.path === '/v1/generations').length,
-		cpuMs: (used.user + used.system) / 1000,
+		cpuMs: measured.cpuMs,
+		warmUpCpuMs: warmUp.cpuMs,
 		peakRssMb: peak / 1024 ** 2,
 		...(mode === 'pause'
 			? {
-					executeCpuMs: (executeCpu.user + executeCpu.system) / 1000,
-					deliveryCpuMs: host.cpuMs.slice(0, -1),
-					finalCpuMs: host.cpuMs[host.cpuMs.length - 1],
+					executeCpuMs: measured.executeCpuMs,
+					deliveryCpuMs: measured.deliveryCpuMs.slice(0, -1),
+					finalCpuMs: measured.deliveryCpuMs[measured.deliveryCpuMs.length - 1],
 				}
 			: {}),
 	};
@@ -114,7 +155,7 @@ function line(r: CaseResult): string {
 		`scale: ${r.mode} ${r.items} images on ${SLOTS} slots`,
 		`makespan/ideal ${fixed(r.makespanMs / ideal, 3)}`,
 		`API requests/run ${fixed(r.requests / r.items)} (POST ${fixed(r.posts / r.items)})`,
-		`n8n-side CPU/run ${fixed(r.cpuMs / r.items, 1)} ms`,
+		`n8n-side CPU/run ${fixed(r.cpuMs / r.items, 1)} ms (after a ${WARM_UP}-item warm-up: ${fixed(r.warmUpCpuMs, 0)} ms)`,
 		`peak RSS ${fixed(r.peakRssMb, 0)} MB`,
 	];
 	if (r.deliveryCpuMs) {
@@ -127,6 +168,18 @@ function line(r: CaseResult): string {
 	return parts.join(' | ');
 }
 
+/** One case in a process of its own. */
+function runCaseProcess(mode: string, count: number): CaseResult {
+	const out = execFileSync(process.execPath, [...TS, 'bench/scale.ts', '--case', mode, String(count)], {
+		cwd: ROOT,
+		env: ENV,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'inherit'],
+		maxBuffer: 64 * 1024 * 1024,
+	});
+	return JSON.parse(out.trim().split('\n').pop()!) as CaseResult;
+}
+
 async function main(): Promise<void> {
 	const [, , flag, mode, size] = process.argv;
 	if (flag === '--case') {
@@ -136,25 +189,24 @@ async function main(): Promise<void> {
 	const results: CaseResult[] = [];
 	for (const count of SIZES) {
 		for (const m of MODES) {
-			const out = execFileSync(process.execPath, [...TS, 'bench/scale.ts', '--case', m, String(count)], {
-				cwd: ROOT,
-				env: ENV,
-				encoding: 'utf8',
-				stdio: ['ignore', 'pipe', 'inherit'],
-				maxBuffer: 64 * 1024 * 1024,
-			});
-			const result = JSON.parse(out.trim().split('\n').pop()!) as CaseResult;
+			const repeats = Array.from({ length: REPEATS[count] ?? 1 }, () => runCaseProcess(m, count));
+			// The machine is shared: others' load only ever adds CPU time, so the lowest repeat is the least noisy.
+			const result = repeats.reduce((a, b) => (b.cpuMs < a.cpuMs ? b : a));
 			results.push(result);
-			console.log(line(result));
+			const each = repeats.length > 1 ? ` (lowest of ${repeats.map((r) => fixed(r.cpuMs / count, 1)).join('/')})` : '';
+			console.log(line(result).replace(' ms (after', ` ms${each} (after`));
 		}
 	}
 	for (const m of MODES) {
 		const at = (n: number) => results.find((r) => r.mode === m && r.items === n)!;
 		const change = (f: (r: CaseResult) => number) => `${fixed((f(at(1000)) / f(at(100)) - 1) * 100, 0)}%`;
 		const perCall = m === 'pause' ? `, resume call (median) ${change((r) => median(r.deliveryCpuMs!))}` : '';
+		// What each run beyond the 100th cost: per-batch costs cancel out of it.
+		const marginal = (at(1000).cpuMs - at(100).cpuMs) / 900;
 		console.log(
 			`scale: ${m} 100 → 1,000 per run | requests ${change((r) => r.requests / r.items)}, ` +
-				`CPU ${change((r) => r.cpuMs / r.items)}${perCall}, makespan/ideal ${change((r) => r.makespanMs / r.items)}`,
+				`CPU ${change((r) => r.cpuMs / r.items)}${perCall}, ` +
+				`makespan/ideal ${change((r) => r.makespanMs / r.items)} | CPU of each run past the 100th ${fixed(marginal, 1)} ms`,
 		);
 	}
 }

@@ -2,195 +2,47 @@
 // lets go of its execution while the sandbox's video runs go on (n8n lists it as waiting, nothing runs),
 // and the sandbox's signed deliveries to n8n's /webhook-waiting resume it with every item's MP4.
 // n8n stopped while the runs finish: the service's retries resume it after the restart, charged once.
-import { randomUUID } from 'node:crypto';
-
-import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
 import {
-	activateWorkflow,
-	CUSTOM_PREFIX,
-	importCredentials,
-	importWorkflow,
-	ownerSession,
-	prepareN8n,
-	rest,
-	startServer,
-	stopServer,
-	type N8nInstance,
-} from '../../scripts/realN8n';
-import { parseFlatted } from '../e2e-queue/helpers';
+	charged as chargedTo,
+	execution,
+	executions as executionsOf,
+	generateOutput as outputOf,
+	generationPosts,
+	restartN8n,
+	runsOf as runsIn,
+	startBatch,
+	startPauseStack,
+	stopPauseStack,
+	storedRuns as storedRunsOf,
+	until,
+	type PauseStack,
+} from './pauseStack';
 
 const WORKFLOW_ID = 'mgPauseBatch0001';
-const HOOK_PATH = `mg-pause-${randomUUID().slice(0, 8)}`;
 /** The same batch with a signing-secret credential that does not match the account's, and a 3 s time limit. */
 const WRONG_SECRET_ID = 'mgPauseWrongSec1';
-const WRONG_HOOK_PATH = `mg-pause-wrong-${randomUUID().slice(0, 8)}`;
-let sb: Sandbox;
+let stack: PauseStack;
 let account: Account;
-let n8n: N8nInstance;
-let cookie = '';
 
-type Execution = { id: string; status: string };
-type ItemData = { json: Record<string, unknown>; binary?: Record<string, { mimeType: string }> };
-
-async function executions(workflowId = WORKFLOW_ID): Promise<Execution[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const res = await rest<{ data: { results: Execution[] } }>(n8n, cookie, `/rest/executions?filter=${filter}&limit=50`);
-	return res.data.results;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 500));
-	}
-}
-
-/** The output items of the Generate node in a stored execution (n8n stores run data with flatted). */
-async function generateOutput(id: string): Promise<ItemData[]> {
-	const res = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
-	const data = parseFlatted(res.data.data) as {
-		resultData: { runData: Record<string, Array<{ data?: { main: ItemData[][] } }>> };
-	};
-	const runs = data.resultData.runData['Generate Videos'] ?? [];
-	const items = runs[runs.length - 1]?.data?.main[0] ?? [];
-	// Says what was stored when it is not the items (a CI run once saw none after a restart).
-	if (!items.length) {
-		const shape = Object.entries(data.resultData.runData).map(([node, r]) => ({
-			node,
-			runs: r.map((x) => x.data?.main.map((m) => m?.length ?? null) ?? null),
-		}));
-		throw new Error(`execution ${id}: no items from Generate Videos; stored runs: ${JSON.stringify(shape)}`);
-	}
-	return items;
-}
-
-/** Whether n8n has stored the Generate step's run of a waiting execution. */
-async function storedRuns(id: string): Promise<boolean> {
-	const res = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
-	const data = parseFlatted(res.data.data) as { resultData?: { runData?: Record<string, unknown[]> } };
-	return (data.resultData?.runData?.['Generate Videos']?.length ?? 0) > 0;
-}
-
-async function start(prompts: string[], hookPath = HOOK_PATH): Promise<void> {
-	const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${hookPath}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ items: prompts.map((prompt) => ({ prompt })) }),
-	});
-	expect(res.status).toBe(200);
-	await res.text();
-}
-
-const charged = () =>
-	-sb.engine.ledger.filter((l) => l.ownerId === account.id && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
-const runsOf = (prompts: string[]) => [...sb.engine.runs.values()].filter((r) => prompts.includes(r.prompt));
+const executions = (workflowId = WORKFLOW_ID) => executionsOf(stack, workflowId);
+const generateOutput = (id: string) => outputOf(stack, id);
+const storedRuns = (id: string) => storedRunsOf(stack, id);
+const start = (prompts: string[], workflowId = WORKFLOW_ID) => startBatch(stack, workflowId, prompts);
+const charged = () => chargedTo(stack.sb, account);
+const runsOf = (prompts: string[]) => runsIn(stack.sb, prompts);
 
 beforeAll(async () => {
-	// timeScale 0.01: the service retries a failed delivery after 0.6 s, 3 s, 18 s, 72 s … instead of minutes.
-	sb = await startSandbox({ timeScale: 0.01, durations: { pendingMs: 300, image: 1500, video: 6000, music: 2000 } });
-	account = sb.engine.createAccount({ credits: 5000, concurrency: 3 });
-	n8n = await prepareN8n();
-	await importCredentials(n8n, [
-		{
-			id: 'mgPauseKey',
-			name: 'Sandbox key',
-			type: 'mediaGenApi',
-			data: { baseUrl: sb.baseUrl, apiKey: account.keys[0] },
-		},
-		{
-			id: 'mgPauseSecret',
-			name: 'Sandbox signing secret',
-			type: 'mediaGenWebhookApi',
-			data: { secret: account.webhookSecret, previousSecret: '' },
-		},
-		{
-			id: 'mgPauseWrongSec',
-			name: 'Another signing secret',
-			type: 'mediaGenWebhookApi',
-			data: { secret: `whsec_${Buffer.alloc(32, 5).toString('base64')}`, previousSecret: '' },
-		},
-	]);
-	const node = (
-		name: string,
-		type: string,
-		typeVersion: number,
-		x: number,
-		parameters: Record<string, unknown>,
-		extra = {},
-	) => ({
-		id: randomUUID(),
-		name,
-		type,
-		typeVersion,
-		position: [x, 0],
-		parameters,
-		...extra,
-	});
-	const batchWorkflow = (id: string, hookPath: string, secretId: string, extra: Record<string, unknown>) => ({
-		id,
-		name: `Pause a video batch (${id})`,
-		nodes: [
-			node(
-				'Start',
-				'n8n-nodes-base.webhook',
-				2,
-				0,
-				{ httpMethod: 'POST', path: hookPath, responseMode: 'onReceived' },
-				{ webhookId: randomUUID() },
-			),
-			node('Split Prompts', 'n8n-nodes-base.splitOut', 1, 220, { fieldToSplitOut: 'body.items' }),
-			node(
-				'Generate Videos',
-				`${CUSTOM_PREFIX}mediaGen`,
-				1,
-				440,
-				{
-					resource: 'generation',
-					operation: 'generate',
-					kind: 'video',
-					model: { __rl: true, mode: 'id', value: 'studio-video-v1' },
-					prompt: '={{ $json.prompt }}',
-					waitMode: 'pause',
-					...extra,
-				},
-				{
-					credentials: {
-						mediaGenApi: { id: 'mgPauseKey', name: 'Sandbox key' },
-						mediaGenWebhookApi: { id: secretId, name: 'Signing secret' },
-					},
-				},
-			),
+	stack = await startPauseStack(
+		(sb) => [(account = sb.engine.createAccount({ credits: 5000, concurrency: 3 }))],
+		([own]) => [
+			{ id: WORKFLOW_ID, account: own },
+			{ id: WRONG_SECRET_ID, account: own, wrongSecret: true, extra: { waiting: { timeoutMinutes: 0.05 } } },
 		],
-		connections: {
-			Start: { main: [[{ node: 'Split Prompts', type: 'main', index: 0 }]] },
-			'Split Prompts': { main: [[{ node: 'Generate Videos', type: 'main', index: 0 }]] },
-		},
-		settings: { saveDataSuccessExecution: 'all', saveManualExecutions: true },
-	});
-	await importWorkflow(n8n, batchWorkflow(WORKFLOW_ID, HOOK_PATH, 'mgPauseSecret', {}));
-	await importWorkflow(
-		n8n,
-		batchWorkflow(WRONG_SECRET_ID, WRONG_HOOK_PATH, 'mgPauseWrongSec', { waiting: { timeoutMinutes: 0.05 } }),
 	);
-	await activateWorkflow(n8n, WRONG_SECRET_ID);
-	await activateWorkflow(n8n, WORKFLOW_ID);
-	await startServer(n8n);
-	cookie = await ownerSession(n8n);
-	// A GET to a POST webhook is answered "not registered for GET requests" once the workflow is active.
-	await until('the webhook to be registered', async () => {
-		const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK_PATH}`, { method: 'GET' });
-		return /registered for GET/i.test(await res.text()) ? true : undefined;
-	});
 });
 
-afterAll(async () => {
-	if (n8n) await stopServer(n8n);
-	if (sb) await sb.close();
-});
+afterAll(() => stopPauseStack(stack));
 
 test('5 videos on 3 slots: the execution waits with nothing running, then finishes with 5 MP4s, 5 charges', async () => {
 	const prompts = Array.from({ length: 5 }, (_, i) => `pause video ${i}`);
@@ -202,7 +54,7 @@ test('5 videos on 3 slots: the execution waits with nothing running, then finish
 	// While the runs are in progress: waiting, and no execution running.
 	const inProgress = () =>
 		runsOf(prompts)
-			.map((r) => sb.engine.settle(r))
+			.map((r) => stack.sb.engine.settle(r))
 			.some((r) => r.status === 'PROCESSING');
 	await until('runs in progress', async () => (inProgress() ? true : undefined));
 	const during = await executions();
@@ -234,20 +86,19 @@ test("n8n stopped while the execution waits: the service's retries resume it aft
 	// The list shows "waiting" a moment before n8n has saved the execution's data: stop it only once the
 	// waiting step's run is stored (stopping in between is a crash while saving, which this test is not about).
 	await until('the waiting execution to be saved', async () => ((await storedRuns(waiting.id)) ? true : undefined));
-	await stopServer(n8n);
-	// The runs finish while n8n is down; their first deliveries fail.
-	await until('every run finished with a failed delivery', async () => {
-		const runs = runsOf(prompts);
-		for (const r of runs) sb.engine.settle(r);
-		const failedFirst = sb.engine.webhooks.deliveries.filter(
-			(d) => runs.some((r) => r.id === d.runId) && d.attempts.length >= 1 && !d.delivered,
-		);
-		return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failedFirst.length >= 1
-			? true
-			: undefined;
+	await restartN8n(stack, async () => {
+		// The runs finish while n8n is down; their first deliveries fail.
+		await until('every run finished with a failed delivery', async () => {
+			const runs = runsOf(prompts);
+			for (const r of runs) stack.sb.engine.settle(r);
+			const failedFirst = stack.sb.engine.webhooks.deliveries.filter(
+				(d) => runs.some((r) => r.id === d.runId) && d.attempts.length >= 1 && !d.delivered,
+			);
+			return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failedFirst.length >= 1
+				? true
+				: undefined;
+		});
 	});
-	await startServer(n8n);
-	cookie = await ownerSession(n8n);
 	const done = await until(
 		'the execution to resume after the restart',
 		async () => {
@@ -258,10 +109,10 @@ test("n8n stopped while the execution waits: the service's retries resume it aft
 	).catch((error: Error) => {
 		// What the service was answered, and what n8n said: enough to tell a refusal from a lost delivery.
 		const runs = runsOf(prompts);
-		const tried = sb.engine.webhooks.deliveries
+		const tried = stack.sb.engine.webhooks.deliveries
 			.filter((d) => runs.some((r) => r.id === d.runId))
 			.map((d) => ({ run: d.runId, attempts: d.attempts.map((a) => a.status), delivered: d.delivered }));
-		const log = n8n.log.join('').slice(-4000);
+		const log = stack.n8n.log.join('').slice(-4000);
 		throw new Error(`${error.message}\ndeliveries: ${JSON.stringify(tried)}\nn8n log:\n${log}`);
 	});
 	expect(done.status).toBe('success');
@@ -281,10 +132,10 @@ test('forged and replayed deliveries resume nothing; a failed run fails the exec
 	);
 	const quick = await until("the quick run's delivery", async () => {
 		const run = runsOf(['quick one'])[0];
-		return sb.engine.webhooks.deliveries.find((d) => d.runId === run?.id && d.delivered);
+		return stack.sb.engine.webhooks.deliveries.find((d) => d.runId === run?.id && d.delivered);
 	});
 	// Replayed by the service (a resend): still waiting for the stuck run.
-	sb.engine.webhooks.resend(quick.id);
+	stack.sb.engine.webhooks.resend(quick.id);
 	await new Promise((r) => setTimeout(r, 2000));
 	expect((await executions()).find((e) => e.id === waiting.id)?.status).toBe('waiting');
 	// Forged: right URL and token, signed with another secret.
@@ -312,7 +163,7 @@ test('forged and replayed deliveries resume nothing; a failed run fails the exec
 	});
 	expect(done.status).toBe('error');
 	const stuck = runsOf(['slow one [stuck]'])[0];
-	const details = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${done.id}`);
+	const details = { data: { data: (await execution(stack, done.id)).raw } };
 	expect(details.data.data).toContain(`Run ${stuck.id} failed`);
 	expect(details.data.data).toMatch(/credits were refunded automatically/);
 });
@@ -320,7 +171,7 @@ test('forged and replayed deliveries resume nothing; a failed run fails the exec
 test('6 identical videos: 6 runs, each item its own file, one charge and one download each', async () => {
 	const prompts = Array.from({ length: 6 }, () => 'the very same video');
 	const before = charged();
-	const posts = sb.engine.log.filter((e) => e.method === 'POST' && e.path === '/v1/generations').length;
+	const posts = generationPosts(stack.sb);
 	const known = new Set((await executions()).map((e) => e.id));
 	await start(prompts);
 	const done = await until('the identical batch to finish', async () => {
@@ -332,43 +183,43 @@ test('6 identical videos: 6 runs, each item its own file, one charge and one dow
 	const ids = items.map((i) => String(i.json.id));
 	expect(new Set(ids).size).toBe(6);
 	for (const [i, item] of items.entries()) {
-		const run = sb.engine.runs.get(String(item.json.id))!;
+		const run = stack.sb.engine.runs.get(String(item.json.id))!;
 		expect(run.requestKey).toBe(item.json.requestKey);
 		expect(run.webhookUrl).toMatch(new RegExp(`/${done.id}\\?.*mgItem=${i}$`));
-		expect(sb.engine.outputDownloads.get(run.id)).toBe(1);
+		expect(stack.sb.engine.outputDownloads.get(run.id)).toBe(1);
 	}
 	expect(charged() - before).toBe(6 * 20);
-	const sent = sb.engine.log.filter((e) => e.method === 'POST' && e.path === '/v1/generations').length - posts;
+	const sent = generationPosts(stack.sb) - posts;
 	expect(sent / 6).toBeLessThanOrEqual(1.2);
 });
 
 test('deliveries failing the signature check: logged, and an error once the limit passes', async () => {
 	const prompts = ['signed with the account secret'];
 	const before = charged();
-	await start(prompts, WRONG_HOOK_PATH);
+	await start(prompts, WRONG_SECRET_ID);
 	// The service retries the refused delivery after 0.6 s, 3 s, 18 s here: one comes after the 3 s limit.
 	const done = await until('the execution to end', async () => {
 		const e = (await executions(WRONG_SECRET_ID))[0];
 		return e && e.status !== 'waiting' && e.status !== 'running' && e.status !== 'new' ? e : undefined;
 	});
 	expect(done.status).toBe('error');
-	const details = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${done.id}`);
+	const details = { data: { data: (await execution(stack, done.id)).raw } };
 	expect(details.data.data).toContain('Deliveries to this execution failed the signature check');
-	expect(n8n.log.join('')).toMatch(new RegExp(`refused a delivery to waiting execution ${done.id}: Signature`));
+	expect(stack.n8n.log.join('')).toMatch(new RegExp(`refused a delivery to waiting execution ${done.id}: Signature`));
 	expect(charged() - before).toBe(20);
 });
 
 test("deliveries that never come: n8n's timer ends the wait, with an outcome per item", async () => {
 	const prompts = ['never heard of', 'never heard of either'];
 	// The service cannot reach n8n: its deliveries for these runs go to a closed port.
-	const send = sb.engine.webhooks.send.bind(sb.engine.webhooks);
-	sb.engine.webhooks.send = (target, msgId, body, runId) => {
+	const send = stack.sb.engine.webhooks.send.bind(stack.sb.engine.webhooks);
+	stack.sb.engine.webhooks.send = (target, msgId, body, runId) => {
 		const lost = runsOf(prompts).some((r) => r.id === runId);
 		return send(lost ? { ...target, url: 'http://127.0.0.1:9/unreachable' } : target, msgId, body, runId);
 	};
 	try {
 		const known = new Set((await executions(WRONG_SECRET_ID)).map((e) => e.id));
-		await start(prompts, WRONG_HOOK_PATH);
+		await start(prompts, WRONG_SECRET_ID);
 		const done = await until(
 			'the wait timer to end the execution',
 			async () => {
@@ -386,6 +237,6 @@ test("deliveries that never come: n8n's timer ends the wait, with an outcome per
 			expect(item.json.prompt).toBeUndefined();
 		}
 	} finally {
-		sb.engine.webhooks.send = send;
+		stack.sb.engine.webhooks.send = send;
 	}
 });
