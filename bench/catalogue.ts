@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // 5. Catalogue cache: filling the model dropdown (n8n-core's LoadOptionsContext) the first and
 // the second time, and how many GET /models requests each needed.
 import { searchModels } from '../nodes/MediaGen/methods';

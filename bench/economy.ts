@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // 2. Request economy: 60 items at the spec's rate limits (20 submissions and 240 reads a minute per
 // identity), with the sandbox's clock scaled so a minute lasts 6 s: HTTP requests per run and 429s.
 import { runNode } from '../test/helpers/engine';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // 1. Batch makespan: 12 image items, concurrency 3, fixed run duration, 1 s polls, through
 // WorkflowExecute; against the ideal ceil(N / concurrency) × duration and a serial baseline
 // (the same node held to one run in flight by an account whose concurrency is 1).

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // 3. Memory: with n8n's filesystem binary mode, download a 50 MB video output into binary data,
 // then upload 50 MB from it; peak RSS growth of this process for each. The sandbox runs in its own
 // process so its memory is not counted. The first download in a process is then split by path, each in

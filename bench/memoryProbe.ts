@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // One first download of a 50 MB output in a fresh process, by one path, for bench/memory.ts (which starts the
 // sandbox and runs this once per path and repeat): prints the peak RSS growth in MB. Paths:
 // - ours: the node's Generate with download (the node's code over n8n's helpers), through WorkflowExecute;

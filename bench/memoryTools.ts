@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Shared by the memory benchmarks: the RSS probe, and one house-engine video run through our node's Generate
 // (WorkflowExecute), download included.
 import { runNode } from '../test/helpers/engine';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // 6. Pause mode against poll mode: 12 image runs of a fixed duration on 3 slots, through WorkflowExecute.
 // How long an n8n process is kept busy per run (poll: the whole execute(); pause: execute() until the pause
 // plus every resume call's webhook()), and each mode's makespan against the ideal ceil(N / concurrency) × run.

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // 7. Polling cost: how late a run is seen done, and how many requests it costs, with the fixed 3 s interval
 // (before) and with the schedule planned from the durations seen for the model (after, nodes/MediaGen/helpers/
 // pollSchedule.ts, learning as waitForRun does from a cold start). Seeded durations as the sandbox draws them

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // `npm run bench`: runs each benchmark in its own process (clean memory, no shared caches) and
 // prints one line per figure; with --write, stores the output in bench/RESULTS.md.
 import { execFileSync } from 'node:child_process';

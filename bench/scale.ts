@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // 8. Scale: both waiting modes at 10, 100 and 1,000 image items on 3 slots, each case in its own process with
 // the sandbox in another, so the CPU time and RSS measured are the n8n side's alone (WorkflowExecute, the
 // waiting host that stands for n8n's WaitingWebhooks, and our node). Time is scaled: runs take 1 s, and the

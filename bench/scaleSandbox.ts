@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The sandbox for bench/scale.ts, in a process of its own: its CPU and memory are not the n8n side's.
 // Prints one JSON line (addresses, the account's key and signing secret) and runs until killed.
 import { startSandbox } from '../sandbox/server';

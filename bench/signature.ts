@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // 4. Signature verification throughput: our verifier against the standardwebhooks library on the
 // same signed bodies (1 KB and 100 KB), in the same process, alternating rounds.
 import { Webhook } from 'standardwebhooks';

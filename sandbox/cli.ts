@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // `npm run sandbox`: starts the emulator on 127.0.0.1 with a ready account, and prints what to paste into n8n.
 import { REALISTIC_DURATIONS } from './config';
 import { startSandbox } from './server';

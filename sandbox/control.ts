@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The control surface outside /v1, for tests and demos: reset, accounts and keys, credits,
 // webhook endpoints, clock and switches, faults, and read-outs of the ledger, log and deliveries.
 import { randomBytes } from 'node:crypto';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The sandbox's state and rules: identities, wallets, runs and their clock, the credit ledger,
 // uploads and outputs. No HTTP here: the handlers in routes/ map requests onto these methods.
 import { randomBytes } from 'node:crypto';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Real, small media files made on the fly, so outputs open in ordinary tools:
 // PNG (drawn and zlib-compressed), JPEG and WebP (tiny valid images), MP4 (ISO BMFF
 // with ftyp/moov/mdat), MP3 (valid MPEG-1 Layer III frames). Any of them can be padded

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The sandbox's HTTP face: /v1 (the API), /files (outputs and uploads), /_uploads (signed PUT),
 // /_sandbox (control surface for tests and demos), /openapi.yaml. JSON and CORS everywhere.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';

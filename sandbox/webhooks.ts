@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Webhook deliveries as the spec's Events section: Standard Webhooks headers, signature over
 // "<id>.<timestamp>.<raw body>", 2xx within the time limit counts, otherwise retries after
 // 1 min, 5 min, 30 min, 2 h, 6 h, 24 h (scaled) with the same id; redirects are not followed.

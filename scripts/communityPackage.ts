@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The package as users install it: `npm pack` (prepack builds), then the tarball laid out in
 // `<N8N_USER_FOLDER>/.n8n/nodes` the way n8n's Community Nodes installer does it
 // (n8n 2.40.7, packages/cli/src/modules/community-packages/community-packages.service.ts,

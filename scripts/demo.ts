@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // `npm run demo`: the main job on a fresh machine. Builds (npm script), starts the sandbox, runs
 // real n8n headless with the package, the sandbox credentials and the example workflows, executes
 // examples 1–5 and prints what happened: runs, credits spent, where the files are. Then it stops

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // `npm run dev`: the sandbox plus the n8n editor with the package installed from its tarball, credentials in place,
 // the example workflows imported and the trigger example published. Prints the URL and login;
 // Ctrl+C stops everything.

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // n8n in queue mode on this machine, as teams that outgrow one process run it: Redis and Postgres
 // (scripts/services.sh), one main process (`n8n start`), workers (`n8n worker`) and a webhook
 // process (`n8n webhook`), all with EXECUTIONS_MODE=queue, the same Postgres database and the same

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Real n8n on this machine, for the demo, the dev editor and the end-to-end tests: installs it
 // once into a cache outside the repo (scripts/install-n8n.sh), runs its CLI and server on the Node
 // that version needs, with our package installed from its `npm pack` tarball into the user

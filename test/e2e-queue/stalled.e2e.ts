@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // n8n 1.123.81 in queue mode with Bull's stalled-job re-run on (QUEUE_WORKER_MAX_STALLED_COUNT=1, the 1.x
 // default, set here explicitly; n8n 2.x removed the variable and runs Bull with maxStalledCount 0, see
 // sigkill.ts): a worker SIGKILLed after 3 of 9 items were submitted. Once its lock expires another worker

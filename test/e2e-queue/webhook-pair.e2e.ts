@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Two webhook processes behind one address (a round-robin proxy on 127.0.0.1, as a load balancer would be)
 // in queue mode: a burst of 200 distinct trigger deliveries plus 100 repeats spread over both, then every
 // id replayed to each process, then both restarted and every id replayed to each again. Counts the

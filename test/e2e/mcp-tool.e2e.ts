@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Real n8n (MEDIAGEN_N8N_VERSION) with the packed package: the example workflow 07 (an MCP Server Trigger with
 // our Generate, Wait and Get tools) imported and activated, driven by an MCP client (@modelcontextprotocol/sdk)
 // over Streamable HTTP and over SSE. Checked against the sandbox's ledger: the tool list, three calls making

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Real n8n (2.40.7 and 1.123.81), pause mode: a published workflow (Webhook → Split Out → Generate with Waiting → Pause)
 // lets go of its execution while the sandbox's video runs go on (n8n lists it as waiting, nothing runs),
 // and the sandbox's signed deliveries to n8n's /webhook-waiting resume it with every item's MP4.

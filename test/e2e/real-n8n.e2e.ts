@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Real n8n (MEDIAGEN_N8N_VERSION: 2.40.7 on Node 24, 1.123.x on Node 20) with the package installed
 // from its `npm pack` tarball as a community package: the example workflows run headlessly, the
 // trigger workflow receives signed deliveries from the sandbox on n8n's production webhook URL,

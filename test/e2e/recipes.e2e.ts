@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The recipes in examples/recipes/ in real n8n: each imports with every node type known and no parameter
 // issues as n8n's editor computes them; the ones whose far end runs here go end to end against the sandbox
 // (a multipart receiver standing in for WordPress, disk, an SMTP sink), and the bytes that arrive are the

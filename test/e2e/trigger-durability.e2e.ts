@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Real n8n (2.40.7 and 1.123.81): the trigger refuses a delivery signed under an empty key when the credential's
 // Previous Signing Secret is " ", and a replayed webhook-id starts nothing after 30 sequential and
 // 100 concurrent deliveries, an n8n restart, and a deactivate/activate. Prints the measured numbers.

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Runs workflows through n8n-core's real WorkflowExecute with our nodes and credentials loaded:
 // a minimal INodeTypes, a credentials helper that calls our credentials' authenticate(), and
 // additional data with lifecycle hooks. Binary data uses n8n's own BinaryDataService, in memory

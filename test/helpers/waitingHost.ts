@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Serves paused executions the way n8n's WaitingWebhooks does (packages/cli/src/webhooks/waiting-webhooks.ts):
 // POST /webhook-waiting/<execution id>?signature=<token> checks the token, builds n8n-core's real
 // WebhookContext over the stored execution data (node context, input items) and calls the node's

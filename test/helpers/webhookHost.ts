@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Hosts the trigger node's webhook the way n8n does for an active workflow: a real HTTP endpoint
 // on 127.0.0.1 that keeps the raw body, builds n8n-core's real WebhookContext and calls the node's
 // webhook(). Returned workflowData counts as a started execution. Static data follows n8n 2.40's

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Batches within the account's concurrency and rate limits; the anonymous free tier.
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // What the editor stores is what runs: an option added to the Options box and left untouched sends
 // nothing, so the model's own default applies, for every kind of option (text list, number list, yes/no,
 // music voice and free text). The stored values are built as n8n 2.40.7's editor builds them (below),

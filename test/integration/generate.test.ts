@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Generate through n8n-core's WorkflowExecute against the sandbox over real HTTP.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 

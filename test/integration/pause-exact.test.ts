@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Pause mode ties every run to its item exactly (issue 23): identical requests in one batch, a re-run and a
 // concurrent execution of the same batch each get their own runs; the output is built once; nothing is sent
 // after the time limit; two batches on one account never wait on the service's retry schedule; and a process
@@ -149,7 +150,6 @@ test("two batches on one 2-slot account finish without waiting on the service's 
 test('a process that did not pause the batch (restarted, queue-mode webhook) finishes it exactly', async () => {
 	let other: INodeType | undefined;
 	jest.isolateModules(() => {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const { MediaGen } = require('../../nodes/MediaGen/MediaGen.node') as { MediaGen: new () => INodeType };
 		other = new MediaGen();
 	});

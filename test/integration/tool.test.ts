@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The node as an AI tool, through n8n-core's own tool code (test/helpers/toolHost.ts) against the sandbox:
 // every call without a Request Key makes its own run (MCP-like calls with no execution, and several calls
 // inside one agent execution), a key passed by the caller brings its run back, n8n's Retry On Fail keeps the

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The trigger receives real deliveries from the sandbox (registered endpoint and per-run webhookUrl,
 // succeeded and failed runs, retries) and never starts for forged or replayed ones.
 import { Logger } from '@n8n/backend-common';

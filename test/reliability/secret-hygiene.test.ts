@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Secret hygiene: with recognisable key, webhook secret and anonymous id values, no node output,
 // error message, error description or captured log line contains any of them.
 import { Logger } from '@n8n/backend-common';

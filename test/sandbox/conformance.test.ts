@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Conformance of the sandbox to the spec, over real HTTP: endpoints, errors, states, limits,
 // uploads, listing, webhooks and media. The ledger is checked too.
 import http from 'node:http';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Unit tests of the sandbox's price formula and audio length estimate.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Driving n8n's editor as a person does: sign in, open a workflow, open a node, pick from dropdowns,
 // read what the panels show. Selectors are n8n's own data-test-id attributes (editor-ui 2.40.7).
 import { mkdirSync } from 'node:fs';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The recipes (examples/recipes/) in the editor (`npm run dev`, real n8n 2.40.7, Debian's chromium): each
 // canvas as a user imports it, and the colleagues' form filled in and submitted in the browser, its result
 // page showing the picture. Writes docs/screenshots/recipe-*.png (docs/recipes.md and the README show them).

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // What n8n's editor shows in each operation's panel, computed from the node description the way the editor
 // does: n8n-workflow's displayParameter for visibility, and the editor's rule that hides every field named in
 // the `show` of a field a credential depends on (isAuthRelatedParameter in editor-ui's nodeTypesUtils).

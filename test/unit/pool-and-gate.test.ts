@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The batch pool (order, width, stop after a failure) and the rate gate (waits for a spent window,
 // counts requests in flight against what a header reports).
 import { runPool } from '../../nodes/MediaGen/batch/pool';

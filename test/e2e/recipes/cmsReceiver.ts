@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // A stand-in for WordPress's REST API, enough for the WordPress recipe: multipart media uploads
 // (`POST /wp-json/wp/v2/media`) and draft posts (`POST /wp-json/wp/v2/posts`), recorded as received.
 import http from 'node:http';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // A minimal SMTP server for the e-mail recipe: accepts every message without TLS or login and keeps it,
 // split into its text body and attachments (enough MIME for what nodemailer writes).
 import net from 'node:net';
