@@ -1,6 +1,6 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // 7. Polling cost: how late a run is seen done, and how many requests it costs, with the fixed 3 s interval
-// (before) and with the schedule planned from the durations seen for the model (after, nodes/MediaGen/helpers/
+// (before) and with the schedule planned from the durations seen for the model (after, nodes/MediaGen/run/
 // pollSchedule.ts, learning as waitForRun does from a cold start). Seeded durations as the sandbox draws them
 // (image 20 s ± 50 %, video 90 s ± 50 %); the arithmetic of the schedule, with each read taking READ_MS.
 import { DurationMemory, estimatedDurationMs, nextReadAtMs } from '../nodes/MediaGen/run/pollSchedule';

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Max Credits per Execution across a pause in queue mode (issue 28, point 5), n8n 2.40.7 and 1.123.81: a
 // worker runs the nine-image batch in pause mode under a cap of 50 (9 × 5 = 45 credits) and lets go of the
 // execution; the deliveries reach the webhook process and a worker resumes it; an IF node then loops the

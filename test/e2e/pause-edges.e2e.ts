@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Real n8n (2.40.7 and 1.123.81), pause mode where n8n bends (issue 28, points 2 and 3): n8n is stopped while
 // the execution waits and every run finishes meanwhile; after the restart every run's delivery arrives at the
 // same instant, each finding the whole batch finished. The output is built once (each file downloaded once),

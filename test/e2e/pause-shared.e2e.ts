@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Real n8n (2.40.7 and 1.123.81), pause mode where batches are not all different or the account is shared:
 // identical items, the same batch again and twice at once, the time limit, two batches on a 2-slot account.
 // Each item must come out with the run its own request made, charged once, its file downloaded once.
