@@ -10,9 +10,11 @@ async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const port = Number(process.env.SANDBOX_PORT ?? args.find((a) => /^\d+$/.test(a)) ?? 4010);
 	const realistic = args.includes('--realistic') || process.env.SANDBOX_PROFILE === 'realistic';
+	const strict = args.includes('--strict') || process.env.SANDBOX_STRICT === '1';
 	const sandbox = await startSandbox({
 		port,
 		verbose: args.includes('--verbose'),
+		strict,
 		durations: { ...(realistic ? REALISTIC_DURATIONS : DEMO_DURATIONS) },
 	});
 	const account = sandbox.engine.createAccount({
@@ -26,10 +28,13 @@ async function main(): Promise<void> {
 		`  Base URL        ${sandbox.baseUrl}`,
 		`  API key         ${account.keys[0]}`,
 		`  Anonymous ID    sandbox-anon-${Date.now().toString(36)}`,
-		`  Webhook secret  ${account.webhookSecret}   (signs deliveries to per-run webhook URLs)`,
+		strict
+			? `  Webhook secret  ${account.webhookSecret}   (signs deliveries to registered endpoints only)`
+			: `  Webhook secret  ${account.webhookSecret}   (signs deliveries to per-run webhook URLs)`,
 		`  Account id      ${account.id}   (control surface: ${sandbox.rootUrl}/_sandbox/...)`,
 		`  OpenAPI         ${sandbox.rootUrl}/openapi.yaml`,
-		`Durations: ${realistic ? 'realistic' : 'demo (seconds)'}. Press Ctrl+C to stop.`,
+		`Durations: ${realistic ? 'realistic' : 'demo (seconds)'}.${strict ? ' Strict mode: nothing the spec leaves open is filled in.' : ''}`,
+		'Press Ctrl+C to stop.',
 	];
 	process.stdout.write(lines.join('\n') + '\n');
 	const stop = () => void sandbox.close().then(() => process.exit(0));

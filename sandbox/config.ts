@@ -77,6 +77,12 @@ export interface SandboxConfig {
 	freeDailyRuns: number;
 	/** Print one line per request to stdout. */
 	verbose: boolean;
+	/**
+	 * Strict mode: where the spec is silent, take the least convenient reading and add nothing it does not
+	 * define (see CONTRIBUTING, "Sandbox behaviour"). Deliveries to a run's own webhookUrl are signed with a
+	 * secret of their own (`Engine.runWebhookSecret`), neither the account's nor any endpoint's.
+	 */
+	strict: boolean;
 }
 
 export const FAST_DURATIONS: Durations = { pendingMs: 50, image: 150, video: 300, music: 200 };
@@ -107,6 +113,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
 		faults: [],
 		freeDailyRuns: 3,
 		verbose: false,
+		strict: false,
 		...overrides,
 	};
 }

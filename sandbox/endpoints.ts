@@ -58,11 +58,13 @@ export function finishedRunTargets(
 	run: Run,
 	accounts: Map<string, Account>,
 	anonymousWebhookSecret: string,
+	runWebhookSecret?: string,
 ): DeliveryTarget[] {
 	const { ownerId } = run;
 	const account = run.viaApiKey ? accounts.get(ownerId) : undefined;
 	if (run.webhookUrl) {
-		const secret = account?.webhookSecret ?? anonymousWebhookSecret;
+		// Which secret signs a run's own webhookUrl is not in the spec: strict mode signs with one of its own.
+		const secret = runWebhookSecret ?? account?.webhookSecret ?? anonymousWebhookSecret;
 		return [{ url: run.webhookUrl, secret, endpointId: null, ownerId }];
 	}
 	return (account?.endpoints ?? [])

@@ -55,6 +55,8 @@ export class Engine {
 	webhooks: WebhookSender;
 	/** Signs deliveries of anonymous runs that name a webhookUrl (no account secret exists for them). */
 	anonymousWebhookSecret = newWebhookSecret();
+	/** Strict mode: signs every delivery to a run's own webhookUrl (neither the account's nor an endpoint's). */
+	readonly runWebhookSecret = newWebhookSecret();
 	private timers = new Set<NodeJS.Timeout>();
 	private lastCreatedAt = new Map<string, number>();
 	private walletsByAddress = new Map<string, { day: string; count: number }>();
@@ -343,7 +345,12 @@ export class Engine {
 		const payload = this.publicRun(run);
 		if (run.status === 'FAILED') payload.refunded = run.refunded;
 		const body = JSON.stringify(payload);
-		for (const target of finishedRunTargets(run, this.accounts, this.anonymousWebhookSecret)) {
+		for (const target of finishedRunTargets(
+			run,
+			this.accounts,
+			this.anonymousWebhookSecret,
+			this.config.strict ? this.runWebhookSecret : undefined,
+		)) {
 			this.webhooks.send(target, msgId, body, run.id);
 		}
 	}
