@@ -145,6 +145,12 @@ function showAnonymousSecret({ ctx, res }: ControlCall): void {
 	sendJson(res, 200, { webhookSecret: ctx.engine.anonymousWebhookSecret });
 }
 
+/** Marks an anonymous id as one the service no longer recognises: it gets unknown_anon_id from then on. */
+function markAnonIdUnknown({ ctx, res, body }: ControlCall): void {
+	ctx.engine.unknownAnonIds.add(String(body.anonId));
+	sendJson(res, 200, { ok: true });
+}
+
 function listRuns({ ctx, res }: ControlCall): void {
 	const { engine } = ctx;
 	const runs = [...engine.runs.values()].map((r) => ({
@@ -175,6 +181,7 @@ const CONTROL_ROUTES: Route<ControlHandler>[] = [
 	route('GET', '/log', showLog),
 	route('GET', '/runs', listRuns),
 	route('POST', '/anonymous-secret', showAnonymousSecret),
+	route('POST', '/anonymous-ids/unknown', markAnonIdUnknown),
 ];
 
 /** Any method on /_sandbox/…; every POST body is read first, so bad JSON is refused before the route is. */

@@ -12,6 +12,7 @@ import { accountForKey, checkAnonymousId, newAccount, type NewAccount, profileOf
 import { plannedOutcome } from './markers';
 import { outputsFor } from './outputs';
 import { priceOf } from './pricing';
+import { withUnknownFields } from './strict';
 import {
 	buildRun,
 	checkBalance,
@@ -55,6 +56,8 @@ export class Engine {
 	webhooks: WebhookSender;
 	/** Signs deliveries of anonymous runs that name a webhookUrl (no account secret exists for them). */
 	anonymousWebhookSecret = newWebhookSecret();
+	/** Shape-valid anonymous ids the service no longer recognises (POST /_sandbox/anonymous-ids/unknown). */
+	unknownAnonIds = new Set<string>();
 	/** Strict mode: signs every delivery to a run's own webhookUrl (neither the account's nor an endpoint's). */
 	readonly runWebhookSecret = newWebhookSecret();
 	private timers = new Set<NodeJS.Timeout>();
@@ -101,6 +104,7 @@ export class Engine {
 		this.uploads.clear();
 		this.lastCreatedAt.clear();
 		this.walletsByAddress.clear();
+		this.unknownAnonIds.clear();
 		this.webhooks.deliveries.length = 0;
 	}
 
@@ -132,7 +136,7 @@ export class Engine {
 			return { type: 'account', account, ownerId: account.id };
 		}
 		if (anonId !== undefined && anonId !== '') {
-			checkAnonymousId(anonId, this.config.trialClosed);
+			checkAnonymousId(anonId, this.config, this.unknownAnonIds);
 			const wallet = this.wallets.get(anonId) ?? this.openWallet(anonId, address);
 			return { type: 'anonymous', wallet, ownerId: `anon:${anonId}` };
 		}
@@ -239,6 +243,11 @@ export class Engine {
 			},
 			config,
 		);
+		// Strict mode: a new run is QUEUED for the first half of its wait, then PENDING (the spec shows no order).
+		if (config.strict) {
+			run.status = 'QUEUED';
+			run.queuedUntil = now + config.durations.pendingMs / 2;
+		}
 		this.runs.set(run.id, run);
 		this.charge(run);
 		this.settleWhenDue(run, now);
@@ -320,23 +329,30 @@ export class Engine {
 			this.deliverFinished(run);
 		} else if (now >= run.startsAt) {
 			run.status = 'PROCESSING';
+		} else if (run.status === 'QUEUED' && now >= (run.queuedUntil ?? 0)) {
+			run.status = 'PENDING';
 		}
 		return run;
 	}
 
+	/** A run as the API answers and delivers it (strict mode: with unknown fields, on its outputs too). */
 	publicRun(run: Run): Record<string, unknown> {
-		return {
-			id: run.id,
-			kind: run.kind,
-			model: run.model,
-			prompt: run.prompt,
-			options: run.options,
-			cost: run.cost,
-			status: run.status,
-			error: run.error,
-			createdAt: run.createdAt,
-			outputs: run.outputs,
-		};
+		const { strict } = this.config;
+		return withUnknownFields(
+			{
+				id: run.id,
+				kind: run.kind,
+				model: run.model,
+				prompt: run.prompt,
+				options: run.options,
+				cost: run.cost,
+				status: run.status,
+				error: run.error,
+				createdAt: run.createdAt,
+				outputs: run.outputs.map((output) => withUnknownFields(output, strict)),
+			},
+			strict,
+		);
 	}
 
 	private deliverFinished(run: Run): void {

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { ApiFailure } from './apiFailure';
+import type { SandboxConfig } from './config';
 import type { Account, Caller } from './types';
 import { newWebhookSecret } from './webhooks';
 
@@ -37,12 +38,19 @@ export function accountForKey(accounts: Iterable<Account>, authorization: string
 	throw new ApiFailure(401, 'invalid_api_key', 'The API key is invalid or has been revoked');
 }
 
-export function checkAnonymousId(anonId: string, trialClosed: boolean): void {
-	if (trialClosed) throw new ApiFailure(403, 'trial_closed', 'The free tier is switched off for now');
-	if (!/^[A-Za-z0-9._-]{8,80}$/.test(anonId)) {
-		// Sandbox choice for "unknown_anon_id": an id of the wrong shape is refused with 401.
+/**
+ * Sandbox choice for "unknown_anon_id" (status not shown): an id of the wrong shape, or one the control surface
+ * marked unknown, is refused with 401, or with 404 in strict mode.
+ */
+export function checkAnonymousId(
+	anonId: string,
+	config: Pick<SandboxConfig, 'trialClosed' | 'strict'>,
+	unknownIds: ReadonlySet<string>,
+): void {
+	if (config.trialClosed) throw new ApiFailure(403, 'trial_closed', 'The free tier is switched off for now');
+	if (!/^[A-Za-z0-9._-]{8,80}$/.test(anonId) || unknownIds.has(anonId)) {
 		const message = 'The anonymous id is not recognised: 8 to 80 letters, digits, ".", "_" or "-"';
-		throw new ApiFailure(401, 'unknown_anon_id', message);
+		throw new ApiFailure(config.strict ? 404 : 401, 'unknown_anon_id', message);
 	}
 }
 

@@ -112,6 +112,8 @@ export interface Run {
 	/** When it becomes PROCESSING / finishes, in real ms. */
 	startsAt: number;
 	finishesAt: number;
+	/** Strict mode: when a QUEUED run becomes PENDING, in real ms. */
+	queuedUntil?: number;
 	outcome: 'succeed' | 'fail' | 'stuck';
 	request: Record<string, unknown>;
 }

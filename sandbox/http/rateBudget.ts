@@ -35,13 +35,13 @@ function secondsText(seconds: number): string {
 	return seconds >= 1 ? String(Math.ceil(seconds)) : seconds.toFixed(3);
 }
 
-export function rateHeaders(verdict: RateVerdict, now = Date.now()): Record<string, string> {
+/** Sandbox choice (unit not shown): seconds until the window resets; strict mode: the Unix time of it in ms. */
+export function rateHeaders(verdict: RateVerdict, now = Date.now(), strict = false): Record<string, string> {
 	const seconds = Math.max(0, (verdict.resetAt - now) / 1000);
 	return {
 		'x-ratelimit-limit': String(verdict.limit),
 		'x-ratelimit-remaining': String(verdict.remaining),
-		// Sandbox choice: seconds until the window resets.
-		'x-ratelimit-reset': secondsText(seconds),
+		'x-ratelimit-reset': strict ? String(Math.ceil(verdict.resetAt)) : secondsText(seconds),
 	};
 }
 
@@ -53,7 +53,7 @@ export function spendRateBudget(
 	address: string,
 ): Record<string, string> {
 	const verdict = ctx.limiter.take(rateBuckets(kind, ctx.config.rateLimits, caller.ownerId, address));
-	const headers = rateHeaders(verdict);
+	const headers = rateHeaders(verdict, Date.now(), ctx.config.strict);
 	if (!verdict.allowed) {
 		const retry = Math.max(0.001, (verdict.resetAt - Date.now()) / 1000);
 		throw new ApiFailure(429, 'rate_limited', 'Too many requests; wait before retrying', undefined, {

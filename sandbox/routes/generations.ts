@@ -3,6 +3,7 @@ import { ApiFailure } from '../apiFailure';
 import type { SandboxContext } from '../http/context';
 import { spendRateBudget, withRateHeaders } from '../http/rateBudget';
 import { readBody, sendJson } from '../http/respond';
+import { withUnknownFields } from '../strict';
 import { generationRequestSchema, zodIssues } from '../validate';
 import type { ApiCall } from './api';
 
@@ -17,7 +18,7 @@ export async function submitGeneration(ctx: SandboxContext, call: ApiCall): Prom
 	const { run } = await withRateHeaders(rate, () =>
 		ctx.engine.createGeneration(call.caller, parsed.data, call.providerFailure),
 	);
-	sendJson(call.res, 202, { generation: ctx.engine.publicRun(run) }, rate);
+	sendJson(call.res, 202, withUnknownFields({ generation: ctx.engine.publicRun(run) }, ctx.config.strict), rate);
 	return 202;
 }
 
@@ -39,13 +40,13 @@ export async function listGenerations(ctx: SandboxContext, call: ApiCall): Promi
 	const rate = spendRateBudget(ctx, 'read', call.caller, call.address);
 	const { limit, before, issues } = parseListQuery(call.url.searchParams);
 	if (issues.length) throw new ApiFailure(400, 'invalid', 'Invalid query', issues, rate);
-	sendJson(call.res, 200, ctx.engine.listRuns(call.caller, limit, before), rate);
+	sendJson(call.res, 200, withUnknownFields(ctx.engine.listRuns(call.caller, limit, before), ctx.config.strict), rate);
 	return 200;
 }
 
 export async function getGeneration(ctx: SandboxContext, call: ApiCall): Promise<number> {
 	const rate = spendRateBudget(ctx, 'read', call.caller, call.address);
 	const run = await withRateHeaders(rate, () => ctx.engine.getRun(call.caller, decodeURIComponent(call.params.id)));
-	sendJson(call.res, 200, { generation: ctx.engine.publicRun(run) }, rate);
+	sendJson(call.res, 200, withUnknownFields({ generation: ctx.engine.publicRun(run) }, ctx.config.strict), rate);
 	return 200;
 }

@@ -2,10 +2,11 @@
 import { spendRateBudget } from '../http/rateBudget';
 import type { SandboxContext } from '../http/context';
 import { sendJson } from '../http/respond';
+import { withUnknownFields } from '../strict';
 import type { ApiCall } from './api';
 
 export async function showMe(ctx: SandboxContext, call: ApiCall): Promise<number> {
 	const rate = spendRateBudget(ctx, 'read', call.caller, call.address);
-	sendJson(call.res, 200, ctx.engine.me(call.caller), rate);
+	sendJson(call.res, 200, withUnknownFields(ctx.engine.me(call.caller), ctx.config.strict), rate);
 	return 200;
 }

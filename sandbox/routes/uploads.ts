@@ -8,6 +8,7 @@ import { ApiFailure } from '../apiFailure';
 import type { Exchange, SandboxContext } from '../http/context';
 import { spendRateBudget } from '../http/rateBudget';
 import { CORS, readBody, requestHeader, sendJson } from '../http/respond';
+import { withUnknownFields } from '../strict';
 import { MODERATION_MARKER } from '../markers';
 import { EXTENSIONS } from '../media';
 import { ACCEPTED_UPLOAD_TYPES, UPLOAD_CAPS, uploadRequestSchema, zodIssues } from '../validate';
@@ -36,7 +37,7 @@ export async function openUploadSlot(ctx: SandboxContext, call: ApiCall): Promis
 		url: `${engine.rootUrl}/files/uploads/${upload.id}.${EXTENSIONS[upload.mime] ?? 'bin'}`,
 		expires_in: Math.max(1, Math.round(300 * config.timeScale)),
 	};
-	sendJson(call.res, 200, answer, rate);
+	sendJson(call.res, 200, withUnknownFields(answer, config.strict), rate);
 	return 200;
 }
 
