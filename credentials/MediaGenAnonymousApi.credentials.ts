@@ -1,8 +1,8 @@
-// Media Generation Anonymous (free tier): the Base URL and a self-chosen anonymous id (x-anon-id), tested with GET /me.
+// Media Generation Anonymous (free tier): the Base URL and a self-chosen anonymous id (x-anon-id), tested without it.
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { baseUrlProperty, identityHeader, identityTest, MEDIAGEN_ICON } from './common';
-import { describeAnonymousIdProblem } from './shapes';
+import { anonymousIdTest, baseUrlProperty, identityHeader, MEDIAGEN_ICON } from './common';
+import { describeAnonymousIdProblem, readAnonymousId } from './shapes';
 
 export class MediaGenAnonymousApi implements ICredentialType {
 	name = 'mediaGenAnonymousApi';
@@ -17,7 +17,9 @@ export class MediaGenAnonymousApi implements ICredentialType {
 		{
 			displayName:
 				'The free tier covers only the free house image engine, gives 5 credits per ID and returns watermarked images. ' +
-				'Use the Media Generation API credential (API key) for every other model.',
+				'Use the Media Generation API credential (API key) for every other model. Testing this credential checks ' +
+				"the ID's shape and that the Base URL reaches the service, without using the ID, so it opens no wallet: " +
+				'each address may open only 3 a day, and the first run opens one.',
 			name: 'freeTierNotice',
 			type: 'notice',
 			default: '',
@@ -37,9 +39,16 @@ export class MediaGenAnonymousApi implements ICredentialType {
 				'Any ID you choose: 8 to 80 characters of letters, digits, ".", "_" or "-". The first request opens a free ' +
 				'wallet of 5 credits for it. Keep it private: whoever has it can spend its credits.',
 		},
+		{
+			// The field's name in earlier builds: listed (hidden) so that n8n keeps the value of a credential saved then.
+			displayName: 'Anonymous ID (Earlier Name)',
+			name: 'anonymousId',
+			type: 'hidden',
+			default: '',
+		},
 	];
 
-	authenticate = identityHeader('secretAnonymousId', describeAnonymousIdProblem, (id) => ({ 'x-anon-id': id }));
+	authenticate = identityHeader(readAnonymousId, describeAnonymousIdProblem, (id) => ({ 'x-anon-id': id }));
 
-	test = identityTest('anonymous ID');
+	test = anonymousIdTest();
 }

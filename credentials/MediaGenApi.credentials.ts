@@ -1,7 +1,7 @@
-// Media Generation API: the Base URL and an API key (Authorization: Bearer sk_…), tested with GET /me.
+// Media Generation API: the Base URL and an API key (Authorization: Bearer sk_…), tested with GET /me (free).
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { baseUrlProperty, identityHeader, identityTest, MEDIAGEN_ICON } from './common';
+import { apiKeyTest, baseUrlProperty, identityHeader, MEDIAGEN_ICON } from './common';
 import { describeApiKeyProblem } from './shapes';
 
 export class MediaGenApi implements ICredentialType {
@@ -29,7 +29,11 @@ export class MediaGenApi implements ICredentialType {
 		},
 	];
 
-	authenticate = identityHeader('apiKey', describeApiKeyProblem, (key) => ({ Authorization: `Bearer ${key}` }));
+	authenticate = identityHeader(
+		(data) => data.apiKey,
+		describeApiKeyProblem,
+		(key) => ({ Authorization: `Bearer ${key}` }),
+	);
 
-	test = identityTest('API key');
+	test = apiKeyTest();
 }

@@ -1,5 +1,5 @@
 // What the credentials share: the icon, the Base URL field, the header each
-// sets after a shape check, and the connection test against GET /me with readable failures.
+// sets after a shape check, and the connection tests with readable failures.
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
@@ -32,16 +32,22 @@ export const baseUrlProperty: INodeProperties = {
 	required: true,
 	placeholder: 'https://api.example.com/v1',
 	description:
-		'The version 1 root of the API, ending in /v1. For the local sandbox use the address that "npm run sandbox" prints.',
+		"The address of the Media Generation API's version 1: it starts with https:// and ends in /v1. Plain http:// " +
+		'is refused (it would send your secret unencrypted) except for a test service on this computer.',
 };
+
+/** Paths that need no identity (spec: GET /models and GET /apps), so no secret is sent to them. */
+const OPEN_PATHS = /^\/?(models|apps)\/?$/;
 
 /**
  * An authenticate() that sets one identity header after checking the Base URL and the secret's shape, so
- * a malformed or empty value is refused before anything is sent (and never becomes an empty header). A
- * function rather than a header template, so the message can say which shape is expected.
+ * a malformed or empty value, or a Base URL that would carry it in clear, is refused before anything is sent
+ * (and never becomes an empty header). A function rather than a header template, so the message can say
+ * which shape is expected. The catalogues need no identity and get none: an anonymous ID sent there could
+ * open a free wallet for nothing.
  */
 export function identityHeader(
-	field: string,
+	readSecret: (credentials: ICredentialDataDecryptedObject) => unknown,
 	secretProblem: (value: unknown) => string | undefined,
 	header: (value: string) => Record<string, string>,
 ) {
@@ -49,41 +55,51 @@ export function identityHeader(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> => {
-		const problem = describeBaseUrlProblem(credentials.baseUrl) ?? secretProblem(credentials[field]);
+		const secret = readSecret(credentials);
+		const problem = describeBaseUrlProblem(credentials.baseUrl) ?? secretProblem(secret);
 		if (problem) throw new Error(problem);
-		requestOptions.headers = { ...(requestOptions.headers ?? {}), ...header(String(credentials[field]).trim()) };
+		if ((requestOptions.method ?? 'GET') === 'GET' && OPEN_PATHS.test(String(requestOptions.url ?? '')))
+			return requestOptions;
+		requestOptions.headers = { ...(requestOptions.headers ?? {}), ...header(String(secret).trim()) };
 		return requestOptions;
 	};
 }
 
-/** GET /me with the credential; n8n shows these messages for the answers a person can act on. */
-export function identityTest(secretName: string): ICredentialTestRequest {
+const BASE_URL_EXPRESSION = '={{String($credentials.baseUrl).trim().replace(/\\/+$/, "")}}';
+
+const WRONG_BASE_URL =
+	'The Base URL does not lead to the API: it must be the version 1 root, ending in /v1 (for example ' +
+	'https://api.example.com/v1).';
+
+/** The API key's test: GET /me with the key, which spends nothing. */
+export function apiKeyTest(): ICredentialTestRequest {
 	return {
-		request: {
-			baseURL: '={{String($credentials.baseUrl).trim().replace(/\\/+$/, "")}}',
-			url: '/me',
-			method: 'GET',
-		},
+		request: { baseURL: BASE_URL_EXPRESSION, url: '/me', method: 'GET' },
 		rules: [
 			{
 				type: 'responseCode',
 				properties: {
 					value: 401,
 					message:
-						`The service did not accept this ${secretName}: it is unknown, revoked or mistyped. Copy it again ` +
-						`from your account settings.`,
+						'The service did not accept this API key: it is unknown, revoked or mistyped. Copy it again from ' +
+						'your account settings.',
 				},
 			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'The Base URL does not lead to the API: it must be the version 1 root, ending in /v1 (for example ' +
-						'https://api.example.com/v1).',
-				},
-			},
+			{ type: 'responseCode', properties: { value: 404, message: WRONG_BASE_URL } },
 		],
+	};
+}
+
+/**
+ * The anonymous ID's test. The first request made with an ID opens its wallet, and an address may open only
+ * 3 a day, so the test sends no ID: it checks the ID's shape and the Base URL here, and that the Base URL
+ * answers as the API (GET /models, which needs no identity). Whether the service still grants a wallet today
+ * shows on the first run.
+ */
+export function anonymousIdTest(): ICredentialTestRequest {
+	return {
+		request: { baseURL: BASE_URL_EXPRESSION, url: '/models', method: 'GET' },
+		rules: [{ type: 'responseCode', properties: { value: 404, message: WRONG_BASE_URL } }],
 	};
 }
 

@@ -1,5 +1,5 @@
-// Each credential's test request (GET /me) succeeds against the sandbox, authenticated by the
-// credential's own authenticate(); package.json follows n8n's community-node conventions.
+// Each credential's test request succeeds against the sandbox, authenticated by the credential's own
+// authenticate() (the anonymous one without spending a free wallet); package.json follows n8n's conventions.
 import { Workflow, type IHttpRequestOptions } from 'n8n-workflow';
 
 import pkg from '../../package.json';
@@ -35,13 +35,41 @@ test('the API key credential test request succeeds against GET /me', async () =>
 	expect(r.body.tier).toBe('paid');
 });
 
-test('the anonymous credential test request succeeds against GET /me', async () => {
-	const r = await runCredentialTest(
-		'mediaGenAnonymousApi',
-		backend.anonCredentials('anon-cred-test-1').mediaGenAnonymousApi,
-	);
+test('the anonymous credential test reaches the API without the ID, so it opens no free wallet', async () => {
+	const anonId = 'anon-cred-test-1';
+	const wallets = backend.sandbox.engine.wallets.size;
+	const seen = backend.sandbox.engine.log.length;
+	const r = await runCredentialTest('mediaGenAnonymousApi', backend.anonCredentials(anonId).mediaGenAnonymousApi);
 	expect(r.status).toBe(200);
-	expect(r.body.tier).toBe('anonymous');
+	expect(Array.isArray(r.body.models)).toBe(true);
+	expect(backend.sandbox.engine.log.slice(seen).map((e) => `${e.method} ${e.path}`)).toEqual(['GET /v1/models']);
+	expect(backend.sandbox.engine.wallets.size).toBe(wallets);
+	expect(backend.sandbox.engine.wallets.has(anonId)).toBe(false);
+	expect(backend.sandbox.engine.ledger.filter((l) => l.ownerId === `anon:${anonId}`)).toEqual([]);
+});
+
+test('the anonymous credential test checks the ID and the Base URL before sending anything', async () => {
+	const seen = backend.sandbox.engine.log.length;
+	const base = backend.sandbox.baseUrl;
+	await expect(
+		runCredentialTest('mediaGenAnonymousApi', { baseUrl: base, secretAnonymousId: 'short' }),
+	).rejects.toThrow(/^The anonymous ID must be 8 to 80 characters long/);
+	await expect(
+		runCredentialTest('mediaGenAnonymousApi', {
+			baseUrl: 'http://api.example.com/v1',
+			secretAnonymousId: 'anon-ok-123',
+		}),
+	).rejects.toThrow(/^The Base URL starts with http:\/\//);
+	expect(backend.sandbox.engine.log.length).toBe(seen);
+});
+
+test('the anonymous credential test says nothing about account settings: the user chooses the ID', () => {
+	const rules = JSON.stringify(credentialTypes.mediaGenAnonymousApi.test?.rules ?? []);
+	expect(rules).not.toMatch(/account settings/);
+	expect(rules).toMatch(/The Base URL does not lead to the API/);
+	const notice = credentialTypes.mediaGenAnonymousApi.properties.find((p) => p.name === 'freeTierNotice')!;
+	expect(notice.displayName).toMatch(/Testing this credential checks the ID's shape and that the Base URL reaches/);
+	expect(notice.displayName).toMatch(/opens no wallet/);
 });
 
 test('package.json follows the community-node conventions', () => {

@@ -2,7 +2,7 @@
 // The batch pool (order, width, stop after a failure) and the rate gate (waits for a spent window,
 // counts requests in flight against what a header reports).
 import { runPool } from '../../nodes/MediaGen/batch/pool';
-import { acquireRateBudget, parseReset } from '../../nodes/shared/transport/rateGate';
+import { acquireRateBudget, MAX_RESET_WAIT_MS, parseReset } from '../../nodes/shared/transport/rateGate';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,10 +55,35 @@ describe('runPool', () => {
 });
 
 describe('rate gate', () => {
-	test('reset is read as seconds from now or as a Unix time', () => {
-		expect(parseReset('2', 1_000)).toBe(3_000);
-		expect(parseReset('1700000000', 0)).toBe(1_700_000_000_000);
-		expect(parseReset('', 0)).toBeUndefined();
+	test('reset is read as seconds from now, a Unix time in seconds or a Unix time in milliseconds', () => {
+		const now = 1_700_000_000_000;
+		expect(parseReset('2', now)).toBe(now + 2_000);
+		expect(parseReset('0.25', now)).toBe(now + 250);
+		expect(parseReset(String(now / 1000 + 30), now)).toBe(now + 30_000);
+		expect(parseReset(String(now + 12_000), now)).toBe(now + 12_000);
+		expect(parseReset('', now)).toBeUndefined();
+		expect(parseReset('soon', now)).toBeUndefined();
+	});
+
+	test('every reading of the reset is bounded: none is further away than one window, none in the past', () => {
+		const now = 1_700_000_000_000;
+		// Unix milliseconds read as seconds would be tens of thousands of years away.
+		expect(parseReset(String(now * 1000), now)).toBe(now + MAX_RESET_WAIT_MS);
+		expect(parseReset(String(now / 1000 + 3600), now)).toBe(now + MAX_RESET_WAIT_MS);
+		expect(parseReset('86400', now)).toBe(now + MAX_RESET_WAIT_MS);
+		expect(parseReset(String(now - 5_000), now)).toBe(now);
+		expect(MAX_RESET_WAIT_MS).toBeLessThanOrEqual(65_000);
+	});
+
+	test('a spent window whose reset comes as a Unix time in milliseconds holds the next request until then', async () => {
+		const id = `gate-ms-${Math.random()}`;
+		const first = await acquireRateBudget(id, 'read');
+		const resetAt = Date.now() + 300;
+		first({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetAt) });
+		// Read as seconds, this reset would hold the request for ever (the test would time out).
+		const second = await acquireRateBudget(id, 'read');
+		second();
+		expect(Date.now()).toBeGreaterThanOrEqual(resetAt);
 	});
 
 	test('counts requests in flight against the reported budget and waits for the reset once spent', async () => {

@@ -6,6 +6,8 @@ import { MediaGenTrigger } from '../../nodes/MediaGenTrigger/MediaGenTrigger.nod
 import {
 	describeAnonymousIdProblem,
 	describeApiKeyProblem,
+	describeBaseUrlProblem,
+	readAnonymousId,
 	describeWebhookCredentialProblem,
 	describeWebhookSecretProblem,
 } from '../../credentials/shapes';
@@ -89,18 +91,18 @@ describe('credential shapes', () => {
 
 	test('authenticate sets the right header for each identity', async () => {
 		expect(
-			(await new MediaGenApi().authenticate({ baseUrl: 'http://x/v1', apiKey: GOOD_KEY }, { url: '/me' })).headers,
+			(await new MediaGenApi().authenticate({ baseUrl: 'https://x/v1', apiKey: GOOD_KEY }, { url: '/me' })).headers,
 		).toEqual({ Authorization: `Bearer ${GOOD_KEY}` });
 		expect(
 			(
 				await new MediaGenAnonymousApi().authenticate(
-					{ baseUrl: 'http://x/v1', secretAnonymousId: 'anon-12345' },
+					{ baseUrl: 'https://x/v1', secretAnonymousId: 'anon-12345' },
 					{ url: '/me' },
 				)
 			).headers,
 		).toEqual({ 'x-anon-id': 'anon-12345' });
 		await expect(
-			new MediaGenAnonymousApi().authenticate({ baseUrl: 'http://x/v1', secretAnonymousId: 'bad' }, { url: '/me' }),
+			new MediaGenAnonymousApi().authenticate({ baseUrl: 'https://x/v1', secretAnonymousId: 'bad' }, { url: '/me' }),
 		).rejects.toThrow(/8 to 80 characters/);
 	});
 
@@ -108,15 +110,91 @@ describe('credential shapes', () => {
 	const blankish = [undefined, null, '', ' ', '\t\n'];
 	test.each([...blankish, 'sk_', 'Bearer ', 42])('API key %j: refused before any header is set', async (apiKey) => {
 		const options = { url: '/me', headers: { accept: 'application/json' } };
-		const credentials = { baseUrl: 'http://x/v1', apiKey } as never;
+		const credentials = { baseUrl: 'https://x/v1', apiKey } as never;
 		await expect(new MediaGenApi().authenticate(credentials, options)).rejects.toThrow(/API key/);
 		expect(options.headers).toEqual({ accept: 'application/json' });
 	});
 
 	test.each([...blankish, 'short', 12345678])('anonymous id %j: refused before any header is set', async (id) => {
 		const options = { url: '/me', headers: { accept: 'application/json' } };
-		const credentials = { baseUrl: 'http://x/v1', secretAnonymousId: id } as never;
+		const credentials = { baseUrl: 'https://x/v1', secretAnonymousId: id } as never;
 		await expect(new MediaGenAnonymousApi().authenticate(credentials, options)).rejects.toThrow(/anonymous ID/);
 		expect(options.headers).toEqual({ accept: 'application/json' });
+	});
+
+	test.each([
+		'http://api.example.com/v1',
+		'HTTP://api.example.com/v1',
+		'http://10.0.0.5:4010/v1',
+		'http://192.168.1.20/v1',
+		'http://localhost.example.com/v1',
+		'http://127.0.0.1.nip.io/v1',
+		'http://[::2]/v1',
+	])('Base URL %p: plain http to another computer is refused, saying why and what to do', (url) => {
+		expect(describeBaseUrlProblem(url)).toMatch(
+			/^The Base URL starts with http:\/\/, which would send your API key or anonymous ID unencrypted .* Use https:\/\//,
+		);
+	});
+
+	test.each([
+		'http://127.0.0.1:4010/v1',
+		'http://127.8.9.10/v1',
+		'http://localhost:4010/v1',
+		'http://LOCALHOST/v1/',
+		'http://[::1]:4010/v1',
+		'https://api.example.com/v1',
+		' https://10.0.0.5/v1 ',
+	])('Base URL %p is accepted', (url) => expect(describeBaseUrlProblem(url)).toBeUndefined());
+
+	test.each(['', 'api.example.com/v1', 'ftp://api.example.com/v1', 'https://', 'https://exa mple.com'])(
+		'Base URL %p without a usable https:// address is refused',
+		(url) => expect(describeBaseUrlProblem(url)).toMatch(/^The Base URL (is empty|must start with https:\/\/)/),
+	);
+
+	test('authenticate refuses an http:// Base URL on a public host before setting any header', async () => {
+		const options = { url: '/me', headers: {} };
+		await expect(
+			new MediaGenApi().authenticate({ baseUrl: 'http://api.example.com/v1', apiKey: GOOD_KEY }, options),
+		).rejects.toThrow(/^The Base URL starts with http:\/\//);
+		await expect(
+			new MediaGenAnonymousApi().authenticate(
+				{ baseUrl: 'http://api.example.com/v1', secretAnonymousId: 'anon-12345' },
+				options,
+			),
+		).rejects.toThrow(/^The Base URL starts with http:\/\//);
+		expect(options.headers).toEqual({});
+	});
+
+	test('the anonymous ID is read under its earlier field name too; the current name wins', async () => {
+		expect(readAnonymousId({ anonymousId: 'old-name-01' })).toBe('old-name-01');
+		expect(readAnonymousId({ secretAnonymousId: '', anonymousId: 'old-name-01' })).toBe('old-name-01');
+		expect(readAnonymousId({ secretAnonymousId: 'new-name-01', anonymousId: 'old-name-01' })).toBe('new-name-01');
+		const saved = { baseUrl: 'https://x/v1', anonymousId: 'old-name-01' };
+		expect((await new MediaGenAnonymousApi().authenticate(saved, { url: '/me' })).headers).toEqual({
+			'x-anon-id': 'old-name-01',
+		});
+		const field = new MediaGenAnonymousApi().properties.find((p) => p.name === 'anonymousId');
+		expect(field).toMatchObject({ type: 'hidden', default: '' });
+	});
+
+	test('the catalogues, which need no identity, get no key or ID', async () => {
+		for (const url of ['/models', '/apps']) {
+			const apiKey = await new MediaGenApi().authenticate({ baseUrl: 'https://x/v1', apiKey: GOOD_KEY }, { url });
+			expect(apiKey.headers).toBeUndefined();
+			const anonymous = await new MediaGenAnonymousApi().authenticate(
+				{ baseUrl: 'https://x/v1', secretAnonymousId: 'anon-12345' },
+				{ url, method: 'GET' },
+			);
+			expect(anonymous.headers).toBeUndefined();
+		}
+	});
+
+	test('the Base URL field is written for a user of the real service', () => {
+		for (const credential of [new MediaGenApi(), new MediaGenAnonymousApi()]) {
+			const baseUrl = credential.properties.find((p) => p.name === 'baseUrl')!;
+			expect(baseUrl.placeholder).toBe('https://api.example.com/v1');
+			expect(baseUrl.description).not.toMatch(/npm|sandbox/i);
+			expect(baseUrl.description).toMatch(/starts with https:\/\/ and ends in \/v1/);
+		}
 	});
 });

@@ -9,6 +9,7 @@ import {
 	describeApiKeyProblem,
 	describeBaseUrlProblem,
 	normaliseBaseUrl,
+	readAnonymousId,
 } from '../../../credentials/shapes';
 
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
@@ -48,7 +49,7 @@ export async function getIdentity(ctx: ApiContext): Promise<Identity> {
 	const kind = readCredentialKind(ctx);
 	const credentialType = CREDENTIAL_TYPES[kind];
 	const credentials = await ctx.getCredentials(credentialType);
-	const secret = kind === 'apiKey' ? credentials.apiKey : credentials.secretAnonymousId;
+	const secret = kind === 'apiKey' ? credentials.apiKey : readAnonymousId(credentials);
 	const problem =
 		describeBaseUrlProblem(credentials.baseUrl) ??
 		(kind === 'apiKey' ? describeApiKeyProblem(secret) : describeAnonymousIdProblem(secret));

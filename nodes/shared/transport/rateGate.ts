@@ -14,12 +14,23 @@ interface Budget {
 
 const budgets = new Map<string, Budget>();
 
-/** Reset may be given as seconds from now or as a Unix time in seconds; both are accepted. */
+/**
+ * The spec's windows are a minute long, so no reset is believed further away than this: a reading misunderstood
+ * (or a clock far off) costs at most one such wait instead of a request that never goes out.
+ */
+export const MAX_RESET_WAIT_MS = 65_000;
+
+/**
+ * When the window resets, in epoch ms, from X-RateLimit-Reset, whose unit the spec does not give: seconds from
+ * now, a Unix time in seconds, or a Unix time in milliseconds (told apart by size), never later than
+ * MAX_RESET_WAIT_MS from now.
+ */
 export function parseReset(value: string | undefined, now = Date.now()): number | undefined {
 	if (value === undefined || value === '') return undefined;
 	const n = Number(value);
 	if (!Number.isFinite(n)) return undefined;
-	return n > 1e9 ? n * 1000 : now + n * 1000;
+	const at = n > 1e12 ? n : n > 1e9 ? n * 1000 : now + n * 1000;
+	return Math.min(Math.max(at, now), now + MAX_RESET_WAIT_MS);
 }
 
 function budgetOf(key: string): Budget {

@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestO
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { apiError, missingRouteError, noAnswerError, rateLimitAdvice, unexpectedAnswerError } from './apiError';
-import { describeApiError } from './errors';
+import { describeApiError, ERROR_ADVICE } from './errors';
 import { isTransportFailure } from './failures';
 import { getIdentity, type ApiContext, type Identity } from './identity';
 import { acquireRateBudget, type RateBucket } from './rateGate';
@@ -65,6 +65,12 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 	if (Number.isFinite(seconds)) return Math.max(0, seconds);
 	const date = Date.parse(value);
 	return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+}
+
+/** True when an error answer names a code of the service's error table other than not_found. */
+function carriesServiceCode(body: unknown): boolean {
+	const code = (body as { error?: unknown } | null)?.error;
+	return typeof code === 'string' && code !== 'not_found' && Object.hasOwn(ERROR_ADVICE, code);
 }
 
 /** Sleeps unless that would pass the deadline; returns false (without sleeping) when it would. */
@@ -153,8 +159,9 @@ export async function apiRequest<T = IDataObject>(
 			transientLeft--;
 			continue;
 		}
-		// A 404 on a route that always exists (all but a run's own) means the Base URL points somewhere else.
-		if (statusCode === 404 && !req.path.startsWith('/generations/'))
+		// A 404 on a route that always exists (all but a run's own) means the Base URL points somewhere else,
+		// unless it carries one of the service's own codes (other than not_found), which then says what happened.
+		if (statusCode === 404 && !req.path.startsWith('/generations/') && !carriesServiceCode(response.body))
 			throw missingRouteError(ctx.getNode(), req, id, response.body);
 		throw apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex);
 	}
