@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Everything a test or demo may turn: durations, the clock scale, limits, switches and faults.
 
 export interface Durations {
@@ -113,7 +114,8 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
 		faults: [],
 		freeDailyRuns: 3,
 		verbose: false,
-		strict: false,
+		// SANDBOX_STRICT=1 turns strict mode on for every sandbox a process starts (tests, e2e stacks, the CLI).
+		strict: process.env.SANDBOX_STRICT === '1',
 		...overrides,
 	};
 }

@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Starts the sandbox for a test file and gives ready credentials for the engine harness.
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { SandboxConfig } from '../../sandbox/config';
@@ -32,14 +31,11 @@ async function startFreshSandbox(config: Partial<SandboxConfig>): Promise<Sandbo
 	}
 }
 
-/** MEDIAGEN_SANDBOX_STRICT=1 starts every test backend in strict mode unless a test says otherwise. */
-const STRICT_BY_DEFAULT = process.env.MEDIAGEN_SANDBOX_STRICT === '1';
-
 export async function startBackend(
 	config: Partial<SandboxConfig> = {},
 	account: Partial<Account> = {},
 ): Promise<TestBackend> {
-	const sandbox = await startFreshSandbox({ strict: STRICT_BY_DEFAULT, ...config });
+	const sandbox = await startFreshSandbox(config);
 	const acct = sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency: 3, ...account });
 	return {
 		sandbox,

@@ -51,6 +51,11 @@ test('models lose negative_prompt and end_frame, which the spec does not define;
 		expect(model).not.toHaveProperty('end_frame');
 	}
 	expect(lenientModels.some((m) => 'negative_prompt' in m && 'end_frame' in m)).toBe(true);
+	// The service still knows: a negativePrompt on a model that does not use it is refused, uncharged.
+	const refused = await strict.api('POST', '/generations', image({ negativePrompt: 'blurry' }));
+	expect([refused.status, refused.json.error]).toEqual([400, 'invalid']);
+	expect(refused.json.issues).toEqual(['negativePrompt is not used by model studio-image-v1']);
+	expect(strict.sb.engine.balanceOf(strict.account.id)).toBe(1000);
 });
 
 test('every record carries fields no client knows: models, apps and looks, runs and outputs, me, uploads, pages', async () => {
