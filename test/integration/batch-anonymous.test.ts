@@ -53,11 +53,17 @@ describe('batch of 12 items on an account with concurrency 3', () => {
 	});
 });
 
-describe('rate limits in a batch', () => {
+// X-RateLimit-Reset in seconds until the reset (lenient) and as a Unix time in ms (strict): read as seconds,
+// the strict reading would hold every request for ever.
+describe.each([
+	['seconds until the reset', false],
+	['a Unix time in ms', true],
+])('rate limits in a batch, X-RateLimit-Reset as %s', (_reading, strict) => {
 	let backend: TestBackend;
 	beforeAll(async () => {
 		// 5 submissions a (scaled) minute of 2 s: the node must pace itself by the headers.
 		backend = await startBackend({
+			strict,
 			timeScale: 2 / 60,
 			rateLimits: {
 				submitPerIdentity: 5,
