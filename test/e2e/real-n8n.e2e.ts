@@ -12,6 +12,8 @@ import { newWebhookSecret } from '../../sandbox/webhooks';
 import {
 	activateWorkflow,
 	executeWorkflow,
+	importCredentials,
+	importWorkflow,
 	ownerSession,
 	rest,
 	startServer,
@@ -32,6 +34,86 @@ let hookUrl = '';
 /** Executions of the trigger workflow started by the example runs' own deliveries (see beforeAll). */
 let exampleDeliveries = 0;
 const idOf = exampleId;
+const CORE_ID = 'mgStrictCore0001';
+
+/** A MediaGen node of the core workflow: an image run on the free house engine unless `parameters` say otherwise. */
+function mediaGenStep(
+	name: string,
+	y: number,
+	parameters: Record<string, unknown>,
+	credentials: Record<string, unknown>,
+) {
+	return {
+		id: `core-${name.toLowerCase().replace(/\W+/g, '-')}`,
+		name,
+		type: `${TYPE_PREFIX}mediaGen`,
+		typeVersion: 1,
+		position: [240, y],
+		parameters: {
+			resource: 'generation',
+			operation: 'generate',
+			kind: 'image',
+			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			...parameters,
+		},
+		credentials,
+		onError: 'continueRegularOutput',
+	};
+}
+
+/**
+ * The core cases beside the examples, in one workflow (each n8n CLI call boots n8n): Generate without waiting,
+ * then Wait and Get on its run; a credential whose Base URL is plain http to a public host; an anonymous
+ * credential saved under the field's earlier name. Each branch keeps going on error, so each is checked alone.
+ */
+function coreWorkflow() {
+	const key = { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } };
+	const connect = (node: string) => [{ node, type: 'main', index: 0 }];
+	return {
+		id: CORE_ID,
+		name: 'Media Generation: core cases',
+		nodes: [
+			{
+				id: 'core-start',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			mediaGenStep('Start Run', 0, { prompt: 'a quiet harbour at noon', waitForCompletion: false }, key),
+			{
+				...mediaGenStep(
+					'Wait Run',
+					0,
+					{ operation: 'wait', runId: '={{ $json.id }}', waiting: { pollIntervalSeconds: 1 } },
+					key,
+				),
+				position: [480, 0],
+			},
+			{ ...mediaGenStep('Get Run', 0, { operation: 'get', runId: '={{ $json.id }}' }, key), position: [720, 0] },
+			mediaGenStep(
+				'Plain HTTP',
+				200,
+				{ prompt: 'never sent' },
+				{ mediaGenApi: { id: 'mediagenPlainHttp', name: 'Plain http' } },
+			),
+			mediaGenStep(
+				'Earlier Field Name',
+				400,
+				{ authentication: 'anonymous', prompt: 'a credential from an earlier build' },
+				{ mediaGenAnonymousApi: { id: 'mediagenOldAnonField', name: 'Anonymous, earlier field name' } },
+			),
+		],
+		connections: {
+			Start: { main: [[...connect('Start Run'), ...connect('Plain HTTP'), ...connect('Earlier Field Name')]] },
+			'Start Run': { main: [connect('Wait Run')] },
+			'Wait Run': { main: [connect('Get Run')] },
+		},
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+	};
+}
 
 function items(run: RunData, node: string) {
 	const task = run.resultData.runData[node]?.[0];
@@ -70,6 +152,22 @@ beforeAll(async () => {
 	const stack = await bootStack();
 	({ sandbox: sb, n8n, apiKey, webhookSecret: endpointSecret, hookUrl } = stack);
 	for (let i = 1; i <= 5; i++) runs[idOf(i)] = await executeWorkflow(n8n, idOf(i));
+	await importCredentials(n8n, [
+		{
+			id: 'mediagenPlainHttp',
+			name: 'Plain http',
+			type: 'mediaGenApi',
+			data: { baseUrl: 'http://api.example.com/v1', apiKey },
+		},
+		{
+			id: 'mediagenOldAnonField',
+			name: 'Anonymous, earlier field name',
+			type: 'mediaGenAnonymousApi',
+			data: { baseUrl: sb.baseUrl, anonymousId: 'saved-by-an-earlier-build' },
+		},
+	]);
+	await importWorkflow(n8n, coreWorkflow());
+	runs[CORE_ID] = await executeWorkflow(n8n, CORE_ID);
 	// The example runs' deliveries found no server yet; their retries (60 s later) would start executions
 	// during the trigger tests below, which count the executions of the runs they start themselves.
 	sb.engine.webhooks.stop();
@@ -204,6 +302,41 @@ describe('(a) example workflows run headlessly', () => {
 			expect(list.length).toBeGreaterThanOrEqual(1);
 			expect(list[0].status).toBe('success');
 		}
+	});
+});
+
+describe('(a) core cases: a run started, waited for and read; credentials refused or read as saved', () => {
+	test('the sandbox runs in the mode SANDBOX_STRICT asks for', () => {
+		expect(sb.config.strict).toBe(process.env.SANDBOX_STRICT === '1');
+	});
+
+	test('Generate without waiting, then Wait and Get: the run ends SUCCEEDED with its file', () => {
+		const [started] = items(runs[CORE_ID], 'Start Run');
+		expect(started.json.status).toMatch(sb.config.strict ? /^(QUEUED|PENDING)$/ : /^(PENDING|PROCESSING)$/);
+		const [waited] = items(runs[CORE_ID], 'Wait Run');
+		expect(waited.json).toMatchObject({ id: started.json.id, status: 'SUCCEEDED' });
+		const [got] = items(runs[CORE_ID], 'Get Run');
+		expect(got.json).toMatchObject({ id: started.json.id, status: 'SUCCEEDED' });
+		expect(got.binary?.data.mimeType).toBe('image/png');
+	});
+
+	test('an http:// Base URL on a public host is refused before any request, saying why', () => {
+		// The step keeps going on error: n8n passes its input on and keeps the error with the step's run.
+		const task = runs[CORE_ID].resultData.runData['Plain HTTP']?.[0];
+		expect(task?.error?.message).toBe(
+			'The Base URL starts with http://, which would send your API key or anonymous ID unencrypted over the ' +
+				'network to api.example.com. Use https:// (for example https://api.example.com/v1). Plain http:// is ' +
+				'accepted only for a test service on this computer (localhost, 127.0.0.1 or [::1]).',
+		);
+		expect(JSON.stringify(task)).not.toContain(apiKey);
+		const sent = sb.engine.log.filter((e) => (e.body as { prompt?: string } | undefined)?.prompt === 'never sent');
+		expect(sent).toEqual([]);
+	});
+
+	test('an anonymous credential saved under the earlier field name (anonymousId) still generates', () => {
+		const [made] = items(runs[CORE_ID], 'Earlier Field Name');
+		expect(made.json).toMatchObject({ status: 'SUCCEEDED', cost: 5 });
+		expect(sb.engine.wallets.get('saved-by-an-earlier-build')?.credits).toBe(0);
 	});
 });
 
