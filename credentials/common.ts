@@ -32,7 +32,7 @@ export const baseUrlProperty: INodeProperties = {
 	required: true,
 	placeholder: 'https://api.example.com/v1',
 	description:
-		"The address of the Media Generation API's version 1: it starts with https:// and ends in /v1. Plain http:// " +
+		"The address of the Media Generation API's version 1, starting with https:// and ending in /v1. Plain http:// " +
 		'is refused (it would send your secret unencrypted) except for a test service on this computer.',
 };
 

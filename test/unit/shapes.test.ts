@@ -194,7 +194,7 @@ describe('credential shapes', () => {
 			const baseUrl = credential.properties.find((p) => p.name === 'baseUrl')!;
 			expect(baseUrl.placeholder).toBe('https://api.example.com/v1');
 			expect(baseUrl.description).not.toMatch(/npm|sandbox/i);
-			expect(baseUrl.description).toMatch(/starts with https:\/\/ and ends in \/v1/);
+			expect(baseUrl.description).toMatch(/starting with https:\/\/ and ending in \/v1/);
 		}
 	});
 });
