@@ -34,9 +34,11 @@ describe('1. every item is checked before the first submission', () => {
 		const spent = backend.charges();
 		const items = prompts(...Array.from({ length: 9 }, (_, i) => `picture ${i}`), '');
 		const r = await generate({ prompt: '={{ $json.prompt }}' }, items);
-		expect(r.error?.message).toBe('1 of 10 items cannot be sent: Prompt is empty. Write at least 1 character.');
-		// n8n names the item itself ("[item 9]", counted from 0) from the error's item index.
-		expect((r.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(9);
+		// Named as a person counts (the tenth is item 10), not by n8n's "[item 9]", which counts from 0.
+		expect(r.error?.message).toBe(
+			'1 of 10 items cannot be sent: item 10: Prompt is empty. Write at least 1 character.',
+		);
+		expect((r.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBeUndefined();
 		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged/);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 		expect(backend.charges()).toBe(spent);
@@ -51,7 +53,7 @@ describe('1. every item is checked before the first submission', () => {
 		];
 		const r = await generate({ prompt: '={{ $json.prompt }}', referenceImageUrls: '={{ $json.url }}' }, items);
 		expect(r.error?.message).toMatch(
-			/2 of 3 items cannot be sent: item 1: Prompt is empty\. Write at least 1 character\. item 2: Reference Image URLs: "ftp:/,
+			/2 of 3 items cannot be sent: item 2: Prompt is empty\. Write at least 1 character\. item 3 \("fine"\): Reference Image URLs: "ftp:/,
 		);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 	});
@@ -362,7 +364,7 @@ describe('a spending cap: Max Credits per Execution', () => {
 		expect(r.items.filter((i) => i.json.status === 'SUCCEEDED')).toHaveLength(2);
 		const refused = r.items.find((i) => i.json.error);
 		expect(refused?.json.error).toMatch(
-			/Max Credits per Execution \(12\) reached: this run would cost about 5 credits and 10 are already spent/,
+			/Max Credits per Execution \(12\) reached: this run would cost 5 credits and 10 credits are already spent/,
 		);
 		expect(refused?.json.errorCode).toBe('spending_cap');
 		expect(backend.charges() - spent).toBe(10);
