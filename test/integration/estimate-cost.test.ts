@@ -5,6 +5,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { generate } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { mcpCall, mcpTools } from '../helpers/toolHost';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -158,4 +159,24 @@ test('an anonymous ID: no balance and no history read, so no free wallet is open
 	expect(r.items[2].json).toMatchObject({ totalCredits: 5, unknownItems: 1, creditsLeft: null, enough: null });
 	expect(backend.requests('GET /v1/me').length).toBe(me);
 	expect(wallets.has(anonId)).toBe(false);
+});
+
+test('as an AI tool: the agent reads what it does, and a call prices the run without sending it', async () => {
+	const setup = {
+		credentials: backend.apiCredentials,
+		parameters: {
+			resource: 'generation',
+			operation: 'estimateCost',
+			kind: 'video',
+			model: { __rl: true, mode: 'id', value: 'lumora-motion-3-fast' },
+			prompt: "={{ $fromAI('prompt', 'What the video shows', 'string') }}",
+		},
+	};
+	const [tool] = await mcpTools(setup);
+	expect(tool.description).toBe('Estimate the credit cost without generating in Media Generation');
+	const posts = backend.requests('POST /v1/generations').length;
+	const answer = JSON.parse(await mcpCall(setup, { prompt: 'a kite over the dunes' })) as IDataObject[];
+	expect(answer[0]).toMatchObject({ credits: 90, basis: 'catalogue default', model: 'lumora-motion-3-fast' });
+	expect(answer[1]).toMatchObject({ summary: true, totalCredits: 90, unknownItems: 0, enough: true });
+	expect(backend.requests('POST /v1/generations').length).toBe(posts);
 });

@@ -87,6 +87,8 @@ export async function estimateRuns(
 			basis: describeBasis(price),
 			model: p.model.id,
 			kind: p.body.kind,
+			// The prompt too, so a Generate step after an approval can take the estimated items as they are.
+			prompt: p.body.prompt,
 			options: p.body.options,
 			...p.extraJson,
 		};

@@ -21,8 +21,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Estimate Cost',
 				value: 'estimateCost',
-				action: 'Estimate the cost of runs',
-				// Also what an AI agent reads about this tool operation.
+				// As an AI tool, n8n describes it to the agent as "<action> in Media Generation".
+				action: 'Estimate the credit cost without generating',
 				description:
 					'Free: price each run before generating (same fields and checks as Generate, nothing sent), with the ' +
 					'total, the credits left and whether they are enough',
