@@ -3,6 +3,7 @@
 // submitted (ledger unchanged), and `enough` right against GET /me.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { runNode } from '../helpers/engine';
 import { generate } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { mcpCall, mcpTools } from '../helpers/toolHost';
@@ -179,4 +180,38 @@ test('as an AI tool: the agent reads what it does, and a call prices the run wit
 	expect(answer[0]).toMatchObject({ credits: 90, basis: 'catalogue default', model: 'lumora-motion-3-fast' });
 	expect(answer[1]).toMatchObject({ summary: true, totalCredits: 90, unknownItems: 0, enough: true });
 	expect(backend.requests('POST /v1/generations').length).toBe(posts);
+});
+
+test("App → Estimate Cost: a look priced through Run Look's own preparation and refusals, nothing sent", async () => {
+	const own = account();
+	const lookOf = (slots: IDataObject[]) => ({
+		resource: 'app',
+		operation: 'estimateCost',
+		app: { __rl: true, mode: 'id', value: 'couple-poster' },
+		look: 'noir',
+		photos: { slot: slots },
+	});
+	const both = [
+		{ slotId: 'first', urls: 'https://places.example/a.jpg' },
+		{ slotId: 'second', urls: 'https://places.example/b.jpg' },
+	];
+	const posts = backend.requests('POST /v1/generations').length;
+	const uploads = backend.requests('POST /v1/uploads').length;
+	const r = await runNode({ parameters: lookOf(both), items: [{ json: {} }], credentials: own.creds });
+	expect(r.items[0].json).toMatchObject({
+		credits: 20,
+		basis: 'catalogue default',
+		model: 'orchid-portrait',
+		app: 'couple-poster',
+		look: 'noir',
+		options: { resolution: '2K', aspect: '3:4', format: 'JPG' },
+	});
+	const refused = await runNode({
+		parameters: lookOf(both.slice(0, 1)),
+		items: [{ json: {} }],
+		credentials: own.creds,
+	});
+	expect(refused.error?.message).toBe('Photos: the slot "Second person" takes exactly 1 photo; 0 given');
+	expect(backend.requests('POST /v1/generations').length).toBe(posts);
+	expect(backend.requests('POST /v1/uploads').length).toBe(uploads);
 });

@@ -68,6 +68,22 @@ describe('1. every item is checked before the first submission', () => {
 		expect(r.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(backend.charges() - spent).toBe(10);
 	});
+
+	test("an error item has a run item's columns (id, options) as null, so n8n's table shows no undefined", async () => {
+		const r = await generate(
+			{ prompt: '={{ $json.prompt }}', additionalFields: { maxCredits: 5 } },
+			prompts('one', '', 'three'),
+			{
+				nodeOverrides: continueOnFail,
+			},
+		);
+		const [, badPrompt, overCap] = r.items;
+		expect(Object.keys(badPrompt.json).slice(0, 1)).toEqual(['id']);
+		expect(badPrompt.json).toMatchObject({ id: null, options: null, error: expect.stringMatching(/Prompt is empty/) });
+		// Refused by the cap: no run, but the options it would have sent.
+		expect(overCap.json).toMatchObject({ id: null, options: { resolution: '1K' }, errorCode: 'spending_cap' });
+		for (const item of r.items) expect(Object.values(item.json)).not.toContain(undefined);
+	});
 });
 
 describe('2. a batch that stops still accounts for every paid run', () => {
