@@ -176,8 +176,11 @@ export async function executeRuns(
 	// step in this execution wherever the pass runs (after a pause, on another worker).
 	const node = ctx.getNode();
 	const store = () => capStore(ctx.getExecutionId(), node.id ?? node.name, () => ctx.getContext('node'));
-	const book = capValue === undefined ? undefined : await priceBookFor(ctx, identity, ready.map(priceRequestOf));
-	const cap = capValue === undefined || !book ? undefined : new SpendingCap(capValue, store(), book);
+	// The prices: the catalogue's, this account's history (read only when a price needs it), the runs sent here.
+	const cap =
+		capValue === undefined
+			? undefined
+			: new SpendingCap(capValue, store(), await priceBookFor(ctx, identity, ready.map(priceRequestOf)));
 	if (cap && !continueOnFail) {
 		const overrun = cap.firstCertainOverrun(ready.map(priceRequestOf));
 		if (overrun) throw upfrontCapError(ctx, cap, overrun);
