@@ -70,7 +70,7 @@ describe.each(VERSIONS)('n8n %s', (version) => {
 		// Pass 2, on the worker that resumed it: refused before submitting, naming what was spent.
 		expect(done.status).toBe('error');
 		expect(message).toBe(
-			`Max Credits per Execution is ${CAP}: these 9 runs would cost 45 credits at the catalogue's prices ` +
+			`Max Credits per Execution is ${CAP}: these 9 runs would cost 45 credits at the prices known in advance ` +
 				'(45 already spent by this step in this execution)',
 		);
 		expect(runs).toHaveLength(9);

@@ -15,8 +15,8 @@ import {
 	importWorkflows,
 	localiseWorkflow,
 	ownerSession,
-	REPO,
 	rest,
+	REPO,
 	startServer,
 	stopServer,
 	type N8nInstance,
@@ -25,15 +25,9 @@ import {
 import { bootStack } from '../../scripts/stack';
 import { startCmsReceiver, type CmsReceiver } from './recipes/cmsReceiver';
 import { submitForm } from './recipes/formClient';
+import { problemsOf as nodeProblems, type WorkflowNode } from './recipes/nodeIssues';
 import { startSmtpSink, type SmtpSink } from './recipes/smtpSink';
 
-interface WorkflowNode {
-	name: string;
-	type: string;
-	typeVersion: number;
-	parameters: Record<string, unknown>;
-	credentials?: Record<string, { id: string; name: string }>;
-}
 interface Workflow extends Record<string, unknown> {
 	id: string;
 	nodes: WorkflowNode[];
@@ -116,37 +110,7 @@ afterAll(async () => {
 });
 
 /** What n8n's editor would flag on these nodes: unknown types or versions, and parameter issues. */
-async function problemsOf(nodes: WorkflowNode[]): Promise<string[]> {
-	const types = await rest<Array<{ name: string; version: number | number[]; properties: unknown[] }>>(
-		n8n,
-		cookie,
-		'/types/nodes.json',
-	);
-	// The n8n-workflow of this n8n version: the editor computes a node's issues with these two helpers.
-	const { NodeHelpers } = (await import(path.join(n8n.cache, 'node_modules/n8n-workflow'))) as {
-		NodeHelpers: {
-			getNodeParameters: (...args: unknown[]) => Record<string, unknown> | null;
-			getNodeParametersIssues: (...args: unknown[]) => unknown;
-		};
-	};
-	const problems: string[] = [];
-	for (const node of nodes) {
-		const description = types.find(
-			(t) =>
-				t.name === node.type &&
-				(Array.isArray(t.version) ? t.version.includes(node.typeVersion) : t.version === node.typeVersion),
-		);
-		if (!description) {
-			problems.push(`${node.name}: n8n knows no ${node.type} version ${node.typeVersion}`);
-			continue;
-		}
-		const { properties } = description;
-		const parameters = NodeHelpers.getNodeParameters(properties, node.parameters, true, false, node, description);
-		const issues = NodeHelpers.getNodeParametersIssues(properties, { ...node, parameters }, description);
-		if (issues) problems.push(`${node.name}: ${JSON.stringify(issues)}`);
-	}
-	return problems;
-}
+const problemsOf = async (nodes: WorkflowNode[]) => await nodeProblems(n8n, cookie, nodes);
 
 describe('every recipe imports with known node types and no parameter issues', () => {
 	test.each(recipeFiles)('%s', async (file) => {

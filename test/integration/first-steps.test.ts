@@ -81,7 +81,7 @@ describe('6. batch errors keep their item', () => {
 		const [ok, bad, ok2] = r.items;
 		expect(bad.json).toMatchObject({ kind: 'image', model: 'studio-image-v1', prompt: 'x'.repeat(2001) });
 		expect(String(bad.json.error)).toBe('Prompt is 2001 characters long; Studio Image takes at most 2000.');
-		expect(bad.json.id).toBeUndefined(); // never submitted: no run
+		expect(bad.json.id).toBeNull(); // never submitted: no run (null, so n8n's table shows no red undefined)
 		expect(bad.pairedItem).toEqual({ item: 1 });
 		expect(ok.json.status).toBe('SUCCEEDED');
 		expect(backend.charges() - spent).toBe(Number(ok.json.cost) + Number(ok2.json.cost));

@@ -336,7 +336,7 @@ describe('App → Run Look', () => {
 		];
 		const r = await node(look(slots), [photoItem(), { json: {} }]);
 		expect(r.error?.message).toMatch(
-			/^1 of 2 items cannot be sent: Photos \(First person\): the input item has no binary property "first"/,
+			/^1 of 2 items cannot be sent: item 2: Photos \(First person\): the input item has no binary property "first"/,
 		);
 		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged/);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);

@@ -34,9 +34,11 @@ describe('1. every item is checked before the first submission', () => {
 		const spent = backend.charges();
 		const items = prompts(...Array.from({ length: 9 }, (_, i) => `picture ${i}`), '');
 		const r = await generate({ prompt: '={{ $json.prompt }}' }, items);
-		expect(r.error?.message).toBe('1 of 10 items cannot be sent: Prompt is empty. Write at least 1 character.');
-		// n8n names the item itself ("[item 9]", counted from 0) from the error's item index.
-		expect((r.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBe(9);
+		// Named as a person counts (the tenth is item 10), not by n8n's "[item 9]", which counts from 0.
+		expect(r.error?.message).toBe(
+			'1 of 10 items cannot be sent: item 10: Prompt is empty. Write at least 1 character.',
+		);
+		expect((r.error as { context?: { itemIndex?: number } }).context?.itemIndex).toBeUndefined();
 		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged/);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 		expect(backend.charges()).toBe(spent);
@@ -51,7 +53,7 @@ describe('1. every item is checked before the first submission', () => {
 		];
 		const r = await generate({ prompt: '={{ $json.prompt }}', referenceImageUrls: '={{ $json.url }}' }, items);
 		expect(r.error?.message).toMatch(
-			/2 of 3 items cannot be sent: item 1: Prompt is empty\. Write at least 1 character\. item 2: Reference Image URLs: "ftp:/,
+			/2 of 3 items cannot be sent: item 2: Prompt is empty\. Write at least 1 character\. item 3 \("fine"\): Reference Image URLs: "ftp:/,
 		);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 	});
@@ -65,6 +67,22 @@ describe('1. every item is checked before the first submission', () => {
 		expect(r.items[1].json.error).toMatch(/Prompt is empty/);
 		expect(r.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(backend.charges() - spent).toBe(10);
+	});
+
+	test("an error item has a run item's columns (id, options) as null, so n8n's table shows no undefined", async () => {
+		const r = await generate(
+			{ prompt: '={{ $json.prompt }}', additionalFields: { maxCredits: 5 } },
+			prompts('one', '', 'three'),
+			{
+				nodeOverrides: continueOnFail,
+			},
+		);
+		const [, badPrompt, overCap] = r.items;
+		expect(Object.keys(badPrompt.json).slice(0, 1)).toEqual(['id']);
+		expect(badPrompt.json).toMatchObject({ id: null, options: null, error: expect.stringMatching(/Prompt is empty/) });
+		// Refused by the cap: no run, but the options it would have sent.
+		expect(overCap.json).toMatchObject({ id: null, options: { resolution: '1K' }, errorCode: 'spending_cap' });
+		for (const item of r.items) expect(Object.values(item.json)).not.toContain(undefined);
 	});
 });
 
@@ -362,7 +380,7 @@ describe('a spending cap: Max Credits per Execution', () => {
 		expect(r.items.filter((i) => i.json.status === 'SUCCEEDED')).toHaveLength(2);
 		const refused = r.items.find((i) => i.json.error);
 		expect(refused?.json.error).toMatch(
-			/Max Credits per Execution \(12\) reached: this run would cost about 5 credits and 10 are already spent/,
+			/Max Credits per Execution \(12\) reached: this run would cost 5 credits and 10 credits are already spent/,
 		);
 		expect(refused?.json.errorCode).toBe('spending_cap');
 		expect(backend.charges() - spent).toBe(10);

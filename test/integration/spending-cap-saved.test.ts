@@ -72,7 +72,7 @@ test('a pass after a pause resumed by another process counts what the paused bat
 		nodeType: freshProcess(),
 	});
 	expect(second.error?.message).toBe(
-		"Max Credits per Execution is 12: these 1 runs would cost 5 credits at the catalogue's prices (10 already spent " +
+		'Max Credits per Execution is 12: this run would cost 5 credits at the prices known in advance (10 already spent ' +
 			'by this step in this execution)',
 	);
 	expect(second.error?.description).toMatch(/Nothing was submitted and nothing was charged/);

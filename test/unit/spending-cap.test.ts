@@ -1,48 +1,92 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // nodes/MediaGen/run/spendingCap.ts: Max Credits per Execution.
 import type { IDataObject } from 'n8n-workflow';
 
-import { CAP_TOTAL_KEY, isCapRefusal, SpendingCap } from '../../nodes/MediaGen/run/spendingCap';
+import type { CatalogueModel } from '../../nodes/shared/records';
+import { PriceBook } from '../../nodes/MediaGen/cost/priceBook';
+import { CAP_TOTAL_KEY, capRefusalMessage, isCapRefusal, SpendingCap } from '../../nodes/MediaGen/run/spendingCap';
+import models from '../../sandbox/data/models.json';
+
+const catalogue = models.models as unknown as CatalogueModel[];
+const image = catalogue.find((m) => m.id === 'studio-image-v1')!; // 5 credits at defaults
+const video = catalogue.find((m) => m.id === 'lumora-motion-3-fast')!; // 90 at defaults
+const book = () => new PriceBook(catalogue, { runs: [], note: 'looked through its newest 0 runs' });
+const atDefaults = { model: image, options: {} };
+const longer = { model: video, options: { duration: 8 } };
 
 describe('the spending cap', () => {
-	const quote = (signature: string, atDefaults = true) => ({ signature, catalogueCredits: 5, atDefaults });
-
-	test('refuses what would cross the cap and learns the price of accepted runs', async () => {
-		const cap = new SpendingCap(20, {});
-		expect(await cap.submit(quote('a'), async () => ({ id: 'r1', cost: 8 }))).toEqual({ id: 'r1', cost: 8 });
-		expect(cap.estimate(quote('a'))).toBe(8);
-		expect(await cap.submit(quote('a'), async () => ({ id: 'r2', cost: 8 }))).toEqual({ id: 'r2', cost: 8 });
-		const refused = await cap.submit(quote('a'), async () => ({ id: 'r3', cost: 8 }));
+	test('refuses what would cross the cap; a refund takes a failed run off', async () => {
+		const cap = new SpendingCap(12, {}, book());
+		expect(await cap.submit(atDefaults, async () => ({ id: 'r1', cost: 5 }))).toEqual({ id: 'r1', cost: 5 });
+		expect(await cap.submit(atDefaults, async () => ({ id: 'r2', cost: 5 }))).toEqual({ id: 'r2', cost: 5 });
+		const refused = await cap.submit(atDefaults, async () => ({ id: 'r3', cost: 5 }));
 		expect(isCapRefusal(refused)).toBe(true);
-		expect(refused).toEqual({ cap: 20, spent: 16, estimate: 8 });
-		cap.refund({ id: 'r1', cost: 8 });
-		expect(cap.spent).toBe(8);
+		expect(refused).toEqual({ cap: 12, spent: 10, price: { credits: 5, basis: 'catalogue default' } });
+		cap.refund({ id: 'r1', cost: 5 });
+		expect(cap.spent).toBe(5);
+	});
+
+	test('a run of unknown price goes while credits are left, and its price is learnt for the next one', async () => {
+		const cap = new SpendingCap(100, {}, book());
+		expect(await cap.submit(longer, async () => ({ id: 'v1', cost: 144 }))).toEqual({ id: 'v1', cost: 144 });
+		expect(cap.spent).toBe(144);
+		const refused = await cap.submit(longer, async () => ({ id: 'v2', cost: 144 }));
+		expect(refused).toEqual({ cap: 100, spent: 144, price: { credits: 144, basis: 'earlier run', runId: 'v1' } });
+	});
+
+	test('nothing of unknown price goes once the cap is reached, and the refusal says why', async () => {
+		const cap = new SpendingCap(10, {}, book());
+		await cap.submit(atDefaults, async () => ({ id: 'r1', cost: 5 }));
+		await cap.submit(atDefaults, async () => ({ id: 'r2', cost: 5 }));
+		const refused = await cap.submit(longer, async () => ({ id: 'v1', cost: 144 }));
+		expect(isCapRefusal(refused)).toBe(true);
+		expect(capRefusalMessage(refused as never)).toBe(
+			"Max Credits per Execution (10) reached: 10 credits are already spent by this step in this execution, and this run's " +
+				'price is not known in advance (this account has no earlier run of lumora-motion-3-fast with resolution 720p, ' +
+				'duration 8, audio false (looked through its newest 0 runs))',
+		);
+	});
+
+	test('submissions under a cap go one at a time: a run of unknown price is sent alone', async () => {
+		const cap = new SpendingCap(1000, {}, book());
+		let inFlight = 0;
+		let most = 0;
+		const submit = (id: string, cost: number) => async () => {
+			most = Math.max(most, ++inFlight);
+			await new Promise((r) => setImmediate(r));
+			inFlight--;
+			return { id, cost };
+		};
+		await Promise.all([cap.submit(longer, submit('a', 144)), cap.submit(atDefaults, submit('b', 5))]);
+		expect(most).toBe(1);
+		expect(cap.spent).toBe(149);
 	});
 
 	test('a run returned again for the same key is counted once; the total spans loop passes of one execution', async () => {
 		const nodeContext = {};
-		const first = new SpendingCap(100, nodeContext);
-		await first.submit(quote('a'), async () => ({ id: 'same', cost: 5 }));
-		await first.submit(quote('a'), async () => ({ id: 'same', cost: 5 }));
+		const first = new SpendingCap(100, nodeContext, book());
+		await first.submit(atDefaults, async () => ({ id: 'same', cost: 5 }));
+		await first.submit(atDefaults, async () => ({ id: 'same', cost: 5 }));
 		expect(first.spent).toBe(5);
-		expect(new SpendingCap(100, nodeContext).spent).toBe(5);
+		expect(new SpendingCap(100, nodeContext, book()).spent).toBe(5);
 	});
 
 	test('the total is plain data in the node context: read back after n8n saved and loaded it', async () => {
 		const nodeContext = {};
-		const first = new SpendingCap(100, nodeContext);
-		await first.submit(quote('a'), async () => ({ id: 'r1', cost: 5 }));
+		const first = new SpendingCap(100, nodeContext, book());
+		await first.submit(atDefaults, async () => ({ id: 'r1', cost: 5 }));
 		first.plan(7);
 		const loaded = JSON.parse(JSON.stringify(nodeContext)) as IDataObject;
 		expect(loaded[CAP_TOTAL_KEY]).toEqual({ spent: 12, counted: ['r1'] });
-		const later = new SpendingCap(100, loaded);
+		const later = new SpendingCap(100, loaded, book());
 		expect(later.spent).toBe(12);
 		later.refund({ id: 'r1', cost: 5 });
 		expect(later.spent).toBe(7);
 	});
 
-	test('the up-front check sums only prices known for certain', () => {
-		const cap = new SpendingCap(12, {});
-		expect(cap.firstCertainOverrun([quote('a'), quote('b'), quote('c')])).toEqual({ total: 15, count: 3 });
-		expect(cap.firstCertainOverrun([quote('a'), quote('b', false), quote('c', false)])).toBeUndefined();
+	test('the up-front check sums only prices known in advance', () => {
+		const cap = new SpendingCap(12, {}, book());
+		expect(cap.firstCertainOverrun([atDefaults, atDefaults, atDefaults])).toEqual({ total: 15, count: 3 });
+		expect(cap.firstCertainOverrun([atDefaults, longer, longer])).toBeUndefined();
 	});
 });

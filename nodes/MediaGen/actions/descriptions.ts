@@ -33,8 +33,10 @@ export const maxCreditsField: INodeProperties = {
 	default: 100,
 	description:
 		'A spending cap: this step submits no run that would take the credits it spent in this execution over this ' +
-		'number (failed runs are refunded and do not count). Prices come from runs already accepted and from the model ' +
-		'list. Leave it out for no cap.',
+		"number (failed runs are refunded and do not count). A run's price is the model list's at default options, " +
+		'else what your account was charged for the same model and options. A run whose price cannot be known (new ' +
+		'options, talking-avatar audio) is sent alone while credits are left, so the cap can be passed by at most that ' +
+		'one run. Leave it out for no cap.',
 };
 
 export const runIdField: INodeProperties = {
@@ -139,7 +141,7 @@ const RUN_OPERATIONS = { resource: ['generation', 'app'], operation: ['generate'
  */
 export const WAIT_MODE_HIDDEN = {
 	resource: ['account', 'file', 'model'],
-	operation: ['get', 'getMany', 'wait', 'upload'],
+	operation: ['get', 'getMany', 'wait', 'upload', 'estimateCost'],
 	waitForCompletion: [false],
 	// The AI tool variant: a tool call cannot pause (run/runSettings.ts refuses it there).
 	'@tool': [true],

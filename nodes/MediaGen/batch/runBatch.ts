@@ -12,23 +12,39 @@ import { uniquePerItem } from '../run/requestKey';
 import { addRunDetails, errorItem, type ItemRequest } from '../run/runErrors';
 import { paidRunsNote } from '../run/paidRuns';
 import { pauseRuns } from '../pause/pauseRuns';
-import { priceQuoteOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
+import { priceRequestOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
 import { runToItem } from '../run/runOutput';
-import { capStore, isCapRefusal, SpendingCap } from '../run/spendingCap';
+import { priceBookFor } from '../cost/runHistory';
+import {
+	CAP_ADVICE,
+	CAP_BOUND,
+	capRefusalMessage,
+	capStore,
+	isCapRefusal,
+	SpendingCap,
+	type CapRefusal,
+} from '../run/spendingCap';
 import { submitRun, type SubmitContext } from '../run/submission';
 import { timeLimitMs } from '../run/timeLimit';
 import { waitForRun } from '../run/waitForRun';
 
-/** Items are named as n8n names them in its messages ("[item 3]"): counted from 0. */
-const itemName = (i: number) => `item ${i}`;
+/** Items are named as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0). */
+const itemName = (i: number) => `item ${i + 1}`;
+
+/** The start of a prompt, quoted, so a person finds the item. */
+function promptStart(prompt: unknown): string {
+	const text = typeof prompt === 'string' ? prompt.replace(/\s+/g, ' ').trim() : '';
+	if (!text) return '';
+	return ` ("${text.length > 40 ? `${text.slice(0, 40)}…` : text}")`;
+}
 
 /** What a prepared item asks for, for its error item. */
 function requestOf(p: PreparedRun): ItemRequest {
-	return { kind: p.body.kind, model: p.body.model, prompt: p.body.prompt, ...p.extraJson };
+	return { kind: p.body.kind, model: p.body.model, prompt: p.body.prompt, options: p.body.options, ...p.extraJson };
 }
 
 /** What an item that failed its checks asked for, read from the parameters as typed (some may be missing). */
-function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemRequest {
+export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemRequest {
 	const read = (name: string, extractValue = false) => {
 		try {
 			const value = ctx.getNodeParameter(name, itemIndex, undefined, extractValue ? { extractValue } : {});
@@ -55,53 +71,59 @@ function listItems(indexes: number[]): string {
 		.join(', ')} and ${indexes.length - 5} more`;
 }
 
-function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: number; error: Error }>, total: number) {
-	const lines = bad.map(({ itemIndex, error }) => `${itemName(itemIndex)}: ${error.message}`);
+/** The refusal of a batch with items that cannot be sent (Generate, Run Look and their Estimate Cost). */
+export function invalidItemsError(
+	ctx: IExecuteFunctions,
+	bad: Array<{ itemIndex: number; error: Error }>,
+	total: number,
+) {
+	const named = (itemIndex: number) => `${itemName(itemIndex)}${promptStart(typedRequest(ctx, itemIndex).prompt)}`;
+	const lines = bad.map(({ itemIndex, error }) => `${named(itemIndex)}: ${error.message}`);
 	const first = bad[0];
 	const message =
-		total === 1
-			? first.error.message
-			: bad.length === 1
-				? `1 of ${total} items cannot be sent: ${first.error.message}`
-				: `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
+		total === 1 ? first.error.message : `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
 	const advice = bad.length === 1 ? ((first.error as { description?: string }).description ?? '') : '';
 	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
 		description:
 			`Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} ` +
 			`and run again.${advice ? ` ${advice.replace(/^Nothing was sent and nothing was charged\.\s*/, '')}` : ''}` +
 			`${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
-		// n8n adds "[item N]" for the item given here; with several items the message names each.
-		...(bad.length === 1 ? { itemIndex: first.itemIndex } : {}),
+		// In a batch the message names each item as a person counts; n8n would add its own "[item N]", from 0.
+		...(total === 1 ? { itemIndex: first.itemIndex } : {}),
 	});
 }
 
-function capError(ctx: IExecuteFunctions, itemIndex: number, cap: number, spent: number, estimate: number) {
-	const error = new NodeOperationError(
-		ctx.getNode(),
-		`Max Credits per Execution (${cap}) reached: this run would cost about ${estimate} credits and ${spent} are ` +
-			`already spent by this step in this execution`,
-		{
-			description: 'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch.',
-			itemIndex,
-		},
-	);
+function capError(ctx: IExecuteFunctions, itemIndex: number, refusal: CapRefusal) {
+	const error = new NodeOperationError(ctx.getNode(), capRefusalMessage(refusal), {
+		description: CAP_ADVICE,
+		itemIndex,
+	});
 	return addRunDetails(error, { errorCode: 'spending_cap' });
 }
 
 function upfrontCapError(ctx: IExecuteFunctions, cap: SpendingCap, overrun: { total: number; count: number }) {
 	const spent = cap.spent ? ` (${cap.spent} already spent by this step in this execution)` : '';
+	const runs = overrun.count === 1 ? 'this run would cost' : `these ${overrun.count} runs would cost`;
 	return addRunDetails(
 		new NodeOperationError(
 			ctx.getNode(),
-			`Max Credits per Execution is ${cap.cap}: these ${overrun.count} runs would cost ${overrun.total} credits at ` +
-				`the catalogue's prices${spent}`,
+			`Max Credits per Execution is ${cap.cap}: ${runs} ${overrun.total} credits at the prices known in advance${spent}`,
 			{
 				description:
-					'Nothing was submitted and nothing was charged. Raise the cap, send fewer items, or pick a cheaper model.',
+					'Nothing was submitted and nothing was charged. Raise the cap, send fewer items, or pick a cheaper model. ' +
+					CAP_BOUND,
 			},
 		),
 		{ errorCode: 'spending_cap' },
 	);
+}
+
+/** A Continue On Fail item with the columns a run item has (id, options), so n8n's table shows no "undefined". */
+export function failedItem(error: unknown, itemIndex: number, request: ItemRequest): INodeExecutionData {
+	const item = errorItem(error, itemIndex, request);
+	item.json = { id: item.json.id ?? null, ...item.json };
+	item.json.options ??= null;
+	return item;
 }
 
 /** Paid runs of a batch that stops, for the error: so the user can fetch them with Generation → Get. */
@@ -114,25 +136,36 @@ function stoppedBatchNote(runs: Map<number, RunRecord>, failedItem: number, notS
 	return parts.filter(Boolean).join(' ');
 }
 
+/**
+ * Reads and checks every item (Generate's or Run Look's preparation); with Continue On Fail off, one bad item
+ * refuses the whole batch before anything is sent.
+ */
+export async function prepareAll(
+	ctx: IExecuteFunctions,
+	prepare: (itemIndex: number) => Promise<PreparedRun>,
+): Promise<{ ready: PreparedRun[]; bad: Array<{ itemIndex: number; error: Error }> }> {
+	const count = ctx.getInputData().length;
+	const ready: PreparedRun[] = [];
+	const bad: Array<{ itemIndex: number; error: Error }> = [];
+	for (let i = 0; i < count; i++) {
+		try {
+			ready.push(await prepare(i));
+		} catch (error) {
+			bad.push({ itemIndex: i, error: error as Error });
+		}
+	}
+	if (bad.length && !ctx.continueOnFail()) throw invalidItemsError(ctx, bad, count);
+	return { ready, bad };
+}
+
 export async function executeRuns(
 	ctx: IExecuteFunctions,
 	identity: Identity,
 	prepare: (itemIndex: number) => Promise<PreparedRun>,
 ): Promise<INodeExecutionData[]> {
-	const count = ctx.getInputData().length;
 	const continueOnFail = ctx.continueOnFail();
 	// 1. Read and check every item before anything can be charged.
-	const prepared: Array<PreparedRun | undefined> = new Array(count);
-	const bad: Array<{ itemIndex: number; error: Error }> = [];
-	for (let i = 0; i < count; i++) {
-		try {
-			prepared[i] = await prepare(i);
-		} catch (error) {
-			bad.push({ itemIndex: i, error: error as Error });
-		}
-	}
-	if (bad.length && !continueOnFail) throw invalidItemsError(ctx, bad, count);
-	const ready = prepared.filter((p): p is PreparedRun => p !== undefined);
+	const { ready, bad } = await prepareAll(ctx, prepare);
 	const keys = uniquePerItem(
 		ready.map((p) => ({ itemIndex: p.itemIndex, key: String(p.body.requestKey), typed: p.typedKey })),
 	);
@@ -143,9 +176,13 @@ export async function executeRuns(
 	// step in this execution wherever the pass runs (after a pause, on another worker).
 	const node = ctx.getNode();
 	const store = () => capStore(ctx.getExecutionId(), node.id ?? node.name, () => ctx.getContext('node'));
-	const cap = capValue === undefined ? undefined : new SpendingCap(capValue, store());
+	// The prices: the catalogue's, this account's history (read only when a price needs it), the runs sent here.
+	const cap =
+		capValue === undefined
+			? undefined
+			: new SpendingCap(capValue, store(), await priceBookFor(ctx, identity, ready.map(priceRequestOf)));
 	if (cap && !continueOnFail) {
-		const overrun = cap.firstCertainOverrun(ready.map(priceQuoteOf));
+		const overrun = cap.firstCertainOverrun(ready.map(priceRequestOf));
 		if (overrun) throw upfrontCapError(ctx, cap, overrun);
 	}
 
@@ -163,9 +200,13 @@ export async function executeRuns(
 		const s: SubmitContext = { ctx, identity, settings: p.settings, itemIndex: p.itemIndex, claimed, deadline };
 		p.body = await withFileAddresses(ctx, identity, p);
 		const accepted = cap
-			? await cap.submit(priceQuoteOf(p), async () => await submitRun(s, p.body))
+			? await cap.submit(
+					priceRequestOf(p),
+					async () => await submitRun(s, p.body),
+					() => (p.body.audioUrl === undefined ? undefined : String(p.body.audioUrl)),
+				)
 			: await submitRun(s, p.body);
-		if (isCapRefusal(accepted)) throw capError(ctx, p.itemIndex, accepted.cap, accepted.spent, accepted.estimate);
+		if (isCapRefusal(accepted)) throw capError(ctx, p.itemIndex, accepted);
 		let run = accepted;
 		runs.set(p.itemIndex, run);
 		const requestKey = String(p.body.requestKey);
@@ -181,14 +222,15 @@ export async function executeRuns(
 
 	// 3. Outputs in input order.
 	const out = new Map<number, INodeExecutionData>();
-	for (const { itemIndex, error } of bad) out.set(itemIndex, errorItem(error, itemIndex, typedRequest(ctx, itemIndex)));
+	for (const { itemIndex, error } of bad)
+		out.set(itemIndex, failedItem(error, itemIndex, typedRequest(ctx, itemIndex)));
 	let firstFailure: { itemIndex: number; error: unknown } | undefined;
 	const notStarted: number[] = [];
 	for (const [n, r] of results.entries()) {
 		const itemIndex = ready[n].itemIndex;
 		if (!r) notStarted.push(itemIndex);
 		else if (r.ok) out.set(itemIndex, r.value);
-		else if (continueOnFail) out.set(itemIndex, errorItem(r.error, itemIndex, requestOf(ready[n])));
+		else if (continueOnFail) out.set(itemIndex, failedItem(r.error, itemIndex, requestOf(ready[n])));
 		else firstFailure ??= { itemIndex, error: r.error };
 	}
 	if (firstFailure) {

@@ -14,8 +14,8 @@ import { isPrivateHost } from '../run/checkRequest';
 import { concurrencyOf } from '../batch/pool';
 import { withPaidRuns } from '../run/paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
-import { priceQuoteOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
-import type { SpendingCap } from '../run/spendingCap';
+import { priceRequestOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
+import { capRefusalMessage, type SpendingCap } from '../run/spendingCap';
 import { submitRun } from '../run/submission';
 import { timeLimitMs } from '../run/timeLimit';
 
@@ -53,28 +53,47 @@ function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationErro
 }
 
 /**
- * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item
- * whose price would take the total over the cap is refused (it is never submitted). The others are
- * counted in the saved total now, since the resume calls that send them cannot save anything.
+ * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item whose price
+ * would take the total over the cap is refused (it is never submitted). The others are counted in the saved total
+ * now, since the resume calls that send them cannot save anything. A price that cannot be predicted cannot be
+ * planned: such an item is refused before anything is sent (Waiting → Poll sends it alone and waits for its price).
  */
-function capRefusals(ready: PreparedRun[], cap: SpendingCap | undefined): (position: number) => string | undefined {
+function capRefusals(
+	ctx: IExecuteFunctions,
+	ready: PreparedRun[],
+	cap: SpendingCap | undefined,
+	continueOnFail: boolean,
+): (position: number) => string | undefined {
 	if (!cap) return () => undefined;
 	const refusals = new Map<number, string>();
+	const prices = ready.map((p) => cap.book.price(priceRequestOf(p)));
+	const unknown = prices.findIndex((price) => price.credits === null);
+	if (unknown >= 0 && !continueOnFail) throw unknownPriceInPause(ctx, ready[unknown].itemIndex, prices[unknown].why);
 	let total = cap.spent;
-	for (const [position, p] of ready.entries()) {
-		const estimate = cap.estimate(priceQuoteOf(p));
-		if (total + estimate > cap.cap) {
-			refusals.set(
-				position,
-				`Max Credits per Execution (${cap.cap}) reached: this run would cost about ${estimate} credits and ${total} ` +
-					`are already planned by this step in this execution`,
-			);
+	for (const [position, price] of prices.entries()) {
+		if (price.credits === null) {
+			refusals.set(position, `${UNKNOWN_IN_PAUSE}: ${price.why ?? 'no earlier run like it'}`);
+		} else if (total + price.credits > cap.cap) {
+			refusals.set(position, capRefusalMessage({ cap: cap.cap, spent: total, price }, 'planned'));
 		} else {
-			total += estimate;
-			cap.plan(estimate);
+			total += price.credits;
+			cap.plan(price.credits);
 		}
 	}
 	return (position) => refusals.get(position);
+}
+
+const UNKNOWN_IN_PAUSE =
+	"Max Credits per Execution with Waiting → Pause: this run's price is not known in advance, so it cannot be " +
+	'counted before the pause';
+
+function unknownPriceInPause(ctx: IExecuteFunctions, itemIndex: number, why: string | undefined) {
+	return new NodeOperationError(ctx.getNode(), `${UNKNOWN_IN_PAUSE} (item ${itemIndex + 1}: ${why ?? 'unknown'})`, {
+		description:
+			'Nothing was submitted and nothing was charged. Choose Waiting → Poll, which sends such a run alone and ' +
+			'waits for its price, or remove the cap, or run this model with these options once so that its price is ' +
+			"in your account's history.",
+	});
 }
 
 function refusal(error: unknown): PausedItem['refused'] {
@@ -104,7 +123,7 @@ export async function pauseRuns(
 				'node checks with it that each call really comes from the service. Nothing was charged.',
 		});
 	}
-	const overCap = capRefusals(ready, cap);
+	const overCap = capRefusals(ctx, ready, cap, continueOnFail);
 	const items: PausedItem[] = [];
 	for (const [position, p] of ready.entries()) {
 		const body = await withFileAddresses(ctx, identity, p);

@@ -6,7 +6,7 @@ import type { CatalogueModel } from '../../shared/records';
 import type { Identity } from '../../shared/transport';
 import { uploadFile, type PreparedFile } from '../files/upload';
 import type { RunSettings } from './runSettings';
-import type { PriceQuote } from './spendingCap';
+import type { PriceRequest } from '../cost/priceBook';
 
 /** A reference file: an address to send as it is, or a binary property to upload just before submitting. */
 export type FileSource = { url: string } | { file: PreparedFile; field: string };
@@ -47,19 +47,12 @@ export async function withFileAddresses(
 	return body;
 }
 
-/** What the spending cap needs to price an item: the same signature for the same model, options and audio. */
-export function priceQuoteOf(p: PreparedRun): PriceQuote {
-	const options = (p.body.options ?? {}) as Record<string, unknown>;
-	const defaults = (p.model.defaults ?? {}) as Record<string, unknown>;
-	// Talking-avatar runs are priced on the audio's length, so each audio file is its own price.
-	const atDefaults = Object.keys(options).every((k) => options[k] === defaults[k]) && !p.audio;
-	const sorted = Object.keys(options)
-		.sort()
-		.map((k) => `${k}=${String(options[k])}`);
-	const audio = !p.audio ? '' : 'url' in p.audio ? p.audio.url : `${p.audio.field}:${p.audio.file.bytes}`;
+/** What the price book needs to price an item: its model, the options it sends and its driving audio. */
+export function priceRequestOf(p: PreparedRun): PriceRequest {
 	return {
-		signature: `${p.model.id}|${sorted.join('&')}|${audio}`,
-		catalogueCredits: Number(p.model.credits_at_defaults) || 0,
-		atDefaults,
+		model: p.model,
+		options: (p.body.options ?? {}) as Record<string, unknown>,
+		hasAudio: Boolean(p.audio),
+		audioUrl: p.audio && 'url' in p.audio ? p.audio.url : undefined,
 	};
 }

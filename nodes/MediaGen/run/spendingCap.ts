@@ -1,25 +1,25 @@
 // "Max Credits per Execution": adds up the cost of runs as the service accepts them (less refunds of
-// failed runs) and refuses a submission whose predicted price would take the total over the cap.
-// A price is predicted from a run already accepted with the same model and options, else from the
-// catalogue's price at default options. Submissions under a cap go one at a time, so each prediction
-// sees every price accepted before it. The total is kept per execution and node, across loop passes, in
-// the node's context data (saved with the execution), never in this process's memory.
+// failed runs) and refuses a submission whose price would take the total over the cap. Prices come from the
+// price book (cost/priceBook.ts): the catalogue's at default options, else what this account was charged for the
+// same model and options. A run whose price is unknown is sent only while the total is under the cap, and alone:
+// submissions under a cap go one at a time, each waiting for the service's answer, which carries the price. So
+// the cap is passed by at most the price of one run whose price could not be predicted. The total is kept per
+// execution and node, across loop passes, in the node's context data (saved with the execution).
 import type { IDataObject } from 'n8n-workflow';
 
-export interface PriceQuote {
-	/** Same model and price-relevant options: runs with the same signature cost the same. */
-	signature: string;
-	/** The catalogue's price at default options. */
-	catalogueCredits: number;
-	/** Whether the options are the model's defaults, so the catalogue price is the real one. */
-	atDefaults: boolean;
-}
+import type { Price, PriceBook, PriceRequest } from '../cost/priceBook';
 
 export interface CapRefusal {
 	cap: number;
 	spent: number;
-	estimate: number;
+	/** The run's predicted price (credits null: unknown, refused because nothing was left under the cap). */
+	price: Price;
 }
+
+/** The bound, in the words of the field's help and of every refusal. */
+export const CAP_BOUND =
+	'A run whose price cannot be predicted (see Estimate Cost) is sent only while credits are left under the cap, ' +
+	'and alone, so the cap can be passed by at most the price of that one run.';
 
 /** Where the total lives in the node's context data, which n8n saves with the execution. */
 export const CAP_TOTAL_KEY = 'mediaGenCapTotal';
@@ -72,16 +72,18 @@ export function capStore(executionId: string | undefined, nodeId: string, nodeCo
 }
 
 export class SpendingCap {
-	private readonly known = new Map<string, number>();
-
 	private queue: Promise<unknown> = Promise.resolve();
 
 	private readonly total: Total;
 
-	/** @param store the node's context data in this execution (`getContext('node')`) */
+	/**
+	 * @param store the node's context data in this execution (`getContext('node')`)
+	 * @param book the batch's price book, which also learns the price of every run accepted here
+	 */
 	constructor(
 		readonly cap: number,
 		store: IDataObject,
+		readonly book: PriceBook,
 	) {
 		this.total = totalIn(store);
 	}
@@ -90,35 +92,34 @@ export class SpendingCap {
 		return this.total.spent;
 	}
 
-	estimate(quote: PriceQuote): number {
-		return this.known.get(quote.signature) ?? quote.catalogueCredits;
-	}
-
-	/** The first item whose exactly known price (catalogue price at defaults) would cross the cap, summed in order. */
-	firstCertainOverrun(quotes: PriceQuote[]): { total: number; count: number } | undefined {
-		const certain = quotes.filter((q) => q.atDefaults);
-		const total = certain.reduce((sum, q) => sum + q.catalogueCredits, 0);
-		return this.spent + total > this.cap ? { total, count: certain.length } : undefined;
+	/** The sum of the prices known in advance, when it alone (with what is spent) would cross the cap. */
+	firstCertainOverrun(requests: PriceRequest[]): { total: number; count: number } | undefined {
+		const known = requests.map((r) => this.book.price(r).credits).filter((c): c is number => c !== null);
+		const total = known.reduce((sum, c) => sum + c, 0);
+		return this.spent + total > this.cap ? { total, count: known.length } : undefined;
 	}
 
 	/**
-	 * Runs `submit` if the predicted price fits under the cap, one submission at a time; records the
-	 * accepted cost. Returns the refusal instead when it would not fit.
+	 * Runs `submit` if the run fits under the cap, one submission at a time; records the accepted cost. A run of
+	 * unknown price fits while anything is left. Returns the refusal instead when it does not fit.
+	 * @param audioUrl the driving audio's address as sent, so a later run with the same audio is priced
 	 */
 	async submit<T extends { cost: number; id: string }>(
-		quote: PriceQuote,
+		request: PriceRequest,
 		submit: () => Promise<T>,
+		audioUrl?: () => string | undefined,
 	): Promise<T | CapRefusal> {
 		const turn = this.queue.then(async () => {
-			const estimate = this.estimate(quote);
-			if (this.spent + estimate > this.cap) return { cap: this.cap, spent: this.spent, estimate } as CapRefusal;
+			const price = this.book.price(request);
+			const over = price.credits === null ? this.spent >= this.cap : this.spent + price.credits > this.cap;
+			if (over) return { cap: this.cap, spent: this.spent, price } as CapRefusal;
 			const run = await submit();
 			const cost = Number(run.cost) || 0;
 			if (!this.total.counted.includes(run.id)) {
 				this.total.spent += cost;
 				this.total.counted.push(run.id);
 			}
-			this.known.set(quote.signature, cost);
+			this.book.learn(request, run, audioUrl?.());
 			return run;
 		});
 		this.queue = turn.catch(() => undefined);
@@ -143,5 +144,21 @@ export class SpendingCap {
 }
 
 export function isCapRefusal(value: unknown): value is CapRefusal {
-	return typeof value === 'object' && value !== null && 'estimate' in value && 'cap' in value && !('id' in value);
+	return typeof value === 'object' && value !== null && 'price' in value && 'cap' in value && !('id' in value);
 }
+
+/** What a refused run is told: the cap, what is spent, the run's price or why it is unknown, and the bound. */
+export function capRefusalMessage(refusal: CapRefusal, spentWord = 'spent'): string {
+	const { cap, spent, price } = refusal;
+	const already = `${spent} credit${spent === 1 ? ' is' : 's are'} already ${spentWord} by this step in this execution`;
+	if (price.credits === null) {
+		return (
+			`Max Credits per Execution (${cap}) reached: ${already}, and this run's price is not known in advance ` +
+			`(${price.why ?? 'no earlier run like it'})`
+		);
+	}
+	return `Max Credits per Execution (${cap}) reached: this run would cost ${price.credits} credits and ${already}`;
+}
+
+/** What to do about a refusal, with the bound the cap keeps. */
+export const CAP_ADVICE = `It was not submitted, so nothing was charged for it. Raise the cap, or split the batch. ${CAP_BOUND}`;

@@ -24,35 +24,63 @@ function fileOfPage(html: string): FormResult['file'] {
 	return { fileName: binary.fileName, type: binary.type, bytes };
 }
 
-export async function submitForm(
-	formUrl: string,
+/** Posts a form page's fields as the browser page does (multipart `field-0`, `field-1`, …); returns the answer. */
+export async function postFields(
+	url: string,
 	fields: Array<string | { fileName: string; type: string; bytes: Buffer }>,
-	timeoutMs = 120_000,
-): Promise<FormResult> {
+): Promise<string> {
 	const body = new FormData();
 	fields.forEach((value, i) =>
 		typeof value === 'string'
 			? body.append(`field-${i}`, value)
 			: body.append(`field-${i}`, new Blob([new Uint8Array(value.bytes)], { type: value.type }), value.fileName),
 	);
-	const posted = await fetch(formUrl, { method: 'POST', body });
+	const posted = await fetch(url, { method: 'POST', body });
 	const answer = await posted.text();
-	if (!posted.ok) throw new Error(`${formUrl}: HTTP ${posted.status} ${answer.slice(0, 500)}`);
+	if (!posted.ok) throw new Error(`${url}: HTTP ${posted.status} ${answer.slice(0, 500)}`);
+	return answer;
+}
+
+/** Posts a Form Trigger's fields; returns where the execution's pages are served. */
+export async function postForm(
+	formUrl: string,
+	fields: Array<string | { fileName: string; type: string; bytes: Buffer }>,
+): Promise<{ waitingUrl: URL; executionId: string }> {
+	const answer = await postFields(formUrl, fields);
 	const waitingUrl = new URL((JSON.parse(answer) as { formWaitingUrl: string }).formWaitingUrl);
-	const executionId = waitingUrl.pathname.split('/').pop()!;
-	const statusUrl = new URL(waitingUrl);
-	statusUrl.pathname += '/n8n-execution-status';
-	// The page polls this status until the execution is no longer running, then loads the result page.
+	return { waitingUrl, executionId: waitingUrl.pathname.split('/').pop()! };
+}
+
+/** Polls the execution's status as the page does until it is no longer running; returns that status. */
+export async function settledStatus(waitingUrl: URL, timeoutMs = 120_000): Promise<string> {
+	// After the query, as the page does: n8n 2.x reads a suffix behind the resume token ("signature=<token>/<suffix>").
+	const statusUrl = `${waitingUrl.href}/n8n-execution-status`;
 	let status = '';
 	for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
 		status = await (await fetch(statusUrl)).text();
 		if (!['new', 'running', 'null'].includes(status)) break;
 		await new Promise((r) => setTimeout(r, 500));
 	}
-	if (!['success', 'form-waiting', 'waiting'].includes(status))
-		throw new Error(`Execution ${executionId} ended as "${status}"`);
+	return status;
+}
+
+/** The page the execution serves now: a next form page, or its ending. */
+export async function pageOf(waitingUrl: URL): Promise<string> {
 	const page = await fetch(waitingUrl);
 	const html = await page.text();
 	if (!page.ok) throw new Error(`${waitingUrl.href}: HTTP ${page.status} ${html.slice(0, 500)}`);
+	return html;
+}
+
+export async function submitForm(
+	formUrl: string,
+	fields: Array<string | { fileName: string; type: string; bytes: Buffer }>,
+	timeoutMs = 120_000,
+): Promise<FormResult> {
+	const { waitingUrl, executionId } = await postForm(formUrl, fields);
+	const status = await settledStatus(waitingUrl, timeoutMs);
+	if (!['success', 'form-waiting', 'waiting'].includes(status))
+		throw new Error(`Execution ${executionId} ended as "${status}"`);
+	const html = await pageOf(waitingUrl);
 	return { executionId, html, file: fileOfPage(html) };
 }

@@ -1,10 +1,11 @@
 // App: the ready-made apps and their looks, and running a look on your photos.
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as estimateCost from './estimateCost.operation';
 import * as getMany from './getMany.operation';
 import * as runLook from './runLook.operation';
 
-export const operations = { getMany, runLook };
+export const operations = { estimateCost, getMany, runLook };
 
 export const description: INodeProperties[] = [
 	{
@@ -14,6 +15,14 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['app'] } },
 		options: [
+			{
+				name: 'Estimate Cost',
+				value: 'estimateCost',
+				action: 'Estimate the cost of app looks',
+				description:
+					'Free: price each look run before running it (same fields and checks as Run Look, nothing sent), with ' +
+					'the total, the credits left and whether they are enough',
+			},
 			{
 				name: 'Get Many',
 				value: 'getMany',
@@ -29,6 +38,7 @@ export const description: INodeProperties[] = [
 		],
 		default: 'runLook',
 	},
+	...estimateCost.description,
 	...getMany.description,
 	...runLook.description,
 ];

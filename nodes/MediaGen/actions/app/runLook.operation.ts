@@ -16,7 +16,8 @@ import type { FileSource, PreparedRun } from '../../run/preparedRun';
 import { readRunSettings } from '../../run/runSettings';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
-const properties: INodeProperties[] = [
+/** Run Look's fields; App → Estimate Cost shows the same ones, so an item is read and checked the same way. */
+export const runLookFields: INodeProperties[] = [
 	{
 		displayName: 'App Kind',
 		name: 'appKind',
@@ -110,7 +111,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['runLook'] } }, properties);
+export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['runLook'] } }, runLookFields);
 
 /** Whether a media type fits a slot's accept pattern ("image/*", "image/png,image/jpeg"). */
 export function acceptsType(accept: string, mime: string): boolean {
@@ -208,7 +209,8 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 	return fills;
 }
 
-async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
+/** Reads and checks one item's parameters; throws before any request that could spend credits. */
+export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
 	const slug = String(ctx.getNodeParameter('app', itemIndex, '', { extractValue: true }) ?? '').trim();
 	const lookId = String(ctx.getNodeParameter('look', itemIndex, '') ?? '').trim();
 	const app = findApp(ctx, await getApps(ctx, identity), slug, itemIndex);

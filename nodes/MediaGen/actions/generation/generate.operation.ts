@@ -46,7 +46,8 @@ function catalogueBox(
 	};
 }
 
-const properties: INodeProperties[] = [
+/** Generate's fields; Estimate Cost shows the same ones, so an item is read and checked the same way. */
+export const generateFields: INodeProperties[] = [
 	{
 		displayName: 'Kind',
 		name: 'kind',
@@ -244,7 +245,7 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['generation'], operation: ['generate'] } },
-	properties,
+	generateFields,
 );
 
 interface ItemFields {
@@ -298,7 +299,7 @@ function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
 }
 
 /** Reads and checks one item's parameters; throws before any request that could spend credits. */
-async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
+export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
 	const f = readItem(ctx, itemIndex);
 	if (!f.modelId) {
 		throw new NodeOperationError(ctx.getNode(), 'Model: no model selected', {

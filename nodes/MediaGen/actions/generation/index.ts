@@ -2,12 +2,13 @@
 // AI agent reads when n8n runs the node as a tool ("<action> in Media Generation"): it says what it costs and returns.
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as estimateCost from './estimateCost.operation';
 import * as generate from './generate.operation';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 import * as wait from './wait.operation';
 
-export const operations = { generate, get, getMany, wait };
+export const operations = { estimateCost, generate, get, getMany, wait };
 
 export const description: INodeProperties[] = [
 	{
@@ -17,6 +18,15 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['generation'] } },
 		options: [
+			{
+				name: 'Estimate Cost',
+				value: 'estimateCost',
+				// As an AI tool, n8n describes it to the agent as "<action> in Media Generation".
+				action: 'Estimate the credit cost without generating',
+				description:
+					'Free: price each run before generating (same fields and checks as Generate, nothing sent), with the ' +
+					'total, the credits left and whether they are enough',
+			},
 			{
 				name: 'Generate',
 				value: 'generate',
@@ -40,6 +50,7 @@ export const description: INodeProperties[] = [
 		],
 		default: 'generate',
 	},
+	...estimateCost.description,
 	...generate.description,
 	...get.description,
 	...getMany.description,

@@ -1,0 +1,160 @@
+// The one place that predicts what a run will cost, for the spending cap and for Generation → Estimate Cost.
+// The spec fixes a run's price at submission from its model, resolution, length and audio, so:
+//   1. options whose resolution, length and sound are the model's defaults cost the catalogue's price;
+//   2. otherwise the price is what this account was charged for the same model and those options, found in its
+//      run history (read once per execution, run/runHistory.ts) or among the runs this step already sent;
+//   3. otherwise it is unknown, and the price says why.
+// Talking-avatar runs are priced on the driving audio's real length, which only the service measures: they are
+// known only from an earlier run with the same audio address. Pure: no n8n, no HTTP.
+import type { CatalogueModel, RunRecord } from '../../shared/records';
+
+/** The options the spec names as setting the price (resolution, length, audio). */
+export const PRICE_OPTIONS = ['resolution', 'duration', 'audio'] as const;
+
+export type PriceBasis = 'catalogue default' | 'earlier run' | 'unknown';
+
+export interface Price {
+	/** Credits, or null when they cannot be known before the service accepts the run. */
+	credits: number | null;
+	basis: PriceBasis;
+	/** The earlier run the price comes from (basis 'earlier run'). */
+	runId?: string;
+	/** Why the price is unknown (basis 'unknown'). */
+	why?: string;
+}
+
+/** What a price depends on: the model, the options that would be sent, and the driving audio if any. */
+export interface PriceRequest {
+	model: CatalogueModel;
+	/** The options as they would be sent; options left at "Model Default" are simply absent. */
+	options: Record<string, unknown>;
+	/** Whether a driving audio file goes with the run. */
+	hasAudio?: boolean;
+	/** The audio's address when it is known before submission (a URL typed by the user); else undefined. */
+	audioUrl?: string;
+}
+
+/** The price-setting options as the service will use them: an option left out takes the model's default. */
+export function priceOptions(model: CatalogueModel, options: Record<string, unknown>): Record<string, unknown> {
+	const defaults = (model.defaults ?? {}) as Record<string, unknown>;
+	// Music is one price a run in every mode (spec "Songs"), so no option changes it.
+	if (model.kind === 'music') return {};
+	const effective: Record<string, unknown> = {};
+	for (const key of PRICE_OPTIONS) {
+		const value = options[key] ?? defaults[key];
+		if (value !== undefined && value !== null) effective[key] = value;
+	}
+	return effective;
+}
+
+function sameValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+	const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+	return [...keys].every((k) => String(a[k]) === String(b[k]));
+}
+
+/** Whether the options cost the catalogue's price: resolution, length and sound at the model's defaults. */
+export function isAtDefaults(model: CatalogueModel, options: Record<string, unknown>): boolean {
+	return sameValues(priceOptions(model, options), priceOptions(model, {}));
+}
+
+export function isTalkingAvatar(model: CatalogueModel): boolean {
+	return Array.isArray(model.inputs) && model.inputs.includes('audio');
+}
+
+/** The price-setting options in words, for a reason a person reads ("resolution 1080p, duration 10, audio true"). */
+export function describePriceOptions(model: CatalogueModel, options: Record<string, unknown>): string {
+	const effective = priceOptions(model, options);
+	const words = Object.entries(effective).map(([k, v]) => `${k} ${String(v)}`);
+	return words.length ? words.join(', ') : 'its default options';
+}
+
+/** A run this step knows the price of: from the history, or accepted in this execution. */
+interface KnownRun {
+	id: string;
+	model: string;
+	options: Record<string, unknown>;
+	cost: number;
+	audioUrl?: string;
+}
+
+export interface HistoryState {
+	/** The account's runs, newest first; undefined when the history was not read. */
+	runs?: RunRecord[];
+	/** Why the history was not read, or how much of it was (for reasons). */
+	note: string;
+}
+
+export class PriceBook {
+	/** Runs accepted in this execution, newest first: they count before the history. */
+	private readonly accepted: KnownRun[] = [];
+
+	constructor(
+		private readonly models: CatalogueModel[],
+		private readonly history: HistoryState,
+	) {}
+
+	/** The predicted price of one run. */
+	price(request: PriceRequest): Price {
+		const { model, options } = request;
+		const avatar = isTalkingAvatar(model) && request.hasAudio !== false;
+		if (avatar) {
+			const earlier = request.audioUrl
+				? this.accepted.find((r) => r.model === model.id && r.audioUrl === request.audioUrl && this.same(r, request))
+				: undefined;
+			if (earlier) return { credits: earlier.cost, basis: 'earlier run', runId: earlier.id };
+			return {
+				credits: null,
+				basis: 'unknown',
+				why:
+					`${model.name} is a talking-avatar model, priced on the driving audio's real length, which only the ` +
+					'service measures when the run is sent',
+			};
+		}
+		if (isAtDefaults(model, options)) {
+			return { credits: Number(model.credits_at_defaults) || 0, basis: 'catalogue default' };
+		}
+		const earlier = [...this.accepted, ...this.historyRuns()].find(
+			(r) => r.model === model.id && r.cost > 0 && this.same(r, request),
+		);
+		if (earlier) return { credits: earlier.cost, basis: 'earlier run', runId: earlier.id };
+		return {
+			credits: null,
+			basis: 'unknown',
+			why:
+				`this account has no earlier run of ${model.id} with ${describePriceOptions(model, options)}` +
+				` (${this.history.note})`,
+		};
+	}
+
+	/** Records a run the service accepted in this execution: later runs like it cost the same. */
+	learn(request: PriceRequest, run: { id: string; cost: number }, audioUrl?: string): void {
+		const cost = Number(run.cost);
+		if (!Number.isFinite(cost) || cost <= 0) return; // a free run says nothing of the price
+		this.accepted.unshift({ id: run.id, model: request.model.id, options: request.options, cost, audioUrl });
+	}
+
+	private same(run: KnownRun, request: PriceRequest): boolean {
+		const model = this.models.find((m) => m.id === run.model) ?? request.model;
+		return sameValues(priceOptions(model, run.options), priceOptions(request.model, request.options));
+	}
+
+	private historyRuns(): KnownRun[] {
+		// Talking-avatar runs in the history do not say which audio they had, so they price nothing.
+		const avatars = new Set(this.models.filter(isTalkingAvatar).map((m) => m.id));
+		return (this.history.runs ?? [])
+			.filter((r) => !avatars.has(r.model))
+			.map((r) => ({
+				id: r.id,
+				model: r.model,
+				options: (r.options ?? {}) as Record<string, unknown>,
+				cost: Number(r.cost) || 0,
+			}));
+	}
+}
+
+/** The basis as Estimate Cost shows it: "catalogue default", "this account's earlier run <id>", "unknown: …". */
+export function describeBasis(price: Price): string {
+	if (price.basis === 'catalogue default') return 'catalogue default';
+	if (price.basis === 'earlier run') return `this account's earlier run ${price.runId}`;
+	return `unknown: ${price.why}`;
+}
