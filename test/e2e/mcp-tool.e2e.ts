@@ -125,10 +125,10 @@ describe('Streamable HTTP', () => {
 		transcript.push('→ tools/list', `← ${JSON.stringify(tools)}`);
 		expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
 		const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-		expect(byName.Generate_Media.description).toBe(
-			'Generate an image or video or song for credits and return the run with its file links in Media Generation',
+		expect(byName.Generate_Media.description).toMatch(
+			/^Makes an image, video or song from a text prompt .* costs credits/,
 		);
-		expect(byName.Wait_for_Run.description).toMatch(/^Wait for a run to finish and return its file links/);
+		expect(byName.Wait_for_Run.description).toMatch(/^Waits for a Media Generation run started earlier/);
 		const schema = byName.Generate_Media.inputSchema as {
 			properties: Record<string, { type: string; description?: string }>;
 			required?: string[];

@@ -57,9 +57,9 @@ function parsed(answer: string): IDataObject[] {
 test('the tool lists a prompt field from $fromAI and a description that says what it costs and returns', async () => {
 	const [tool] = await mcpTools(generateTool({ additionalFields: { requestKey: FROM_AI_KEY } }));
 	expect(tool.name).toBe('Generate_Media');
-	expect(tool.description).toBe(
-		'Generate an image or video or song for credits and return the run with its file links in Media Generation',
-	);
+	// The node's own Description field for the tool variant, not n8n's "<action> in Media Generation".
+	expect(tool.description).toMatch(/^Makes an image, video or song from a text prompt .* costs credits/);
+	expect(tool.description).toMatch(/still going .* runId/);
 	const shape = (tool.schema as { shape: Record<string, { isOptional(): boolean }> }).shape;
 	expect(Object.keys(shape).sort()).toEqual(['prompt', 'requestKey']);
 	expect(shape.prompt.isOptional()).toBe(false);
@@ -223,4 +223,20 @@ test('Max Credits per Execution in MCP calls: with no execution, the calls of a 
 		/^Error: Max Credits per Execution is 5: these 1 runs would cost 5 credits .*\(5 already spent/,
 	);
 	expect(submissions().length).toBe(posts);
+});
+
+test('a model ID the agent guessed wrong: the answer lists the catalogue IDs with their prices, nothing sent', async () => {
+	const setup = generateTool({
+		model: { __rl: true, mode: 'id', value: "={{ $fromAI('model', 'A model ID', 'string') }}" },
+	});
+	const posts = submissions().length;
+	const spent = backend.charges();
+	const answer = await mcpCall(setup, { prompt: 'a cat', model: 'dall-e-3' });
+	expect(answer).toMatch(/Model: "dall-e-3" is not in the model catalogue/);
+	expect(answer).toMatch(/image model IDs \(price at their default options\): studio-image-v1 \(5 credits\), /);
+	expect(answer).not.toMatch(/studio-video-v1/);
+	expect(submissions().length).toBe(posts);
+	expect(backend.charges()).toBe(spent);
+	const [run] = parsed(await mcpCall(setup, { prompt: 'a cat', model: 'studio-image-v1' }));
+	expect(run).toMatchObject({ status: 'SUCCEEDED', model: 'studio-image-v1' });
 });

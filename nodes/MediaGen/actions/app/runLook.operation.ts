@@ -81,7 +81,7 @@ const properties: INodeProperties[] = [
 							'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 					},
 					{
-						displayName: 'Photo Fields (Binary)',
+						displayName: 'Photo Files',
 						name: 'binaryProperties',
 						type: 'string',
 						default: '',

@@ -14,7 +14,7 @@ import type { Identity } from '../../../shared/transport';
 import { prepareBinaryFile } from '../../files/upload';
 import { getModels, resolveModel } from '../../catalogue/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
-import { checkMediaUrls, checkRequest, checkSettings, describeLimits, freeTierModelIds } from '../../run/checkRequest';
+import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds, limitsHelp } from '../../run/checkRequest';
 import { readMaxCredits, splitList } from '../../../shared/fields';
 import { defaultRequestKey } from '../../run/requestKey';
 import { resolveOptions } from '../../run/resolveOptions';
@@ -160,15 +160,15 @@ const properties: INodeProperties[] = [
 			'nothing is sent and the model uses its default.',
 	},
 	{
-		displayName: 'Reference Images (Binary)',
+		displayName: 'Reference Image Files',
 		name: 'referenceImageProperties',
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. data, photo2',
 		displayOptions: { hide: { kind: ['music'] } },
 		description:
-			'Names of binary fields on the input item holding reference images (PNG, JPEG or WebP, up to 10 MB each), ' +
-			'separated by commas. They are uploaded first. Makes the run image-to-image or image-to-video. ' +
+			"Names of the input item's files holding reference images, as its Binary tab shows them (PNG, JPEG or " +
+			'WebP, up to 10 MB each), separated by commas. They are uploaded first. Makes the run image-to-image or image-to-video. ' +
 			'Leave empty for text only.',
 	},
 	{
@@ -328,8 +328,8 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 			freeModelIds: identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx, identity)) : undefined,
 		}),
 	);
-	// The model's limits are added to the message only when a problem is about the model.
-	const aboutModel = problems.length > 0;
+	// The model's limits are added to the message only when a problem is about one of them.
+	const limits = limitsHelp(model, options.tier, problems);
 	problems.push(
 		...checkSettings({
 			webhookUrl: text('webhookUrl') || undefined,
@@ -346,8 +346,7 @@ async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: nu
 			ctx.getNode(),
 			problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`,
 			{
-				description:
-					'Nothing was sent and nothing was charged.' + (aboutModel ? ` ${describeLimits(model, options.tier)}` : ''),
+				description: `Nothing was sent and nothing was charged.${limits}`,
 				itemIndex,
 			},
 		);
