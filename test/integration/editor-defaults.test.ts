@@ -164,7 +164,7 @@ describe('what the editor shows around the Options box', () => {
 		);
 		expect(fields).toEqual([]);
 		expect(emptyFieldsNotice).toContain(
-			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.',
+			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio File or Driving Audio URL.',
 		);
 		expect(emptyFieldsNotice).toContain('Prompt up to 1,000 characters · up to 1 reference image · no end frame.');
 		const { results } = await searchModels.call(ctx({ kind: 'video' }));

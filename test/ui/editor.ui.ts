@@ -323,8 +323,8 @@ describe('Generate, kind by kind', () => {
 		);
 		expect(await ed.cutLabels()).toEqual([]);
 		const offers = (await ed.collectionOffers()).join('\n');
-		expect(offers).toMatch(/Driving Audio \(Binary\)/);
-		expect(offers).toMatch(/End Frame \(Binary\)/);
+		expect(offers).toMatch(/Driving Audio File/);
+		expect(offers).toMatch(/End Frame File/);
 		await ed.shotPanel('video-options', 'model');
 		// Reopened, the Model box still shows the model's name, not its ID.
 		await ed.closeNode();
@@ -336,7 +336,7 @@ describe('Generate, kind by kind', () => {
 		await openGenerate(generate('video'));
 		await ed.pickFromList('Orchid Avatar');
 		expect(await ed.aboutText()).toContain(
-			'Needs driving audio: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.',
+			'Needs driving audio: add Additional Fields → Driving Audio File or Driving Audio URL.',
 		);
 	});
 

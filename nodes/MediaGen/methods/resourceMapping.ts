@@ -142,7 +142,7 @@ export function modelSummary(model: CatalogueModel, musicMode?: string): string 
 	lines.push(`${facts.join(' · ')}.`);
 	if (model.inputs?.includes('audio')) {
 		lines.push(
-			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio (Binary) or Driving Audio URL. ' +
+			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio File or Driving Audio URL. ' +
 				"The price follows the audio's length.",
 		);
 	}

@@ -87,7 +87,7 @@ const properties: INodeProperties[] = [
 						default: '',
 						placeholder: 'e.g. data',
 						description:
-							'Names of the input binary fields holding the photos (as the Binary tab shows them), separated by commas',
+							"Names of the input item's files holding the photos, as its Binary tab shows them, separated by commas",
 					},
 					{
 						displayName: 'URLs',

@@ -190,14 +190,15 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
-				displayName: 'Driving Audio (Binary)',
+				displayName: 'Driving Audio File',
 				name: 'audioProperty',
 				type: 'string',
 				default: '',
 				displayOptions: { hide: { '/kind': ['image', 'music'] } },
 				description:
-					'Talking-avatar video models only (About the Model says when a model needs it): the binary field ' +
-					'holding the voice (MP3, WAV or M4A, up to 50 MB). It is uploaded first; the price follows its real length.',
+					"Talking-avatar video models only (About the Model says when a model needs it): the name of the input item's " +
+					'file holding the voice, as its Binary tab shows it (MP3, WAV or M4A, up to 50 MB). It is uploaded first; ' +
+					'the price follows its real length.',
 			},
 			{
 				displayName: 'Driving Audio URL',
@@ -208,13 +209,14 @@ const properties: INodeProperties[] = [
 				description: 'Talking-avatar video models only: an audio address returned by File → Upload',
 			},
 			{
-				displayName: 'End Frame (Binary)',
+				displayName: 'End Frame File',
 				name: 'endFrameProperty',
 				type: 'string',
 				default: '',
 				displayOptions: { hide: { '/kind': ['image', 'music'] } },
 				description:
-					'Video models that support it (see About the Model): the binary field holding the image the clip should end on',
+					"Video models that support it: the name of the input item's file holding the image the clip should end on, " +
+					'as its Binary tab shows it',
 			},
 			{
 				displayName: 'End Frame URL',
