@@ -10,6 +10,7 @@ import { resources, router } from './actions/router';
 import { listSearch, loadOptions, resourceMapping } from './methods';
 import { resumeWebhook } from './pause/resumeWebhook';
 import { resumeWebhooks } from './pause/webhooks';
+import { toolDescriptionFields } from './tool/toolDescriptions';
 
 /** The canvas line under the node's name: what the step does, in words ("Generate image", "Upload file"). */
 const SUBTITLE =
@@ -45,6 +46,8 @@ export class MediaGen implements INodeType {
 		],
 		webhooks: resumeWebhooks,
 		properties: [
+			// The tool variant only: what an AI agent reads about the tool, first as in n8n's own tools.
+			...toolDescriptionFields,
 			{
 				displayName: 'Authentication',
 				name: 'authentication',

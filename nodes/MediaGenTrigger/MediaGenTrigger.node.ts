@@ -26,8 +26,9 @@ export class MediaGenTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"On " + ($parameter["outcomes"] || []).join(", ")}}',
-		description:
-			'Starts a workflow when an image, video or song run finishes (succeeded or failed), from signed deliveries',
+		// n8n's nodes panel shows one entry for the node and its trigger, headed by the trigger's description
+		// (editor-ui's generateMergedNodesAndActions): it says what the package does, generating first.
+		description: 'Generate images, videos and songs with AI, and start a workflow when a run finishes',
 		defaults: { name: 'Media Generation Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

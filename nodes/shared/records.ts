@@ -13,6 +13,14 @@ export function parseKind(value: unknown): MediaKind | undefined {
 	return (MEDIA_KINDS as readonly string[]).includes(kind) ? (kind as MediaKind) : undefined;
 }
 
+/** What a model of each kind makes, as a person says it: "makes images", "makes songs". */
+export const KIND_NOUNS: Readonly<Record<MediaKind, string>> = { image: 'images', video: 'videos', music: 'songs' };
+
+/** Kind as its dropdown shows it ("Image"). */
+export function kindLabel(kind: MediaKind): string {
+	return `${kind[0].toUpperCase()}${kind.slice(1)}`;
+}
+
 export interface RunOptions {
 	resolution?: string;
 	aspect?: string;

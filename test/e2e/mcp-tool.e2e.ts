@@ -125,10 +125,10 @@ describe('Streamable HTTP', () => {
 		transcript.push('→ tools/list', `← ${JSON.stringify(tools)}`);
 		expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
 		const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-		expect(byName.Generate_Media.description).toBe(
-			'Generate an image or video or song for credits and return the run with its file links in Media Generation',
+		expect(byName.Generate_Media.description).toMatch(
+			/^Makes an image, video or song from a text prompt .* costs credits/,
 		);
-		expect(byName.Wait_for_Run.description).toMatch(/^Wait for a run to finish and return its file links/);
+		expect(byName.Wait_for_Run.description).toMatch(/^Waits for a Media Generation run started earlier/);
 		const schema = byName.Generate_Media.inputSchema as {
 			properties: Record<string, { type: string; description?: string }>;
 			required?: string[];
@@ -170,13 +170,15 @@ describe('Streamable HTTP', () => {
 		expect(spent() - before).toBe(10);
 	});
 
-	test('a prompt over the limit: an error the agent can read, nothing charged', async () => {
+	test('a prompt over the limit: an answer the agent can read, nothing charged', async () => {
 		const before = spent();
 		const runs = sb.engine.runs.size;
 		const answer = await call(client, 'Generate_Media', { prompt: 'x'.repeat(2001) });
-		expect(answer.isError).toBe(true);
-		expect(answer.text).toMatch(/Prompt is 2001 characters long; Studio Image takes at most 2000\./);
-		expect(answer.text).toMatch(/nothing was charged/);
+		// Refused before sending: an answer the agent reads, as n8n's own tools answer their errors.
+		expect(answer.isError).toBe(false);
+		expect(answer.json![0].nothingCharged).toBe(true);
+		expect(String(answer.json![0].error)).toMatch(/^Prompt is 2001 characters long; Studio Image takes at most 2000\./);
+		expect(String(answer.json![0].error)).toMatch(/nothing was charged/);
 		expect(sb.engine.runs.size).toBe(runs);
 		expect(spent()).toBe(before);
 	});

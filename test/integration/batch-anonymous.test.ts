@@ -143,6 +143,9 @@ describe('anonymous free tier', () => {
 			credentials: backend.anonCredentials('anon-free-tier-02'),
 		});
 		expect(r.error?.message).toMatch(/not covered by the anonymous free tier/);
+		// The refusal is the only reason given: the model's prompt and image limits are not the problem.
+		expect(r.error?.description).toMatch(/nothing was charged/);
+		expect(r.error?.description).not.toMatch(/accepts:|reference images|characters/);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 	});
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { IDataObject, ResourceMapperField } from 'n8n-workflow';
 
 import { getModelOptionFields, getModelSummary, searchApps, searchModels } from '../../nodes/MediaGen/methods';
+import { NO_OPTIONS_NOTICE } from '../../nodes/MediaGen/methods/resourceMapping';
 import { loadOptionsContext, runNode } from '../helpers/engine';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
@@ -130,25 +131,31 @@ describe('what the editor shows around the Options box', () => {
 
 	test('a model typed By ID that is not in the catalogue is named, not "pick a model"', async () => {
 		const c = ctx({ kind: 'video', model: { __rl: true, mode: 'id', value: 'no-such-model' } });
-		const { emptyFieldsNotice } = await getModelOptionFields.call(c);
+		const { emptyFieldsNotice } = await getModelSummary.call(c);
 		expect(emptyFieldsNotice).toMatch(/^"no-such-model" is not a model in the catalogue\. .*lumora-motion-3/);
-		expect((await getModelSummary.call(c)).emptyFieldsNotice).toBe(emptyFieldsNotice);
+		expect((await getModelOptionFields.call(c)).emptyFieldsNotice).toBe(NO_OPTIONS_NOTICE);
 	});
 
-	test('a model of another kind is called out', async () => {
-		const { emptyFieldsNotice } = await getModelOptionFields.call(
-			ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'studio-image-v1' } }),
+	test('a model of another kind is called out once, by its name, in plural nouns', async () => {
+		const c = ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'studio-image-v1' } });
+		expect((await getModelSummary.call(c)).emptyFieldsNotice).toBe(
+			'Studio Image makes images, not videos: change Kind to Image, or pick a video model.',
 		);
-		expect(emptyFieldsNotice).toBe('Studio Image makes image, not video: change Kind to image, or pick a video model.');
+		// The Options box below points up instead of repeating it.
+		expect((await getModelOptionFields.call(c)).emptyFieldsNotice).toBe(NO_OPTIONS_NOTICE);
+		const music = ctx({ kind: 'image', model: { __rl: true, mode: 'list', value: 'cadence-song-v1' } });
+		expect((await getModelSummary.call(music)).emptyFieldsNotice).toBe(
+			'Cadence Song makes songs, not images: change Kind to Music, or pick an image model.',
+		);
 	});
 
 	test('a broken credential gives the reason in the box instead of failing the request', async () => {
 		const broken = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: 'sk_12' } };
-		const { fields, emptyFieldsNotice } = await getModelOptionFields.call(
-			ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'lumora-motion-3' } }, broken as never),
-		);
+		const c = ctx({ kind: 'video', model: { __rl: true, mode: 'list', value: 'lumora-motion-3' } }, broken as never);
+		const { fields, emptyFieldsNotice } = await getModelSummary.call(c);
 		expect(fields).toEqual([]);
 		expect(emptyFieldsNotice).toMatch(/^Could not read the catalogue: The API key does not have the expected shape/);
+		expect(await getModelOptionFields.call(c)).toEqual({ fields: [], emptyFieldsNotice: NO_OPTIONS_NOTICE });
 	});
 
 	test('About the Model says what a talking-avatar model needs', async () => {
@@ -157,7 +164,7 @@ describe('what the editor shows around the Options box', () => {
 		);
 		expect(fields).toEqual([]);
 		expect(emptyFieldsNotice).toContain(
-			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.',
+			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio File or Driving Audio URL.',
 		);
 		expect(emptyFieldsNotice).toContain('Prompt up to 1,000 characters · up to 1 reference image · no end frame.');
 		const { results } = await searchModels.call(ctx({ kind: 'video' }));
@@ -193,7 +200,7 @@ describe('Kind from an expression (one step for mixed kinds)', () => {
 			ctx({ kind, model: { __rl: true, mode: 'list', value: 'lumora-motion-3' } }),
 		);
 		expect(video.fields.length).toBeGreaterThan(0);
-		const none = await getModelOptionFields.call(ctx({ kind, model: { __rl: true, mode: 'list', value: '' } }));
+		const none = await getModelSummary.call(ctx({ kind, model: { __rl: true, mode: 'list', value: '' } }));
 		expect(none.emptyFieldsNotice).toBe('Pick a model above: what it accepts appears here.');
 	});
 });

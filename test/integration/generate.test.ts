@@ -203,7 +203,7 @@ describe('bad input is refused before any credit is spent, naming the field', ()
 			{ kind: 'image', model: 'studio-image-v1', prompt: 'p', additionalFields: { requestKey: 'k'.repeat(121) } },
 			/Request Key is 121 characters long; the limit is 120/,
 		],
-		['a model of another kind', { kind: 'video', model: 'studio-image-v1', prompt: 'p' }, /makes image, not video/],
+		['a model of another kind', { kind: 'video', model: 'studio-image-v1', prompt: 'p' }, /makes images, not videos/],
 		[
 			'an unknown model',
 			{ kind: 'image', model: 'no-such-model', prompt: 'p' },

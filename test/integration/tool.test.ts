@@ -2,7 +2,8 @@
 // The node as an AI tool, through n8n-core's own tool code (test/helpers/toolHost.ts) against the sandbox:
 // every call without a Request Key makes its own run (MCP-like calls with no execution, and several calls
 // inside one agent execution), a key passed by the caller brings its run back, n8n's Retry On Fail keeps the
-// call's key, the answer is compact JSON with no file downloaded, errors say what to change and charge nothing,
+// call's key, the answer is compact JSON with no file downloaded, a call refused before sending is an answer that
+// says what to change (n8n's agents read an answer, not always an error) and charges nothing,
 // pause mode cannot be chosen, a run longer than the call's time limit comes back as its run ID, and Max Credits per
 // Execution is shared by the calls of a tool node when there is no execution.
 import type { IDataObject } from 'n8n-workflow';
@@ -46,6 +47,13 @@ const keysSince = (count: number) =>
 		.slice(count)
 		.map((e) => String((e.body as IDataObject).requestKey));
 
+/** A call refused before anything was sent: an answer the agent reads (not a thrown error), and its text. */
+function refusal(answer: string): string {
+	const [first] = parsed(answer);
+	expect(first.nothingCharged).toBe(true);
+	return String(first.error);
+}
+
 function parsed(answer: string): IDataObject[] {
 	try {
 		return JSON.parse(answer) as IDataObject[];
@@ -57,9 +65,9 @@ function parsed(answer: string): IDataObject[] {
 test('the tool lists a prompt field from $fromAI and a description that says what it costs and returns', async () => {
 	const [tool] = await mcpTools(generateTool({ additionalFields: { requestKey: FROM_AI_KEY } }));
 	expect(tool.name).toBe('Generate_Media');
-	expect(tool.description).toBe(
-		'Generate an image or video or song for credits and return the run with its file links in Media Generation',
-	);
+	// The node's own Description field for the tool variant, not n8n's "<action> in Media Generation".
+	expect(tool.description).toMatch(/^Makes an image, video or song from a text prompt .* costs credits/);
+	expect(tool.description).toMatch(/still going .* runId/);
 	const shape = (tool.schema as { shape: Record<string, { isOptional(): boolean }> }).shape;
 	expect(Object.keys(shape).sort()).toEqual(['prompt', 'requestKey']);
 	expect(shape.prompt.isOptional()).toBe(false);
@@ -136,12 +144,11 @@ test('a normal execution keeps its key: instance, execution, node, loop pass and
 	]);
 });
 
-test('a prompt over the limit: a short error naming the limit, nothing sent or charged', async () => {
+test('a prompt over the limit: an answer (not an error) naming the limit, nothing sent or charged', async () => {
 	const spent = backend.charges();
 	const posts = submissions().length;
 	const answer = await mcpCall(generateTool(), { prompt: 'x'.repeat(2001) });
-	expect(answer).toMatch(/^Error: Prompt is 2001 characters long; .* takes at most 2000\./);
-	expect(answer).toMatch(/nothing was charged/);
+	expect(refusal(answer)).toMatch(/^Prompt is 2001 characters long; .* takes at most 2000\.\n.*nothing was charged/);
 	expect(submissions().length).toBe(posts);
 	expect(backend.charges()).toBe(spent);
 });
@@ -151,8 +158,8 @@ test("a value outside the model's list: the error gives the allowed values, noth
 	const setup = generateTool({ modelOptions: { mappingMode: 'defineBelow', value: { aspect } } });
 	const posts = submissions().length;
 	const answer = await mcpCall(setup, { prompt: 'a wide field', aspect: '5:1' });
-	expect(answer).toMatch(/^Error: Aspect Ratio \(aspect\) "5:1" is not allowed for Studio Image\. Allowed values: /);
-	expect(answer).toContain('16:9');
+	expect(refusal(answer)).toMatch(/^Aspect Ratio \(aspect\) "5:1" is not allowed for Studio Image\. Allowed values: /);
+	expect(refusal(answer)).toContain('16:9');
 	expect(submissions().length).toBe(posts);
 	const [ok] = parsed(await mcpCall(setup, { prompt: 'a wide field', aspect: '16:9' }));
 	expect(ok.status).toBe('SUCCEEDED');
@@ -219,6 +226,26 @@ test('Max Credits per Execution in MCP calls: with no execution, the calls of a 
 	expect(first.status).toBe('SUCCEEDED');
 	const posts = submissions().length;
 	const second = await mcpCall(setup, { prompt: 'another capped picture' });
-	expect(second).toMatch(/^Error: Max Credits per Execution is 5: this run would cost 5 credits .*\(5 already spent/);
+	expect(refusal(second)).toMatch(
+		/^Max Credits per Execution is 5: this run would cost 5 credits .*\(5 already spent/,
+	);
 	expect(submissions().length).toBe(posts);
+});
+
+test('a model ID the agent guessed wrong: the answer lists the catalogue IDs with their prices, nothing sent', async () => {
+	const setup = generateTool({
+		model: { __rl: true, mode: 'id', value: "={{ $fromAI('model', 'A model ID', 'string') }}" },
+	});
+	const posts = submissions().length;
+	const spent = backend.charges();
+	const answer = await mcpCall(setup, { prompt: 'a cat', model: 'dall-e-3' });
+	expect(refusal(answer)).toMatch(/^Model: "dall-e-3" is not in the model catalogue\n/);
+	expect(refusal(answer)).toMatch(
+		/image model IDs \(price at their default options\): studio-image-v1 \(5 credits\), /,
+	);
+	expect(answer).not.toMatch(/studio-video-v1/);
+	expect(submissions().length).toBe(posts);
+	expect(backend.charges()).toBe(spent);
+	const [run] = parsed(await mcpCall(setup, { prompt: 'a cat', model: 'studio-image-v1' }));
+	expect(run).toMatchObject({ status: 'SUCCEEDED', model: 'studio-image-v1' });
 });

@@ -206,7 +206,11 @@ const cases: Case[] = [
 		gen('image', 'studio-image-v1', 'p', { additionalFields: { requestKey: 'k'.repeat(121) } }),
 		/Request Key is 121 characters long; the limit is 120/,
 	],
-	['a model of another kind', gen('video', 'studio-image-v1', 'p'), /Model: "studio-image-v1" makes image, not video/],
+	[
+		'a model of another kind',
+		gen('video', 'studio-image-v1', 'p'),
+		/Model: "studio-image-v1" \(Studio Image\) makes images, not videos/,
+	],
 	['an unknown model', gen('image', 'no-such-model', 'p'), /Model: "no-such-model" is not in the model catalogue/],
 	['no model', gen('image', '', 'p'), /Parameter "Model" is required/],
 	[
@@ -299,7 +303,7 @@ const cases: Case[] = [
 	[
 		'upload: a type the service does not accept',
 		{ resource: 'file', operation: 'upload', binaryPropertyName: 'd' },
-		/Input Binary Property: the file in "d" is application\/zip.*PNG, JPEG, WebP, MP4, MOV, MP3, WAV, M4A/,
+		/File to Upload: the file in "d" is application\/zip.*PNG, JPEG, WebP, MP4, MOV, MP3, WAV, M4A/,
 		{ items: () => [{ json: {}, binary: { d: bin('application/zip', Buffer.from('PK'), 'a.zip') } }] },
 	],
 	[

@@ -177,7 +177,15 @@ export class Editor {
 		if (search !== undefined) await this.page.locator('input[data-test-id="rlc-search"]:visible').fill(search);
 		const items = this.page.locator('[data-test-id="rlc-item"]');
 		await this.settle(600);
-		if ((await items.count()) === 0) return [];
+		// The first opening of a list waits for the catalogue: give it time on a busy machine.
+		if (
+			(await this.until(
+				() => items.count(),
+				(n) => n > 0,
+				10_000,
+			)) === 0
+		)
+			return [];
 		return (await items.allInnerTexts()).map((t) => t.trim());
 	}
 

@@ -17,6 +17,7 @@ let rest: EditorSession['rest'];
 
 const API_CREDENTIAL = { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } };
 const NODE = `${CUSTOM_PREFIX}mediaGen`;
+const NO_OPTIONS = 'No options to show yet: About the Model above says why.';
 
 beforeAll(async () => {
 	session = await openEditorSession();
@@ -102,7 +103,20 @@ describe('npm run dev', () => {
 });
 
 describe('from an empty canvas: finding and adding the nodes', () => {
-	const SEARCHES = ['Media Generation', 'image', 'song', 'text to image'];
+	// What a person looking for an image or video generator types; n8n matches the whole query in order against
+	// the name or one search alias (the package's codex).
+	const SEARCHES = [
+		'Media Generation',
+		'image',
+		'song',
+		'text to image',
+		'generate image',
+		'image generation',
+		'AI image',
+		'text to video',
+	];
+	// The one entry for the node and its trigger is headed by the trigger's description: it says what the package does.
+	const WHAT_IT_DOES = 'Generate images, videos and songs with AI, and start a workflow when a run finishes';
 
 	test.each(SEARCHES)(
 		'the first-step panel finds "Media Generation" by "%s", describing what it does',
@@ -110,8 +124,9 @@ describe('from an empty canvas: finding and adding the nodes', () => {
 			await ed.newWorkflow();
 			await page.locator('[data-test-id="canvas-add-button"]').click();
 			const description = await ed.searchNodes(query, 'Media Generation');
-			expect(description).toMatch(/image, video or song/);
-			if (query === 'image') await ed.shot('nodes-panel-search', page.locator('[data-test-id="node-creator"]'));
+			expect(description).toBe(WHAT_IT_DOES);
+			if (query === 'generate image')
+				await ed.shot('nodes-panel-search', page.locator('[data-test-id="node-creator"]'));
 		},
 	);
 
@@ -135,29 +150,28 @@ describe('from an empty canvas: finding and adding the nodes', () => {
 		await page.locator('[data-test-id="canvas-node"]').first().waitFor();
 		await page.keyboard.press('Escape');
 		await page.locator('[data-test-id="canvas-handle-plus"]').first().click();
-		for (const query of ['image', 'video', 'song']) {
-			expect(await ed.searchNodes(query, 'Media Generation')).toMatch(/image, video or song/);
+		for (const query of ['image', 'video', 'song', 'generate image']) {
+			expect(await ed.searchNodes(query, 'Media Generation')).toBe(WHAT_IT_DOES);
 		}
 		await ed.clickNodesPanelEntry('Media Generation');
 		const actions = page.locator('[data-test-id="node-creator"]');
-		await actions.getByText('Generate an image or video or song').waitFor();
+		await actions.getByText('Generate media', { exact: true }).waitFor();
 		const listed = await actions.innerText();
-		for (const action of [
-			'Upload a file',
-			'Run an app look',
-			'Get a run',
-			'Wait for a run to finish',
-			'Get the account',
-		])
+		for (const action of ['Upload a file', 'Run an app look', 'Get a run', 'Wait for a run', 'Get the account'])
 			expect(listed).toContain(action);
 		await ed.shot('nodes-panel-actions', actions);
-		await actions.getByText('Generate an image or video or song').click();
+		await actions.getByText('Generate media', { exact: true }).click();
 		await ed.parameters.waitFor();
 		await ed.settle();
 		const labels = await ed.fieldOrder();
 		expect(labels.slice(0, 3)).toEqual(['Credential', 'Resource', 'Operation']);
 		expect(labels).toEqual(expect.arrayContaining(['Kind', 'Model', 'Prompt', 'Wait for Completion', 'Waiting']));
+		// n8n names a new node after its action: short, on the canvas, the panel title and in error messages.
+		await expect(ed.ndv.getByText('Generate media', { exact: true }).count()).resolves.toBeGreaterThan(0);
 		await ed.closeNode();
+		const names = await page.locator('[data-test-id="canvas-node"]').allInnerTexts();
+		const generateNode = names.find((text) => text.includes('Generate media'));
+		expect(generateNode?.split('\n')[0].trim()).toBe('Generate media');
 	});
 });
 
@@ -233,7 +247,9 @@ describe('Generate, kind by kind', () => {
 
 	test("image: the model list shows names with prices and is searchable; the options are the model's, each at its default", async () => {
 		await openGenerate(generate('image'));
+		// Said once: About the Model asks for a model; the Options box below only points up to it.
 		expect(await ed.aboutText()).toBe('Pick an image model above: what it accepts appears here.');
+		expect(await ed.optionsText()).toBe(NO_OPTIONS);
 		const list = await ed.locatorList();
 		expect(list).toHaveLength(14);
 		for (const entry of list) expect(entry).toMatch(/^.+ \(.+\) · \d+ credits?/);
@@ -271,10 +287,10 @@ describe('Generate, kind by kind', () => {
 		expect(offers).toMatch(/Negative Prompt/);
 	});
 
-	test('Kind → Video: the boxes say the image model does not fit; a video model brings its options, Sound at its default', async () => {
+	test('Kind → Video: one notice says the image model does not fit, by its name; a video model brings its options, Sound at its default', async () => {
 		await openGenerate(generate('image', 'studio-image-v1'));
 		await ed.pick('kind', 'Video');
-		const mismatch = 'Studio Image makes image, not video: change Kind to image, or pick a video model.';
+		const mismatch = 'Studio Image makes images, not videos: change Kind to Image, or pick a video model.';
 		expect(
 			await ed.until(
 				() => ed.aboutText(),
@@ -284,9 +300,10 @@ describe('Generate, kind by kind', () => {
 		expect(
 			await ed.until(
 				() => ed.optionsText(),
-				(t) => t === mismatch,
+				(t) => t === NO_OPTIONS,
 			),
-		).toBe(mismatch);
+		).toBe(NO_OPTIONS);
+		expect((await ed.parameters.innerText()).split(mismatch)).toHaveLength(2);
 		const list = await ed.locatorList();
 		expect(list).toHaveLength(15);
 		expect(list).toContain('Orchid Avatar (Orchid) · 185 credits, needs driving audio');
@@ -306,16 +323,20 @@ describe('Generate, kind by kind', () => {
 		);
 		expect(await ed.cutLabels()).toEqual([]);
 		const offers = (await ed.collectionOffers()).join('\n');
-		expect(offers).toMatch(/Driving Audio \(Binary\)/);
-		expect(offers).toMatch(/End Frame \(Binary\)/);
+		expect(offers).toMatch(/Driving Audio File/);
+		expect(offers).toMatch(/End Frame File/);
 		await ed.shotPanel('video-options', 'model');
+		// Reopened, the Model box still shows the model's name, not its ID.
+		await ed.closeNode();
+		await ed.openNode('Generate');
+		expect(await ed.valueOf('model')).toMatch(/^Lumora Motion 3 \(Lumora\)/);
 	});
 
 	test('a talking-avatar model says it needs driving audio', async () => {
 		await openGenerate(generate('video'));
 		await ed.pickFromList('Orchid Avatar');
 		expect(await ed.aboutText()).toContain(
-			'Needs driving audio: add Additional Fields → Driving Audio (Binary) or Driving Audio URL.',
+			'Needs driving audio: add Additional Fields → Driving Audio File or Driving Audio URL.',
 		);
 	});
 
@@ -342,7 +363,7 @@ describe('Generate, kind by kind', () => {
 		expect(await ed.options(1)).toEqual(['Song Title (≤ 80 chars)']);
 	});
 
-	test('a model typed By ID that does not exist is named in both boxes', async () => {
+	test('a model typed By ID that does not exist is named once, in About the Model', async () => {
 		await openGenerate(generate('video'));
 		await ed.parameters.locator('[data-test-id="rlc-mode-selector"]').click();
 		await page.locator('.el-select-dropdown__item:visible').filter({ hasText: 'By ID' }).click();
@@ -352,7 +373,7 @@ describe('Generate, kind by kind', () => {
 		expect(await ed.aboutText()).toMatch(
 			/^"no-such-model" is not a model in the catalogue\. Pick one from the list, or use one of these video model IDs: /,
 		);
-		expect(await ed.optionsText()).toBe(await ed.aboutText());
+		expect(await ed.optionsText()).toBe(NO_OPTIONS);
 		await ed.closeNode();
 	});
 });

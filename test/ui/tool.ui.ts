@@ -1,7 +1,7 @@
 // The node as an AI tool in the editor (`npm run dev`, real n8n 2.40.7, Debian's chromium): example 07, an MCP
 // Server Trigger with our Generate, Wait and Get tools, shows on the canvas with the tools attached; the tool's
-// panel has the prompt from the model and no Waiting mode (pause mode is hidden on the tool variant), and says
-// that it answers with file URLs instead of downloading.
+// panel has the prompt from the model and no Waiting mode (pause mode is hidden on the tool variant), says
+// that it answers with file URLs instead of downloading, and shows the Description the agent reads.
 // Writes docs/screenshots/mcp-tools-workflow.png and mcp-tool-panel.png (the README shows them).
 import type { Page } from 'playwright-core';
 
@@ -57,6 +57,10 @@ test("the tool's panel: the prompt from the model, no Waiting mode, URLs instead
 	expect(labels).not.toContain('Download Outputs');
 	expect(text).not.toContain('Poll (Keep the Execution Running)');
 	expect(text).toContain("As a tool, this node answers with each file's URL and downloads nothing");
+	// What the agent reads about the tool: the operation's own Description, not "Generate media in Media Generation".
+	expect(labels).toContain('Description');
+	const description = await ed.param('toolDescription').locator('textarea').first().inputValue();
+	expect(description).toMatch(/^Makes an image, video or song from a text prompt/);
 	await ed.shotPanel('mcp-tool-panel', 'prompt');
 	await ed.closeNode();
 });

@@ -123,3 +123,37 @@ describe('the canvas line under the node name', () => {
 		expect(subtitleOf(parameters)).toBe(expected);
 	});
 });
+
+describe('words a no-code user reads', () => {
+	/** Every field and nested option of the node, with its display name and text. */
+	function allFields(props: INodeProperties[] = description.properties): INodeProperties[] {
+		return props.flatMap((p) => {
+			const nested = (p.options ?? []).flatMap((o) =>
+				'values' in o ? allFields(o.values as INodeProperties[]) : 'type' in o ? allFields([o as INodeProperties]) : [],
+			);
+			return [p, ...nested];
+		});
+	}
+
+	test('labels name what a person sees, not binary properties', () => {
+		const labels = allFields().map((p) => p.displayName);
+		for (const label of labels) expect(label).not.toMatch(/\(Binary\)$|Binary Property/);
+		expect(labels).toEqual(expect.arrayContaining(['File to Upload', 'Photo Files', 'Reference Image Files']));
+	});
+
+	test('the Pause notice names no setting of n8n and no JSON field; Time Limit shows whole minutes plainly', () => {
+		const pause = description.properties.find((p) => p.name === 'pauseNotice')!;
+		expect(pause.displayName).not.toMatch(/WEBHOOK_URL|timedOut|"true"|set to true/);
+		const timeLimit = allFields().find((p) => p.name === 'timeoutMinutes')!;
+		// n8n shows a number with numberPrecision 2 as "0.00" and "1.00".
+		expect(timeLimit.typeOptions?.numberPrecision).toBeUndefined();
+	});
+
+	test('action names are short, as n8n names a new node after them', () => {
+		const actions = description.properties
+			.filter((p) => p.name === 'operation')
+			.flatMap((p) => (p.options ?? []).map((o) => String((o as { action?: string }).action)));
+		expect(actions).toContain('Generate media');
+		for (const action of actions) expect(action.length).toBeLessThanOrEqual(30);
+	});
+});

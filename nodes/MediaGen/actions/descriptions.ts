@@ -89,7 +89,8 @@ export const waitingOptions: INodeProperties[] = [
 		displayName: 'Time Limit (Minutes)',
 		name: 'timeoutMinutes',
 		type: 'number',
-		typeOptions: { minValue: 0, numberPrecision: 2 },
+		// No fixed precision: the box then shows 0 and 1 rather than 0.00 and 1.00; decimals still work (0.5).
+		typeOptions: { minValue: 0 },
 		default: 0,
 		description:
 			'How long to wait before giving up (the run keeps going on the service). 0 uses the suggested limit: 3 minutes ' +
@@ -188,10 +189,10 @@ export const runSettingsFields: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"Pause mode: the service must be able to reach this n8n over https at a public address (n8n's WEBHOOK_URL " +
-			"setting). Select a Webhook Signing Secret credential holding your account's signing secret (account " +
-			'settings → Webhooks): the service signs the calls back to this execution with it. Runs not finished within ' +
-			'the time limit come out with "timedOut" set to true and their run ID, so an IF node can send them to ' +
+			'Pause mode: the service must be able to reach this n8n from the internet, at a public https address (whoever ' +
+			"runs your n8n sets it up). Select a Webhook Signing Secret credential holding your account's signing secret " +
+			'(account settings → Webhooks): the service signs the calls back to this execution with it. Runs not finished ' +
+			'within the time limit come out marked as timed out, with their run ID, so an IF node can send them on to ' +
 			'Generation → Wait.',
 		name: 'pauseNotice',
 		type: 'notice',

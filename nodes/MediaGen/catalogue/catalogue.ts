@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, type ApiContext, type Identity, getIdentity } from '../../shared/transport';
 import { listProblem } from '../../shared/answers';
-import type { CatalogueApp, CatalogueModel, MediaKind } from '../../shared/records';
+import { KIND_NOUNS, kindLabel, type CatalogueApp, type CatalogueModel, type MediaKind } from '../../shared/records';
 
 const MODEL_TTL_MS = 5 * 60_000;
 const APP_TTL_MS = 60 * 60_000;
@@ -74,15 +74,21 @@ export function findModel(
 ): CatalogueModel {
 	const model = models.find((m) => m.id === modelId);
 	if (!model) {
-		const ids = models.filter((m) => !kind || m.kind === kind).map((m) => m.id);
+		// With the price beside each ID: an AI agent choosing the model reads this and can call again.
+		const ids = models
+			.filter((m) => !kind || m.kind === kind)
+			.map((m) => `${m.id} (${kind ? '' : `${m.kind}, `}${m.credits_at_defaults} credits)`);
 		throw new NodeOperationError(ctx.getNode(), `Model: "${modelId}" is not in the model catalogue`, {
-			description: `Pick a model from the list, or use one of these ${kind ?? ''} model IDs: ${ids.join(', ')}.`,
+			description:
+				`Pick a model from the list, or use one of these ${kind ? `${kind} ` : ''}model IDs (price at ` +
+				`their default options): ${ids.join(', ')}.`,
 			itemIndex,
 		});
 	}
 	if (kind && model.kind !== kind) {
-		throw new NodeOperationError(ctx.getNode(), `Model: "${modelId}" makes ${model.kind}, not ${kind}`, {
-			description: `Change Kind to ${model.kind}, or pick a ${kind} model.`,
+		const makes = `makes ${KIND_NOUNS[model.kind]}, not ${KIND_NOUNS[kind]}`;
+		throw new NodeOperationError(ctx.getNode(), `Model: "${modelId}" (${model.name}) ${makes}`, {
+			description: `Change Kind to ${kindLabel(model.kind)}, or pick ${kind === 'image' ? 'an' : 'a'} ${kind} model.`,
 			itemIndex,
 		});
 	}

@@ -3,7 +3,14 @@
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { getApps, getModels } from '../catalogue/catalogue';
-import { parseKind, type CatalogueApp, type CatalogueModel, type MediaKind } from '../../shared/records';
+import {
+	KIND_NOUNS,
+	kindLabel,
+	parseKind,
+	type CatalogueApp,
+	type CatalogueModel,
+	type MediaKind,
+} from '../../shared/records';
 
 export function readParameter(ctx: ILoadOptionsFunctions, name: string, extractValue = false): string {
 	try {
@@ -49,7 +56,9 @@ export async function findModelFor(
 	}
 	if (kind && model.kind !== kind) {
 		return {
-			problem: `${model.name} makes ${model.kind}, not ${kind}: change Kind to ${model.kind}, or pick a ${kind} model.`,
+			problem:
+				`${model.name} makes ${KIND_NOUNS[model.kind]}, not ${KIND_NOUNS[kind]}: change Kind to ` +
+				`${kindLabel(model.kind)}, or pick ${wanted}.`,
 		};
 	}
 	return { model, musicMode: readParameter(ctx, 'musicMode') || undefined };

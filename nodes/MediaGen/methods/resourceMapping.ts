@@ -93,16 +93,23 @@ export function optionFieldsFor(model: CatalogueModel, musicMode?: string): Reso
 	return fields;
 }
 
+/**
+ * The Options box when there is no model to show options of. About the Model, just above, says why (no model
+ * yet, another kind, an unknown ID, an unreadable catalogue): said twice, the same sentence read as two problems.
+ * Never blank: n8n's editor keeps the box's previous notice when a new one is empty.
+ */
+export const NO_OPTIONS_NOTICE = 'No options to show yet: About the Model above says why.';
+
 export async function getModelOptionFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	try {
 		const found = await findModelFor(this);
-		if ('problem' in found) return { fields: [], emptyFieldsNotice: found.problem };
+		if ('problem' in found) return { fields: [], emptyFieldsNotice: NO_OPTIONS_NOTICE };
 		const { model, musicMode } = found;
 		const fields = optionFieldsFor(model, musicMode);
 		return { fields, emptyFieldsNotice: `${model.name} has no options to set: it always uses its defaults.` };
-	} catch (error) {
-		// A broken credential or an unreachable service: say so in the box instead of failing the request.
-		return { fields: [], emptyFieldsNotice: describeLoadProblem(error) };
+	} catch {
+		// A broken credential or an unreachable service: About the Model gives the reason.
+		return { fields: [], emptyFieldsNotice: NO_OPTIONS_NOTICE };
 	}
 }
 
@@ -127,13 +134,15 @@ export function modelSummary(model: CatalogueModel, musicMode?: string): string 
 		facts.push(`Prompt up to ${count(model.prompt_max_chars, 'character')}`);
 		const images = model.reference_images_max;
 		facts.push(images > 0 ? `up to ${count(images, 'reference image')}` : 'text only: no reference images');
-		if (model.kind === 'video') facts.push(model.end_frame ? 'takes an end frame' : 'no end frame');
-		if (model.negative_prompt) facts.push('takes a negative prompt');
+		// Not fields of the spec's model record: said only when the catalogue gives them (unknown is not "no").
+		if (model.kind === 'video' && model.end_frame !== undefined)
+			facts.push(model.end_frame ? 'takes an end frame' : 'no end frame');
+		if (model.negative_prompt === true) facts.push('takes a negative prompt');
 	}
 	lines.push(`${facts.join(' · ')}.`);
 	if (model.inputs?.includes('audio')) {
 		lines.push(
-			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio (Binary) or Driving Audio URL. ' +
+			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio File or Driving Audio URL. ' +
 				"The price follows the audio's length.",
 		);
 	}

@@ -108,6 +108,15 @@ export function describeLimits(model: CatalogueModel, musicMode?: string): strin
 	);
 }
 
+/**
+ * The model's limits for a refused request's description, only when a problem is about a limit (the prompt's
+ * length, the number of reference images): beside a free-tier refusal they would read as a second, unrelated reason.
+ */
+export function limitsHelp(model: CatalogueModel, musicMode: string | undefined, problems: string[]): string {
+	const aboutLimits = problems.some((p) => /^(Prompt is \d|Reference Images: \d)/.test(p));
+	return aboutLimits ? ` ${describeLimits(model, musicMode)}` : '';
+}
+
 /** The models the anonymous free tier covers (free house image engines), by id. */
 export function freeTierModelIds(models: CatalogueModel[]): string[] {
 	return models.filter((m) => m.free_tier && m.kind === 'image').map((m) => m.id);

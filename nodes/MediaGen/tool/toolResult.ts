@@ -65,6 +65,32 @@ async function creditsLeft(ctx: IExecuteFunctions, identity: Identity): Promise<
 }
 
 /**
+ * An error whose message also carries its description (what to do, the allowed values, the model IDs). n8n's AI
+ * Agent (v3) hands a failed tool's message alone to the model; MCP clients get "Details:" added only when the
+ * message lacks it.
+ */
+function withDescription(error: unknown): unknown {
+	const e = error as { message?: unknown; description?: unknown };
+	if (typeof e?.message !== 'string' || typeof e.description !== 'string') return error;
+	const description = e.description.trim();
+	if (description && !e.message.includes(description)) e.message = `${e.message}\n${description}`;
+	return error;
+}
+
+/**
+ * A call the node refused before sending anything (no request key, no run: a check of the arguments) as an
+ * answer the agent reads, as n8n's own HTTP Request tool answers its errors. Thrown, it would reach the model
+ * as an empty text (n8n's AI Agent v2, through LangChain's AgentExecutor) or end the execution (n8n 1.x's Agent
+ * v3). Undefined for every other error: those stay errors, so n8n's Retry On Fail still applies to them.
+ */
+export function refusalResult(error: unknown): IDataObject | undefined {
+	const details = runDetailsOf(error);
+	const message = (error as { message?: unknown })?.message;
+	if (details.runId || details.requestKey || typeof message !== 'string') return undefined;
+	return { error: String((withDescription(error) as { message: string }).message), nothingCharged: true };
+}
+
+/**
  * Runs the operation for a tool call and shapes its items. `startsRuns`: Generate and Run Look, whose answer
  * also says how many credits are left (one GET /me).
  */
@@ -78,8 +104,10 @@ export async function answerToolCall(
 	try {
 		items = await run();
 	} catch (error) {
+		const refusal = refusalResult(error);
 		const still = stillRunningResult(error);
-		if (!still) return await Promise.reject(error); // the operation's own NodeApiError / NodeOperationError
+		if (refusal) return [{ json: refusal, pairedItem: { item: 0 } }];
+		if (!still) return await Promise.reject(withDescription(error)); // the operation's own error, whole
 		items = [{ json: still, pairedItem: { item: 0 } }];
 	}
 	const shaped = items.map((item) => ({

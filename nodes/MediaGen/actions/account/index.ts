@@ -16,8 +16,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get',
 				value: 'get',
-				action: 'Get the account and its credits left',
-				description: 'Credits left, tier, concurrency',
+				action: 'Get the account',
+				description: 'Credits left, tier and how many runs can go at once',
 			},
 		],
 		default: 'get',

@@ -32,8 +32,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Run Look',
 				value: 'runLook',
-				action: 'Run an app look on your photos for credits and return the run with its file links',
-				description: 'Run a preset look of an app on your photos',
+				action: 'Run an app look',
+				description: 'Run a preset look of an app on your photos (costs credits) and return the files',
 			},
 		],
 		default: 'runLook',

@@ -82,13 +82,13 @@ export const runLookFields: INodeProperties[] = [
 							'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 					},
 					{
-						displayName: 'Photo Fields (Binary)',
+						displayName: 'Photo Files',
 						name: 'binaryProperties',
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. data',
 						description:
-							'Names of the input binary fields holding the photos (as the Binary tab shows them), separated by commas',
+							"Names of the input item's files holding the photos, as its Binary tab shows them, separated by commas",
 					},
 					{
 						displayName: 'URLs',

@@ -8,14 +8,14 @@ import type { ItemExecutor } from '../operation';
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'Input Binary Property',
+		displayName: 'File to Upload',
 		name: 'binaryPropertyName',
 		type: 'string',
 		default: 'data',
 		required: true,
 		description:
-			'The binary property of the input item that holds the file. Accepted: PNG, JPEG, WebP (up to 10 MB), MP4, MOV, ' +
-			'MP3, WAV, M4A (up to 50 MB). Uploading costs nothing.',
+			"Name of the input item's file, as its Binary tab shows it (e.g. data). Accepted: PNG, JPEG, WebP (up to " +
+			'10 MB), MP4, MOV, MP3, WAV, M4A (up to 50 MB). Uploading costs nothing.',
 	},
 ];
 
@@ -27,7 +27,7 @@ export const itemsAtOnce = 3;
 
 export const executeItem: ItemExecutor = async function (i, identity) {
 	const property = String(this.getNodeParameter('binaryPropertyName', i, 'data')).trim();
-	const file = await prepareBinaryFile(this, i, property, 'Input Binary Property', ['image', 'video', 'audio']);
-	const uploaded = await uploadFile(this, identity, file, i, 'Input Binary Property');
+	const file = await prepareBinaryFile(this, i, property, 'File to Upload', ['image', 'video', 'audio']);
+	const uploaded = await uploadFile(this, identity, file, i, 'File to Upload');
 	return [{ json: { url: uploaded.url, mime: uploaded.mime, bytes: uploaded.bytes }, pairedItem: { item: i } }];
 };

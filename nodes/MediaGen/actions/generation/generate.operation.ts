@@ -14,7 +14,7 @@ import type { Identity } from '../../../shared/transport';
 import { prepareBinaryFile } from '../../files/upload';
 import { getModels, resolveModel } from '../../catalogue/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
-import { checkMediaUrls, checkRequest, checkSettings, describeLimits, freeTierModelIds } from '../../run/checkRequest';
+import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds, limitsHelp } from '../../run/checkRequest';
 import { readMaxCredits, splitList } from '../../../shared/fields';
 import { defaultRequestKey } from '../../run/requestKey';
 import { resolveOptions } from '../../run/resolveOptions';
@@ -161,15 +161,15 @@ export const generateFields: INodeProperties[] = [
 			'nothing is sent and the model uses its default.',
 	},
 	{
-		displayName: 'Reference Images (Binary)',
+		displayName: 'Reference Image Files',
 		name: 'referenceImageProperties',
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. data, photo2',
 		displayOptions: { hide: { kind: ['music'] } },
 		description:
-			'Names of binary fields on the input item holding reference images (PNG, JPEG or WebP, up to 10 MB each), ' +
-			'separated by commas. They are uploaded first. Makes the run image-to-image or image-to-video. ' +
+			"Names of the input item's files holding reference images, as its Binary tab shows them (PNG, JPEG or " +
+			'WebP, up to 10 MB each), separated by commas. They are uploaded first. Makes the run image-to-image or image-to-video. ' +
 			'Leave empty for text only.',
 	},
 	{
@@ -191,14 +191,15 @@ export const generateFields: INodeProperties[] = [
 		default: {},
 		options: [
 			{
-				displayName: 'Driving Audio (Binary)',
+				displayName: 'Driving Audio File',
 				name: 'audioProperty',
 				type: 'string',
 				default: '',
 				displayOptions: { hide: { '/kind': ['image', 'music'] } },
 				description:
-					'Talking-avatar video models only (About the Model says when a model needs it): the binary field ' +
-					'holding the voice (MP3, WAV or M4A, up to 50 MB). It is uploaded first; the price follows its real length.',
+					"Talking-avatar video models only (About the Model says when a model needs it): the name of the input item's " +
+					'file holding the voice, as its Binary tab shows it (MP3, WAV or M4A, up to 50 MB). It is uploaded first; ' +
+					'the price follows its real length.',
 			},
 			{
 				displayName: 'Driving Audio URL',
@@ -209,13 +210,14 @@ export const generateFields: INodeProperties[] = [
 				description: 'Talking-avatar video models only: an audio address returned by File → Upload',
 			},
 			{
-				displayName: 'End Frame (Binary)',
+				displayName: 'End Frame File',
 				name: 'endFrameProperty',
 				type: 'string',
 				default: '',
 				displayOptions: { hide: { '/kind': ['image', 'music'] } },
 				description:
-					'Video models that support it (see About the Model): the binary field holding the image the clip should end on',
+					"Video models that support it: the name of the input item's file holding the image the clip should end on, " +
+					'as its Binary tab shows it',
 			},
 			{
 				displayName: 'End Frame URL',
@@ -329,8 +331,8 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 			freeModelIds: identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx, identity)) : undefined,
 		}),
 	);
-	// The model's limits are added to the message only when a problem is about the model.
-	const aboutModel = problems.length > 0;
+	// The model's limits are added to the message only when a problem is about one of them.
+	const limits = limitsHelp(model, options.tier, problems);
 	problems.push(
 		...checkSettings({
 			webhookUrl: text('webhookUrl') || undefined,
@@ -347,8 +349,7 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 			ctx.getNode(),
 			problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`,
 			{
-				description:
-					'Nothing was sent and nothing was charged.' + (aboutModel ? ` ${describeLimits(model, options.tier)}` : ''),
+				description: `Nothing was sent and nothing was charged.${limits}`,
 				itemIndex,
 			},
 		);

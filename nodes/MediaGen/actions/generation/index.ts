@@ -1,5 +1,6 @@
-// Generation: start runs, read them, list them, wait for them. An operation's action is also the description an
-// AI agent reads when n8n runs the node as a tool ("<action> in Media Generation"): it says what it costs and returns.
+// Generation: start runs, read them, list them, wait for them. An operation's action names a new node, heads the
+// panel and every error toast, and is the tool's default description ("<action> in Media Generation"): short, as
+// n8n's own; the operation's description says what it costs and returns.
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as estimateCost from './estimateCost.operation';
@@ -30,22 +31,21 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Generate',
 				value: 'generate',
-				// n8n's lint takes punctuation out of actions (sentence case), so no comma here.
-				action: 'Generate an image or video or song for credits and return the run with its file links',
-				description: 'Start a run, wait for it and return the files',
+				action: 'Generate media',
+				description: 'Make an image, video or song from a prompt (costs credits), wait for it and return the files',
 			},
 			{
 				name: 'Get',
 				value: 'get',
-				action: 'Get a run with its status and file links at no cost',
-				description: 'Read one run by ID, with its files',
+				action: 'Get a run',
+				description: 'Read one run by ID with its status and files (free)',
 			},
 			{ name: 'Get Many', value: 'getMany', action: 'Get many runs', description: 'List your runs, newest first' },
 			{
 				name: 'Wait',
 				value: 'wait',
-				action: 'Wait for a run to finish and return its file links at no cost',
-				description: 'Wait for a run started earlier and return its files',
+				action: 'Wait for a run',
+				description: 'Wait for a run started earlier to finish and return its files (free)',
 			},
 		],
 		default: 'generate',

@@ -1,0 +1,76 @@
+// What an AI agent reads about the node run as a tool: one Description per operation. Without a field of this
+// name n8n adds its own, whose automatic text is "<action> in Media Generation", and actions are short names for
+// the canvas ("Generate media"). n8n reads this field by name on both 1.x and 2.x (getToolDescriptionForNode).
+import type { INodeProperties } from 'n8n-workflow';
+
+const ANSWER =
+	'Answers with JSON per run: runId, status, kind, model, cost and each file as outputs[].url (a link, no file data).';
+
+const STILL_RUNNING =
+	'If the run is still going when the call ends, the answer says so, with its runId: fetch it later with a Wait ' +
+	'or Get tool and that runId (calling this again would start and charge a new run).';
+
+const DESCRIPTIONS: Array<{ resource: string; operation: string; text: string }> = [
+	{
+		resource: 'generation',
+		operation: 'generate',
+		text:
+			'Makes an image, video or song from a text prompt with the Media Generation service. Each call starts one ' +
+			`new run and costs credits (the answer says how many, and the credits left). ${ANSWER} ${STILL_RUNNING}`,
+	},
+	{
+		resource: 'app',
+		operation: 'runLook',
+		text:
+			'Runs a ready-made look of a Media Generation app on photos given by URL. Each call starts one new run and ' +
+			`costs credits. ${ANSWER} ${STILL_RUNNING}`,
+	},
+	{
+		resource: 'generation',
+		operation: 'wait',
+		text:
+			'Waits for a Media Generation run started earlier, given its runId, and returns it with its file links. ' +
+			`Free: starts nothing. ${ANSWER}`,
+	},
+	{
+		resource: 'generation',
+		operation: 'get',
+		text: `Reads one Media Generation run by its runId, finished or not. Free: starts nothing. ${ANSWER}`,
+	},
+	{
+		resource: 'generation',
+		operation: 'getMany',
+		text: 'Lists the newest Media Generation runs of the account with their status and file links. Free.',
+	},
+	{
+		resource: 'model',
+		operation: 'getMany',
+		text: 'Lists the Media Generation models: each ID, kind (image, video, music), price in credits and limits. Free.',
+	},
+	{
+		resource: 'app',
+		operation: 'getMany',
+		text: 'Lists the Media Generation apps and their looks. Free.',
+	},
+	{
+		resource: 'account',
+		operation: 'get',
+		text: 'Reads the Media Generation account: credits left, tier and how many runs can go at once. Free.',
+	},
+	{
+		resource: 'file',
+		operation: 'upload',
+		text: 'Uploads a file to Media Generation and returns its URL, for use as a reference image or audio. Free.',
+	},
+];
+
+/** The tool's Description, shown only on the tool variant, one default per operation. */
+export const toolDescriptionFields: INodeProperties[] = DESCRIPTIONS.map(({ resource, operation, text }) => ({
+	displayName: 'Description',
+	name: 'toolDescription',
+	type: 'string',
+	typeOptions: { rows: 3 },
+	default: text,
+	displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+	description: 'What the AI agent reads about this tool: what it does, what it costs and what it returns',
+}));
