@@ -91,34 +91,50 @@ describe('2. a batch that stops still accounts for every paid run', () => {
 	});
 });
 
-describe('3. a lost submission answer is never passed off as safe', () => {
-	test('answers lost on every try: the node finds the run it made and delivers it, charged once', async () => {
-		backend.sandbox.faults.set([{ route: 'POST /generations', rate: 1, kinds: ['drop_after'] }]);
+describe('3. a lost submission answer is never passed off as safe, and never matched by content', () => {
+	test('answers lost three times: the same key is sent again and returns the run it made, charged once', async () => {
+		backend.sandbox.faults.set([{ route: 'POST /generations', script: Array(3).fill('drop_after') }]);
+		const posts = backend.requests('POST /v1/generations').length;
 		const spent = backend.charges();
-		const r = await generate({ prompt: 'lost every time', waiting: { timeoutMinutes: 0.1 } });
+		const r = await generate({ prompt: 'lost three times' });
 		expect(r.error).toBeUndefined();
 		expect(r.items[0].json.status).toBe('SUCCEEDED');
 		expect(r.items[0].binary?.data.mimeType).toBe('image/png');
+		expect(new Set(keysSince(posts)).size).toBe(1);
 		expect(backend.charges() - spent).toBe(5);
 	});
 
-	test('when the run cannot be found either, the message says it may have started and gives the key that picks it up', async () => {
-		backend.sandbox.faults.set([
-			{ route: 'POST /generations', rate: 1, kinds: ['drop_after'] },
-			{ route: 'GET /generations', rate: 1, kinds: ['drop'] },
-		]);
+	test('answers lost until the time limit while an identical run of another execution exists: that run is never returned', async () => {
+		// Another execution (its own request key) made the same request a moment ago: same model, prompt, options.
+		const other = await generate({ prompt: 'twin request' });
+		const otherId = String(other.items[0].json.id);
+		expect(otherId).toMatch(/^gen_/);
+		backend.sandbox.faults.set([{ route: 'POST /generations', rate: 1, kinds: ['drop_after'] }]);
+		const posts = backend.requests('POST /v1/generations').length;
+		const listReads = () =>
+			backend.requests('GET /v1/generations').filter((e) => !e.path.startsWith('/v1/generations/')).length;
+		const reads = listReads();
 		const spent = backend.charges();
-		const r = await generate({ prompt: 'lost and not found', waiting: { timeoutMinutes: 0.1 } });
+		const r = await generate({ prompt: 'twin request', waiting: { timeoutMinutes: 0.1 } });
 		backend.sandbox.faults.set([]);
-		expect(r.error?.message).toMatch(/the run may have started and been charged/);
+		expect(r.items).toHaveLength(0);
+		expect(JSON.stringify([r.items, r.error?.message, r.error?.description, r.error?.context])).not.toContain(otherId);
+		expect(r.error?.message).toMatch(/within its time limit: the run may have started and been charged/);
 		expect(`${r.error?.message} ${r.error?.description}`).not.toMatch(/safe/i);
 		const key = String(r.error?.context?.requestKey);
 		expect(r.error?.description).toContain(`Its request key is ${key}`);
-		expect(r.error?.description).toMatch(/Generation → Get Many/);
+		expect(r.error?.description).toMatch(/Additional Fields → Request Key and run this step again/);
+		// Every send carried the item's one key, and the list of runs was never read to find it.
+		expect(new Set(keysSince(posts))).toEqual(new Set([key]));
+		expect(listReads()).toBe(reads);
+		// This item's own run was made once and charged once.
+		const made = ownRuns().filter((x) => x.prompt === 'twin request' && x.id !== otherId);
+		expect(made).toHaveLength(1);
 		expect(backend.charges() - spent).toBe(5);
-		// The advice holds: the same key returns that run and charges nothing more.
-		const again = await generate({ prompt: 'lost and not found', additionalFields: { requestKey: key } });
+		// The advice holds: the key returns this item's own run and charges nothing more.
+		const again = await generate({ prompt: 'twin request', additionalFields: { requestKey: key } });
 		expect(again.items[0].json.status).toBe('SUCCEEDED');
+		expect(again.items[0].json.id).toBe(made[0].id);
 		expect(backend.charges() - spent).toBe(5);
 	});
 });
