@@ -1,19 +1,13 @@
 // Pause mode: a call to the resume URL whose signature does not check out is still a wake-up call. Which
 // secret signs a run's own Webhook URL is not in the service's description, so a genuine delivery may fail
 // the check. The node then believes only what it reads back from the service with the user's own API
-// credential (GET /generations/{id}, which also settles the run), and only for a run this batch already
-// knows: by the ID in the call's body, or at the position its URL names. Anything else gets no read, so a
-// forged call costs at most one read and can only make the node learn the truth sooner.
+// credential (shared/runReadBack.ts), and only for a run this batch already knows: by the ID in the call's
+// body, or at the position its URL names. Anything else gets no read, so a forged call costs at most one
+// read and can only make the node learn the truth sooner.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { apiRequest, type Identity } from '../../shared/transport';
-import { generationAnswerProblem } from '../../shared/answers';
-import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import type { BatchLedger } from './ledger';
 import { positionFromQuery, type PauseState } from './pauseState';
-
-/** A webhook call answers within seconds: the read gets this long. */
-const READ_BACK_MS = 5_000;
 
 export interface WakeTarget {
 	position: number;
@@ -41,36 +35,6 @@ export function wakeTarget(
 	if (position === undefined) return undefined;
 	const runId = knownRunId(state, ledger, position);
 	return runId ? { position, runId } : undefined;
-}
-
-/** The run as the service tells it to this account, or undefined when it cannot be read now. */
-export async function readRunBack(
-	ctx: IWebhookFunctions,
-	identity: Identity,
-	state: PauseState,
-	target: WakeTarget,
-): Promise<RunRecord | undefined> {
-	try {
-		const res = await apiRequest<{ generation: RunRecord }>(
-			ctx,
-			{
-				method: 'GET',
-				path: `/generations/${encodeURIComponent(target.runId)}`,
-				itemIndex: state.items[target.position].item,
-				deadline: Date.now() + READ_BACK_MS,
-				expect: generationAnswerProblem,
-			},
-			identity,
-		);
-		const run = res.body.generation;
-		return run.id === target.runId ? run : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
-export function isFinalRun(run: RunRecord | undefined): run is RunRecord {
-	return !!run && FINAL_STATUSES.includes(run.status);
 }
 
 /**

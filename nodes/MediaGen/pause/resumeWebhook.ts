@@ -11,12 +11,13 @@ import { sleep } from 'n8n-workflow';
 import { verifyDelivery, type VerifyResult } from '../../shared/signature';
 import { getIdentity } from '../../shared/transport';
 import { runRecordProblem } from '../../shared/answers';
+import { readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
 import { batchKeyOf, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from './pauseState';
 import { BatchView, type BatchReport } from './batchWalk';
 import { ledgerOf, type BatchLedger } from './ledger';
 import { refuseDelivery } from './refusedDelivery';
-import { isFinalRun, readRunBack, unsignedWarning, wakeTarget } from './readBack';
+import { unsignedWarning, wakeTarget } from './readBack';
 import { outputItems } from './resumeOutput';
 
 /** After a call has built the output, others wait this long before they may try (n8n may not have resumed). */
@@ -87,8 +88,9 @@ async function wakeUp(
 	answer: Answer,
 ): Promise<{ run: RunRecord; position: number } | Exclude<Handled, { build: unknown }>> {
 	const target = state && ledger ? wakeTarget(state, ledger, body, ctx.getRequestObject().query) : undefined;
-	const run = target ? await readRunBack(ctx, await getIdentity(ctx), state!, target) : undefined;
-	if (target && isFinalRun(run)) {
+	const itemIndex = target ? state!.items[target.position].item : undefined;
+	const run = target ? await readFinalRun(ctx, await getIdentity(ctx), target.runId, itemIndex) : undefined;
+	if (target && run) {
 		ledger!.failedChecks++;
 		ledger!.lastFailure = verdict.reason;
 		ledger!.readBackTaken++;
