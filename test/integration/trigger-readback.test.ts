@@ -6,10 +6,9 @@
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
+import { heldVideoRun, startHeldFileServer } from '../helpers/heldFileServer';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
 
@@ -139,43 +138,22 @@ test('Download Outputs: the delivery is answered while a large file is still dow
 	const secret = newWebhookSecret();
 	host = await hostTrigger({ downloadOutputs: true }, { secret });
 	// A file server that holds the download until the test lets it go.
-	const size = 20 * 1024 * 1024;
-	let release: () => void = () => undefined;
-	const released = new Promise<void>((r) => (release = r));
-	let requested = false;
-	const files = http.createServer((req, res) => {
-		requested = true;
-		void released.then(() => res.writeHead(200, { 'content-type': 'video/mp4' }).end(Buffer.alloc(size, 1)));
-	});
-	await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
+	const files = await startHeldFileServer(20 * 1024 * 1024, 'video/mp4');
 	try {
-		const url = `http://127.0.0.1:${(files.address() as AddressInfo).port}/out.mp4`;
-		const run = {
-			id: 'gen_bigfile',
-			kind: 'video',
-			model: 'studio-video-v1',
-			prompt: 'big',
-			options: { resolution: '720p' },
-			cost: 20,
-			status: 'SUCCEEDED',
-			error: null,
-			createdAt: Date.now(),
-			outputs: [{ url, mime: 'video/mp4' }],
-		};
+		const run = heldVideoRun(files, 'gen_bigfile');
 		const answer = await signed(host.url, secret, 'msg_gen_bigfile_succeeded', JSON.stringify(run));
 		// Answered while the file is held back: the download goes on after the answer.
 		expect(answer.status).toBe(200);
-		for (let i = 0; i < 100 && !requested; i++) await settle(50);
-		expect(requested).toBe(true);
+		for (let i = 0; i < 100 && !files.requested(); i++) await settle(50);
+		expect(files.requested()).toBe(true);
 		expect(host.started).toHaveLength(0);
-		release();
+		files.release();
 		for (let i = 0; i < 100 && !host.started.length; i++) await settle(50);
 		expect(host.started).toHaveLength(1);
 		expect(host.started[0][0].binary?.data?.mimeType).toBe('video/mp4');
 		expect(host.started[0][0].json.downloadError).toBeUndefined();
 		expect(host.started[0][0].binary?.data?.fileSize).toBe('21 MB'); // 20 MiB
 	} finally {
-		release();
-		await new Promise<void>((r) => files.close(() => r()));
+		await files.close();
 	}
 });
