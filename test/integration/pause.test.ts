@@ -117,9 +117,11 @@ test('forged and replayed deliveries resume nothing', async () => {
 		body,
 	});
 	expect(forged.status).toBe(401);
-	// Unsigned, at the quick run's address: a wake-up call. That run reads back as finished, which the batch
-	// knew already, so it is taken and changes nothing.
+	// Unsigned, at the quick run's address: a wake-up call for a run the batch already knows to be finished,
+	// while another is in flight: answered 200, with no read and no change.
+	const reads = backend.requests('GET /v1/generations').length;
 	expect((await fetch(url, { method: 'POST', body })).status).toBe(200);
+	expect(backend.requests('GET /v1/generations').length).toBe(reads);
 	expect(host.isWaiting(r.executionId)).toBe(true);
 	const wrongToken = await fetch(url.replace(/signature=[^&]+/, 'signature=nope'), { method: 'POST', body });
 	expect(wrongToken.status).toBe(401);

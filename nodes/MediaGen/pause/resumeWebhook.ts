@@ -88,6 +88,10 @@ async function wakeUp(
 	answer: Answer,
 ): Promise<{ run: RunRecord; position: number } | Exclude<Handled, { build: unknown }>> {
 	const target = state && ledger ? wakeTarget(state, ledger, body, ctx.getRequestObject().query) : undefined;
+	// Already known to be final while other runs go on: nothing to learn or do, so no read and no walk.
+	if (target && ledger!.isFinal(target.position) && ledger!.inFlight() > 0) {
+		return { respond: answer(200, { received: true }) };
+	}
 	const itemIndex = target ? state!.items[target.position].item : undefined;
 	const run = target ? await readFinalRun(ctx, await getIdentity(ctx), target.runId, itemIndex) : undefined;
 	if (target && run) {
