@@ -25,8 +25,11 @@ export class MediaGenWebhookApi implements ICredentialType {
 			description:
 				'whsec_ followed by base64 text, from your account settings. Which one: for deliveries to an endpoint ' +
 				"registered in your account settings, that endpoint's secret. For deliveries to a run's own Webhook URL " +
-				"(a Webhook URL typed into a Generate or Run Look step, and Waiting → Pause), your account's signing " +
-				'secret (account settings → Webhooks). Deliveries whose signature does not match are refused.',
+				'(a Webhook URL typed into a Generate or Run Look step, and Waiting → Pause), try your account signing ' +
+				'secret (account settings → Webhooks); the service may sign those with another. When it does not match: ' +
+				'Waiting → Pause reads each run back with your API credential and takes it, with a warning on the output; ' +
+				'the trigger does the same when an API credential is attached to it, and otherwise refuses the delivery, ' +
+				"which then shows as failed in your account settings' list of deliveries.",
 		},
 		{
 			displayName: 'Previous Signing Secret',

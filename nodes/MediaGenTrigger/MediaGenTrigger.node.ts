@@ -14,9 +14,11 @@ import { describePreviousSecretProblem, describeWebhookCredentialProblem } from 
 import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS } from '../shared/fields';
 import type { RunRecord } from '../shared/records';
+import { isSignatureMismatch } from '../shared/runReadBack';
 import { verifyDelivery } from '../shared/signature';
 import { isRepeatDelivery } from './dedupe';
-import { modelIds, passesFilters, readDelivery, runItemJson } from './delivery';
+import { modelIds, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
+import { hasApiCredential, readDeliveredRun, refusedDeliveryLog } from './readBack';
 
 export class MediaGenTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -32,7 +34,11 @@ export class MediaGenTrigger implements INodeType {
 		defaults: { name: 'Media Generation Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'mediaGenWebhookApi', required: true, testedBy: 'checkSigningSecret' }],
+		credentials: [
+			{ name: 'mediaGenWebhookApi', required: true, testedBy: 'checkSigningSecret' },
+			// Optional: with it, a delivery that fails the signature check is read back from the service before refusal.
+			{ name: 'mediaGenApi', required: false },
+		],
 		// The "When will this node trigger my flow?" help of n8n's trigger panel.
 		triggerPanel: {
 			header: 'Waits for a finished Media Generation run',
@@ -61,23 +67,42 @@ export class MediaGenTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Set up, one of two ways. 1. For every run of your account: add the Production URL (under Webhook URLs ' +
-					"above) as a webhook endpoint in your account settings, and put that endpoint's signing secret in the " +
-					'credential. 2. For chosen runs only: paste the Production URL into the Webhook URL field (Additional ' +
-					"Fields) of a Generate or Run Look step, and put your account's signing secret (account settings → " +
-					'Webhooks) in the credential: the service signs such runs with it. Then publish the workflow: each ' +
-					'finished run starts an execution, listed under Executions.',
+					'Where runs come from: add the Production URL above as a webhook endpoint in your account settings ' +
+					'(every run of your account comes here), or paste it into Additional Fields → Webhook URL of a Generate ' +
+					'or Run Look step (only those runs come here). Then publish the workflow: each finished run starts an ' +
+					'execution, listed under Executions.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
 			},
 			{
 				displayName:
+					"Which secret: for an endpoint in your account settings, put that endpoint's signing secret in the " +
+					'Webhook Signing Secret credential. For a Webhook URL typed into a step, the service may sign with ' +
+					'another secret, so also attach a Media Generation API credential to this trigger: then a delivery ' +
+					'whose signature does not match is checked by reading its run from the service, and starts the ' +
+					'workflow once if the run is real and finished.',
+				name: 'secretNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName:
+					'Nothing arrives? Without an API credential, a delivery signed with another secret is refused and starts ' +
+					'nothing, and n8n cannot show it here. Your account settings list the last 50 deliveries: failed ' +
+					'deliveries to this URL most likely mean the credential holds another secret than the one signing ' +
+					'them. Attach the API credential, or correct the secret.',
+				name: 'refusedNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName:
 					'Testing: deliveries go to the URL you registered, normally the Production URL, so they start ' +
-					'executions of the published workflow, not this panel. In your account settings, send a test event ' +
-					'and open Executions: it arrives marked as a test event. To catch a delivery in this panel instead, ' +
-					'register the Test URL as an endpoint too (put its secret in Previous Signing Secret), click Execute ' +
-					'step, then send the test event.',
+					'executions of the published workflow, not this panel. Send a test event from your account settings ' +
+					'and open Executions: it arrives marked as a test event. To catch a run in this panel instead, click ' +
+					'Execute step, then run a Generate step whose Webhook URL is the Test URL (with the API credential ' +
+					'attached here).',
 				name: 'testingNotice',
 				type: 'notice',
 				default: '',
@@ -176,17 +201,27 @@ export class MediaGenTrigger implements INodeType {
 		if (!raw) return reject(400, 'The delivery has no body');
 		const verdict = verifyDelivery(req.headers as Record<string, unknown>, raw, credentials);
 		// The reason never includes the secret or the expected signature.
+		let readBack: { run: RunRecord; webhookId: string } | undefined;
 		if (!verdict.ok) {
-			if (verdict.field) this.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
-			return reject(verdict.status, verdict.reason);
+			if (isSignatureMismatch(verdict) && hasApiCredential(this)) readBack = await readDeliveredRun(this, raw);
+			if (!readBack) {
+				if (verdict.field) this.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
+				else if (isSignatureMismatch(verdict)) this.logger.warn(refusedDeliveryLog(this, verdict.reason));
+				return reject(verdict.status, verdict.reason);
+			}
+			this.logger.warn(
+				`Media Generation Trigger "${node.name}": a delivery failed the signature check (${verdict.reason}); ` +
+					`its run ${readBack.run.id} read back as ${readBack.run.status} with the API credential, so it was taken`,
+			);
 		}
+		const deliveryId = readBack?.webhookId ?? (verdict as { id: string }).id;
 		const previousProblem = describePreviousSecretProblem(credentials.previousSecret);
 		if (previousProblem) {
 			const note = 'Until then only the Signing Secret is used.';
 			this.logger.warn(`Media Generation Trigger "${node.name}": ${previousProblem} ${note}`);
 		}
 		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
-		if (isRepeatDelivery(this.getWorkflowStaticData('node'), memoryKey, verdict.id, Date.now())) {
+		if (isRepeatDelivery(this.getWorkflowStaticData('node'), memoryKey, deliveryId, Date.now())) {
 			return { webhookResponse: { received: true, duplicate: true } };
 		}
 		// Accepted deliveries are answered here, so that n8n saves the static data before the execution starts.
@@ -195,7 +230,9 @@ export class MediaGenTrigger implements INodeType {
 			return { noWebhookResponse: true, workflowData: [[item]] };
 		};
 
-		const delivery = readDelivery(raw, verdict.id);
+		const delivery: Delivery = readBack
+			? { run: readBack.run, outcome: readBack.run.status === 'SUCCEEDED' ? 'succeeded' : 'failed' }
+			: readDelivery(raw, deliveryId);
 		if ('testEvent' in delivery) {
 			if (this.getNodeParameter('testEvents', 'pass') === 'drop')
 				return { webhookResponse: { received: true, ignored: 'test event' } };
@@ -208,9 +245,13 @@ export class MediaGenTrigger implements INodeType {
 			models: modelIds(this.getNodeParameter('models', '')),
 		};
 		if (!passesFilters(run, outcome, filters)) return { webhookResponse: { received: true, filtered: true } };
-		const item: INodeExecutionData = { json: runItemJson(run, outcome, verdict.id) };
+		const item: INodeExecutionData = { json: runItemJson(run, outcome, deliveryId) };
 		if (outcome === 'succeeded' && (this.getNodeParameter('downloadOutputs', false) as boolean)) {
+			// Answer first: the service counts an answer later than 10 s as a failed delivery and sends it again,
+			// and a large file takes longer. n8n starts the execution once this returns, with the files.
+			res.status(200).json({ received: true });
 			await addDownloads(this, run, item);
+			return { noWebhookResponse: true, workflowData: [[item]] };
 		}
 		return start(item);
 	}

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
+import type { SandboxConfig } from '../../sandbox/config';
 import type { Account } from '../../sandbox/types';
 import {
 	activateWorkflow,
@@ -55,12 +56,12 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
 }
 
 // Credential ids of an account (letters and digits only, as n8n's own ids).
-const keyCredential = (a: Account) => `mgKey${a.id.replace(/[^A-Za-z0-9]/g, '')}`.slice(0, 16);
-const secretCredential = (a: Account) => `mgSec${a.id.replace(/[^A-Za-z0-9]/g, '')}`.slice(0, 16);
+export const keyCredential = (a: Account) => `mgKey${a.id.replace(/[^A-Za-z0-9]/g, '')}`.slice(0, 16);
+export const secretCredential = (a: Account) => `mgSec${a.id.replace(/[^A-Za-z0-9]/g, '')}`.slice(0, 16);
 
 const MODELS = { video: 'studio-video-v1', image: 'studio-image-v1' };
 
-function node(name: string, type: string, typeVersion: number, x: number, parameters: object, extra = {}) {
+export function node(name: string, type: string, typeVersion: number, x: number, parameters: object, extra = {}) {
 	return { id: randomUUID(), name, type, typeVersion, position: [x, 0], parameters, ...extra };
 }
 
@@ -117,10 +118,16 @@ function batchWorkflow(spec: BatchSpec, hookPath: string) {
 export async function startPauseStack(
 	accounts: (sb: Sandbox) => Account[],
 	batches: (accounts: Account[]) => BatchSpec[],
+	options: {
+		sandbox?: Partial<SandboxConfig>;
+		/** Imports more workflows before n8n starts (the stack's credentials are imported by then). */
+		beforeStart?: (n8n: N8nInstance, sb: Sandbox, accounts: Account[]) => Promise<void>;
+	} = {},
 ): Promise<PauseStack> {
 	const sb = await startSandbox({
 		timeScale: 0.01,
 		durations: { pendingMs: 300, image: 1500, video: 6000, music: 2000 },
+		...options.sandbox,
 	});
 	const made = accounts(sb);
 	const n8n = await prepareN8n();
@@ -153,6 +160,7 @@ export async function startPauseStack(
 		await importWorkflow(n8n, batchWorkflow(spec, hookPaths[spec.id]));
 		await activateWorkflow(n8n, spec.id);
 	}
+	await options.beforeStart?.(n8n, sb, made);
 	await startServer(n8n);
 	const stack: PauseStack = { sb, n8n, cookie: await ownerSession(n8n), hookPaths };
 	// A GET to a POST webhook is answered "not registered for GET requests" once the workflow is active.

@@ -28,6 +28,8 @@ export interface HostOptions {
 	store?: StaticDataStore;
 	/** Another id gives the node an empty process memory, as after a restart. Default: a new id per host. */
 	workflowId?: string;
+	/** The optional Media Generation API credential attached to the trigger (reads back unverified deliveries). */
+	apiCredentials?: { baseUrl: string; apiKey: string };
 }
 
 export interface WebhookHost {
@@ -41,7 +43,7 @@ export interface WebhookHost {
 /** `loseAnswers`: after handling, answer the first N deliveries with 500, as if the answer was lost, so the sender retries. */
 let hosted = 0;
 
-function triggerNode(parameters: IDataObject): INode {
+function triggerNode(parameters: IDataObject, withApiCredential = false): INode {
 	return {
 		id: 'trigger-1',
 		name: 'Media Generation Trigger',
@@ -56,7 +58,10 @@ function triggerNode(parameters: IDataObject): INode {
 			testEvents: 'pass',
 			...parameters,
 		} as INode['parameters'],
-		credentials: { mediaGenWebhookApi: { id: '3', name: 'Webhook secret' } },
+		credentials: {
+			mediaGenWebhookApi: { id: '3', name: 'Webhook secret' },
+			...(withApiCredential ? { mediaGenApi: { id: '1', name: 'Media Generation API' } } : {}),
+		},
 	};
 }
 
@@ -79,8 +84,12 @@ export async function hostTrigger(
 ): Promise<WebhookHost> {
 	let toLose = loseAnswers;
 	await useBinaryMode('default');
-	const node = triggerNode(parameters);
+	const node = triggerNode(parameters, !!options.apiCredentials);
 	const nodeTypes = new TestNodeTypes();
+	const credentialData = {
+		mediaGenWebhookApi: credentials,
+		...(options.apiCredentials ? { mediaGenApi: options.apiCredentials } : {}),
+	};
 	const store = options.store ?? { json: null };
 	const workflowId = options.workflowId ?? `wf-trigger-${++hosted}`; // each host its own workflow
 	const load = () => (store.json === null ? null : (JSON.parse(store.json) as IDataObject));
@@ -122,7 +131,7 @@ export async function hostTrigger(
 				const staticData = load();
 				const workflow = build(staticData);
 				const additionalData = {
-					credentialsHelper: new TestCredentialsHelper({ mediaGenWebhookApi: credentials }),
+					credentialsHelper: new TestCredentialsHelper(credentialData),
 					httpRequest: { headers: req.headers, body, rawBody, params: {}, query: {} },
 					httpResponse: response,
 					restApiUrl: 'http://127.0.0.1/rest',

@@ -6,6 +6,7 @@
 import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { runNode, type RunResult } from '../helpers/engine';
+import { pauseParameters } from '../helpers/pauseStep';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
 
@@ -38,15 +39,7 @@ const same = (count: number, prompt: string) => Array.from({ length: count }, ()
 
 async function pause(creds: Creds, items: INodeExecutionData[], params: IDataObject = {}, on = host) {
 	const result = await runNode({
-		parameters: {
-			resource: 'generation',
-			operation: 'generate',
-			kind: 'image',
-			prompt: '={{ $json.prompt }}',
-			waitMode: 'pause',
-			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
-			...params,
-		},
+		parameters: { ...pauseParameters(), ...params },
 		items,
 		credentials: creds,
 		webhookWaitingBaseUrl: on.baseUrl,

@@ -58,7 +58,7 @@ test("n8n's own timer passes on an outcome per item, never the input items, with
 	expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 	expect(items[0].json).toMatchObject({ error: TIMER_ERROR, timedOut: true, requestKey: 'key-0', runId: 'gen_0' });
 	expect(String(items[0].json.description)).toMatch(/within 3 minutes plus one minute/);
-	expect(String(items[0].json.description)).toMatch(/signature check/);
+	expect(String(items[0].json.description)).toMatch(/Webhook Signing Secret did not match/);
 	expect(items[1].json).toMatchObject({ error: 'Prompt is empty.' });
 	expect(items[2].json).toMatchObject({ error: TIMER_ERROR, requestKey: 'key-2' });
 	expect(items[2].json.runId).toBeUndefined();

@@ -38,9 +38,11 @@ export class BatchLedger {
 	learning?: Promise<string | undefined>;
 	/** Genuine deliveries this process has seen. */
 	verified = 0;
-	/** Deliveries refused for their signature, and why the last one was. */
+	/** Calls that failed the signature check, and why the last one did. */
 	failedChecks = 0;
 	lastFailure?: string;
+	/** Of those, the ones taken because their run read back from the service as final (counted in verified too). */
+	readBackTaken = 0;
 	/** Epoch ms a call began building the output: a second call meanwhile must not build it again. */
 	resumingSince?: number;
 	touchedAt = Date.now();

@@ -1,6 +1,7 @@
-// Pause mode: a call to the resume URL that fails the signature check. It changes nothing in the batch, but
-// it is never silent: n8n's log names each one, and once the time limit has passed with no genuine delivery
-// seen, the next refused one ends the execution with an error that says why it never resumed.
+// Pause mode: a call to the resume URL that fails the signature check and whose run could not be read back
+// as finished (readBack.ts). It changes nothing in the batch, but it is never silent: n8n's log names each
+// one, and once the time limit has passed with no genuine delivery seen, the next refused one ends the
+// execution with an error that says why it never resumed.
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -24,7 +25,8 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, ledger: Batch
 	const error = new NodeOperationError(ctx.getNode(), SIGNATURE_FAILURE, {
 		description:
 			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +
-			`${ledger.lastFailure ?? 'signature does not match'}) and the time limit has passed, so this execution ` +
+			`${ledger.lastFailure ?? 'signature does not match'}), their runs could not be read back from the service ` +
+			'as finished with your API credential, and the time limit has passed, so this execution ' +
 			"stops here instead of waiting on. Put your account's signing secret (account settings → Webhooks), which " +
 			"signs deliveries to a run's own Webhook URL, into the Webhook Signing Secret credential (keep the old one " +
 			'as the previous secret while you switch). The runs ' +

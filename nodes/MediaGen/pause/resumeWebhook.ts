@@ -1,20 +1,23 @@
 // Pause mode, the resume webhook: each call is the service delivering a finished run to this execution's
 // resume URL, at the item's own address (its position in the batch). A genuine delivery (Standard Webhooks
 // signature, as the trigger checks it) sends the runs its freed slot is owed and, once every item's run is
-// final, resumes the execution with the same items, files and errors as Poll mode. Forged or stale calls
-// get 401 and change nothing; repeats are harmless. It throws only on purpose: a failed run without
+// final, resumes the execution with the same items, files and errors as Poll mode. A call that fails the
+// signature check is still a wake-up call: its run is read back from the service (readBack.ts) and taken
+// when final, with one warning in the output. Other calls get 401 and change nothing; repeats are harmless. It throws only on purpose: a failed run without
 // Continue On Fail, or deliveries that all failed the signature check by the time limit, fail the execution.
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { verifyDelivery } from '../../shared/signature';
+import { verifyDelivery, type VerifyResult } from '../../shared/signature';
 import { getIdentity } from '../../shared/transport';
 import { runRecordProblem } from '../../shared/answers';
+import { readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
 import { batchKeyOf, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from './pauseState';
 import { BatchView, type BatchReport } from './batchWalk';
 import { ledgerOf, type BatchLedger } from './ledger';
 import { refuseDelivery } from './refusedDelivery';
+import { unsignedWarning, wakeTarget } from './readBack';
 import { outputItems } from './resumeOutput';
 
 /** After a call has built the output, others wait this long before they may try (n8n may not have resumed). */
@@ -72,6 +75,39 @@ type Handled =
 	| { stop: Error }
 	| { build: { report: BatchReport; state: PauseState; ledger: BatchLedger } };
 
+/**
+ * A call that failed the signature check: taken when the run it names (one this batch knows) reads back from the
+ * service as final; else refused (401), changing nothing. Returns the run read back, or what to answer.
+ */
+async function wakeUp(
+	ctx: IWebhookFunctions,
+	verdict: Extract<VerifyResult, { ok: false }>,
+	state: PauseState | undefined,
+	ledger: BatchLedger | undefined,
+	body: unknown,
+	answer: Answer,
+): Promise<{ run: RunRecord; position: number } | Exclude<Handled, { build: unknown }>> {
+	const target = state && ledger ? wakeTarget(state, ledger, body, ctx.getRequestObject().query) : undefined;
+	// Already known to be final while other runs go on: nothing to learn or do, so no read and no walk.
+	if (target && ledger!.isFinal(target.position) && ledger!.inFlight() > 0) {
+		return { respond: answer(200, { received: true }) };
+	}
+	const itemIndex = target ? state!.items[target.position].item : undefined;
+	const run = target ? await readFinalRun(ctx, await getIdentity(ctx), target.runId, itemIndex) : undefined;
+	if (target && run) {
+		ledger!.failedChecks++;
+		ledger!.lastFailure = verdict.reason;
+		ledger!.readBackTaken++;
+		ctx.logger.warn(
+			`Media Generation "${ctx.getNode().name}": a delivery to waiting execution ${ctx.getExecutionId()} failed ` +
+				`the signature check (${verdict.reason}); its run ${run.id} read back as ${run.status}, so it was taken`,
+		);
+		return { run, position: target.position };
+	}
+	const stop = refuseDelivery(ctx, verdict, state, ledger);
+	return stop ? { stop } : { respond: answer(verdict.status, { error: 'unauthorized', message: verdict.reason }) };
+}
+
 async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<Handled> {
 	const req = ctx.getRequestObject();
 	const credentials = await ctx.getCredentials('mediaGenWebhookApi');
@@ -79,23 +115,25 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	const verdict = verifyDelivery(req.headers as Record<string, unknown>, raw, credentials);
 	const state = readPauseState(ctx);
 	const ledger = state ? ledgerOf(batchKeyOf(state, ctx.getExecutionId(), ctx.getNode().name)) : undefined;
-	if (!verdict.ok) {
-		const stop = refuseDelivery(ctx, verdict, state, ledger);
-		const respond = answer(verdict.status, { error: 'unauthorized', message: verdict.reason });
-		return stop ? { stop } : { respond };
-	}
 	let run: unknown;
 	try {
 		run = JSON.parse(raw.toString('utf8'));
 	} catch {
 		run = undefined;
 	}
+	let readBack: { run: RunRecord; position: number } | undefined;
+	if (!verdict.ok) {
+		const woken = await wakeUp(ctx, verdict, state, ledger, run, answer);
+		if (!('run' in woken)) return woken;
+		readBack = woken;
+		run = woken.run;
+	}
 	if (!state || !ledger || runRecordProblem(run)) {
 		return { respond: answer(200, { received: true, ignored: 'not a run of this batch' }) };
 	}
 	ledger.verified++;
 	const delivered = run as RunRecord;
-	const position = namedPosition(ctx, state, delivered);
+	const position = readBack?.position ?? namedPosition(ctx, state, delivered);
 	const view = new BatchView(ctx, await getIdentity(ctx), state, ledger);
 	const taken = takeDelivery(ledger, position, delivered);
 	let report = await view.walk();
@@ -141,8 +179,15 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	const { report, state, ledger } = handled.build;
 	// Answer the delivery now: downloads may take longer than the service waits for an answer.
 	answer(200, { received: true, resumed: true });
+	// Told once per execution: on the first item, or in the error that ends the step.
+	const warning = ledger.readBackTaken > 0 ? unsignedWarning(this, ledger) : undefined;
 	try {
-		const items = await outputItems(this, state, report.outcomes);
+		const items = await outputItems(this, state, report.outcomes).catch((error: Error) => {
+			const described = error as Error & { description?: string | null };
+			if (warning) described.description = [described.description, `Also: ${warning}`].filter(Boolean).join(' ');
+			throw error;
+		});
+		if (warning && items[0]) items[0].json = { ...items[0].json, warning };
 		return { noWebhookResponse: true, workflowData: [items] };
 	} finally {
 		ledger.resumingSince = Date.now();

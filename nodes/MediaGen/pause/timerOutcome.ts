@@ -18,13 +18,13 @@ export const TIMER_ERROR =
 
 function timerNote(state: PauseState): string {
 	return (
-		`No delivery resumed this execution within ${minutes(state.deadline - state.pausedAt)} plus one minute. ` +
-		"Either the service could not reach n8n at the resume URL (check that WEBHOOK_URL is n8n's public https " +
-		'address), or its deliveries failed the signature check (the Webhook Signing Secret credential then holds ' +
-		"another secret than the one signing your runs; n8n's log names each refused delivery), or n8n was " +
-		'starting when they came (n8n answers "starting up" as if it had taken them), or the runs are still going. ' +
-		'Runs that were sent keep going and are charged: run this step again with Additional Fields → ' +
-		'Request Key set to the requestKey here to get that run back without paying again, or choose Waiting → Poll.'
+		`No call from the service ended the wait within ${minutes(state.deadline - state.pausedAt)} plus one minute, ` +
+		'so n8n ended it, and this step could not check the runs at that moment. Most likely the service could not ' +
+		"reach this n8n (n8n's address for calls from outside must be public https: ask whoever runs your n8n), or " +
+		'the runs were still going, or their calls could not be checked (the Webhook Signing Secret did not match ' +
+		'and the service could not be asked about the runs). Runs that were sent keep going and are charged. To ' +
+		'get a run without paying again, run this step again with Additional Fields → Request Key set to the ' +
+		'requestKey here. To wait without depending on calls from the service, choose Waiting → Poll.'
 	);
 }
 

@@ -1,13 +1,15 @@
 // POST /generations with a request key, so a repeated submission is never charged twice:
 // 409 busy is waited out; a lost or unreadable answer is sent again with the same key (the service
-// returns the run it made), and failing that the run is looked up by model and prompt; a keyed run
-// that comes back FAILED (refunded, from an earlier try) is followed by a fresh run under key-r2 …;
-// a keyed run made for another prompt or model is refused instead of returning the wrong file.
+// returns the run it made, uncharged) until the item's time limit, then the item fails with that key.
+// The key is the only tie between an item and a run: runs are never matched by content, because an
+// identical request of another execution, workflow or person looks the same in the list.
+// A keyed run that comes back FAILED (refunded, from an earlier try) is followed by a fresh run under
+// key-r2 …; a keyed run made for another prompt or model is refused instead of returning the wrong file.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { apiRequest, isBusySubmission, isLostAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
-import { generationAnswerProblem, generationListProblem } from '../../shared/answers';
+import { generationAnswerProblem } from '../../shared/answers';
 import type { RunRecord } from '../../shared/records';
 import { retryKey } from './requestKey';
 import { addRunDetails, runError } from './runErrors';
@@ -16,9 +18,8 @@ import { timeLimitMs } from './timeLimit';
 
 /** How many fresh runs a retry may start after refunded failures of the same item. */
 const MAX_FRESH_RUNS = 10;
-/** How long to keep re-sending a submission whose answers are lost (within the time limit). */
-const LOST_ANSWER_BUDGET_MS = 60_000;
-const LOOKUP_PAGE = 50;
+/** The longest pause between two sends of a submission whose answers are lost. */
+const LOST_ANSWER_PAUSE_MAX_MS = 10_000;
 const BUSY_BACKOFF_MAX_MS = 15_000;
 
 export interface SubmitContext {
@@ -59,39 +60,20 @@ function mismatchError(s: SubmitContext, run: RunRecord, key: string, differs: s
 	);
 }
 
-/** Newest runs with the same model, prompt and options since the first try, not given to another item. */
-async function lookUpLostRun(s: SubmitContext, body: IDataObject, since: number): Promise<RunRecord | undefined> {
-	const page = await apiRequest<{ generations: RunRecord[] }>(
-		s.ctx,
-		{
-			method: 'GET',
-			path: '/generations',
-			qs: { limit: LOOKUP_PAGE },
-			retryTransient: 1,
-			expect: generationListProblem,
-		},
-		s.identity,
-	);
-	const candidates = page.body.generations
-		.filter((r) => !s.claimed.has(r.id) && mismatchOf(r, body).length === 0 && r.createdAt >= since - 5_000)
-		.sort((a, b) => a.createdAt - b.createdAt);
-	return candidates[0];
-}
-
-function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number, last: unknown, lookup: string) {
+function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number, last: unknown) {
 	const key = String(body.requestKey);
 	// The last failure's description says what to check: lost answers more often mean a wrong Base URL (or a
 	// proxy) than a broken service.
 	const hint = last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
 	const error = new NodeOperationError(
 		s.ctx.getNode(),
-		`No usable answer to the submission of this run after ${tries} tr${tries === 1 ? 'y' : 'ies'}: the run may have ` +
-			`started and been charged`,
+		`No usable answer to the submission of this run after ${tries} tr${tries === 1 ? 'y' : 'ies'} within its time ` +
+			'limit: the run may have started and been charged',
 		{
 			description:
-				`Its request key is ${key}. To pick it up without paying again, put this key in Additional Fields → ` +
-				'Request Key and run this step again: the service then returns that run instead of starting a new one. ' +
-				`Or find it with Generation → Get Many (newest first, model ${String(body.model)}). ${lookup} ` +
+				`Its request key is ${key}. To get that run without paying again, put this key in Additional Fields → ` +
+				'Request Key and run this step again: the service then returns the run it made for this key (or makes ' +
+				'one if it made none) and charges nothing twice. ' +
 				`Last problem: ${String((last as Error)?.message ?? last)}.${hint}`,
 			itemIndex: s.itemIndex,
 		},
@@ -99,10 +81,9 @@ function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number,
 	return addRunDetails(error, { requestKey: key });
 }
 
-/** One key: waits out 409 busy, re-sends after lost answers, then looks the run up. */
+/** One key: waits out 409 busy, re-sends with the same key after lost answers until the deadline. */
 async function submitWithKey(s: SubmitContext, body: IDataObject, deadline: number): Promise<RunRecord> {
 	const signal = s.ctx.getExecutionCancelSignal();
-	const started = Date.now();
 	let tries = 0;
 	let lost = 0;
 	let busy = 0;
@@ -137,20 +118,12 @@ async function submitWithKey(s: SubmitContext, body: IDataObject, deadline: numb
 			}
 			if (!isLostAnswer(failure)) throw addRunDetails(failure, { requestKey: String(body.requestKey) });
 			lost++;
-			const pauseMs = Math.min(1000 * 2 ** lost, 10_000);
-			const budgetLeft = Math.min(deadline, started + LOST_ANSWER_BUDGET_MS) - Date.now();
-			if (pauseMs <= budgetLeft) {
+			const pauseMs = Math.min(1000 * 2 ** lost, LOST_ANSWER_PAUSE_MAX_MS, deadline - Date.now());
+			if (pauseMs > 0) {
 				await sleep(pauseMs, signal);
 				continue;
 			}
-			let note = 'The node looked for it among your newest runs and found none.';
-			try {
-				const found = await lookUpLostRun(s, body, started);
-				if (found) return found;
-			} catch (lookupError) {
-				note = `The node could not look for it among your newest runs (${(lookupError as Error).message}).`;
-			}
-			throw lostSubmissionError(s, body, tries, failure, note);
+			throw lostSubmissionError(s, body, tries, failure);
 		}
 	}
 }
