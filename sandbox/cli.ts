@@ -33,7 +33,8 @@ async function main(): Promise<void> {
 			: `  Webhook secret  ${account.webhookSecret}   (signs deliveries to per-run webhook URLs)`,
 		`  Account id      ${account.id}   (control surface: ${sandbox.rootUrl}/_sandbox/...)`,
 		`  OpenAPI         ${sandbox.rootUrl}/openapi.yaml`,
-		`Durations: ${realistic ? 'realistic' : 'demo (seconds)'}.${strict ? ' Strict mode: nothing the spec leaves open is filled in.' : ''}`,
+		`Durations: ${realistic ? 'realistic' : 'demo (seconds)'}.`,
+		...(strict ? ['Strict mode: nothing the spec leaves open is filled in.'] : []),
 		'Press Ctrl+C to stop.',
 	];
 	process.stdout.write(lines.join('\n') + '\n');

@@ -174,7 +174,8 @@ test('as an AI tool: the agent reads what it does, and a call prices the run wit
 		},
 	};
 	const [tool] = await mcpTools(setup);
-	expect(tool.description).toBe('Estimate the credit cost without generating in Media Generation');
+	expect(tool.description).toMatch(/^Tells what a Media Generation run with this prompt and these options would cost/);
+	expect(tool.description).toContain('Free: starts no run and charges nothing.');
 	const posts = backend.requests('POST /v1/generations').length;
 	const answer = JSON.parse(await mcpCall(setup, { prompt: 'a kite over the dunes' })) as IDataObject[];
 	expect(answer[0]).toMatchObject({ credits: 90, basis: 'catalogue default', model: 'lumora-motion-3-fast' });

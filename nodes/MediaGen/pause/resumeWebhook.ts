@@ -3,8 +3,9 @@
 // signature, as the trigger checks it) sends the runs its freed slot is owed and, once every item's run is
 // final, resumes the execution with the same items, files and errors as Poll mode. A call that fails the
 // signature check is still a wake-up call: its run is read back from the service (readBack.ts) and taken
-// when final, with one warning in the output. Other calls get 401 and change nothing; repeats are harmless. It throws only on purpose: a failed run without
-// Continue On Fail, or deliveries that all failed the signature check by the time limit, fail the execution.
+// when final, with one warning in the output. Other calls get 401 and change nothing; repeats are harmless.
+// It throws only on purpose: a failed run without Continue On Fail, or deliveries that all failed the
+// signature check by the time limit, fail the execution.
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 

@@ -161,4 +161,5 @@ export function capRefusalMessage(refusal: CapRefusal, spentWord = 'spent'): str
 }
 
 /** What to do about a refusal, with the bound the cap keeps. */
-export const CAP_ADVICE = `It was not submitted, so nothing was charged for it. Raise the cap, or split the batch. ${CAP_BOUND}`;
+export const CAP_ADVICE =
+	'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch. ' + CAP_BOUND;

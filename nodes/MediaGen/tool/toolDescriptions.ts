@@ -27,6 +27,22 @@ const DESCRIPTIONS: Array<{ resource: string; operation: string; text: string }>
 	},
 	{
 		resource: 'generation',
+		operation: 'estimateCost',
+		text:
+			'Tells what a Media Generation run with this prompt and these options would cost, before paying for it: ' +
+			'credits (null when the price cannot be known in advance), how the price was found (basis), the credits ' +
+			'left and whether they are enough. Free: starts no run and charges nothing. Call it before Generate when ' +
+			'the user cares about cost.',
+	},
+	{
+		resource: 'app',
+		operation: 'estimateCost',
+		text:
+			'Tells what running a look of a Media Generation app would cost, before paying for it: credits (or null ' +
+			'when unknown), the basis of the price, the credits left and whether they are enough. Free: starts nothing.',
+	},
+	{
+		resource: 'generation',
 		operation: 'wait',
 		text:
 			'Waits for a Media Generation run started earlier, given its runId, and returns it with its file links. ' +

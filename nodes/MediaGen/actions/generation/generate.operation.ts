@@ -169,8 +169,8 @@ export const generateFields: INodeProperties[] = [
 		displayOptions: { hide: { kind: ['music'] } },
 		description:
 			"Names of the input item's files holding reference images, as its Binary tab shows them (PNG, JPEG or " +
-			'WebP, up to 10 MB each), separated by commas. They are uploaded first. Makes the run image-to-image or image-to-video. ' +
-			'Leave empty for text only.',
+			'WebP, up to 10 MB each), separated by commas. They are uploaded first. Makes the run image-to-image or ' +
+			'image-to-video. Leave empty for text only.',
 	},
 	{
 		displayName: 'Reference Image URLs',

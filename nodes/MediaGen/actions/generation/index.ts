@@ -23,7 +23,7 @@ export const description: INodeProperties[] = [
 				name: 'Estimate Cost',
 				value: 'estimateCost',
 				// As an AI tool, n8n describes it to the agent as "<action> in Media Generation".
-				action: 'Estimate the credit cost without generating',
+				action: 'Estimate the cost of runs',
 				description:
 					'Free: price each run before generating (same fields and checks as Generate, nothing sent), with the ' +
 					'total, the credits left and whether they are enough',
