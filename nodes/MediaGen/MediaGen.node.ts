@@ -16,7 +16,9 @@ import { toolDescriptionFields } from './tool/toolDescriptions';
 const SUBTITLE =
 	'={{ (function (r, o, k) { const kind = /^(image|video|music)$/.test(k) ? k : "media";' +
 	' const words = { generation: { generate: "Generate " + kind, get: "Get run", getMany: "List runs",' +
-	' wait: "Wait for run" }, app: { runLook: "Run app look", getMany: "List apps" }, file: { upload: "Upload file" },' +
+	' wait: "Wait for run", estimateCost: "Estimate " + kind + " cost" },' +
+	' app: { runLook: "Run app look", getMany: "List apps", estimateCost: "Estimate look cost" },' +
+	' file: { upload: "Upload file" },' +
 	' account: { get: "Get account" }, model: { getMany: "List models" } };' +
 	' return (words[r] || {})[o] || ""; })($parameter["resource"], $parameter["operation"], $parameter["kind"]) }}';
 

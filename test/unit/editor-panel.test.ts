@@ -119,6 +119,8 @@ describe('the canvas line under the node name', () => {
 		[{ resource: 'file', operation: 'upload' }, 'Upload file'],
 		[{ resource: 'app', operation: 'runLook' }, 'Run app look'],
 		[{ resource: 'model', operation: 'getMany' }, 'List models'],
+		[{ resource: 'generation', operation: 'estimateCost', kind: 'image' }, 'Estimate image cost'],
+		[{ resource: 'app', operation: 'estimateCost' }, 'Estimate look cost'],
 	])('%j reads "%s"', (parameters, expected) => {
 		expect(subtitleOf(parameters)).toBe(expected);
 	});
