@@ -14,7 +14,7 @@
 // with a certificate for registry.npmjs.org from a CA made for the test (NODE_EXTRA_CA_CERTS), passes
 // every request on to Verdaccio. Port 443 needs root, as CI has.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
@@ -202,7 +202,10 @@ export function ensureVerdaccio(nodeBin: string): string {
 	const dir = path.join(os.homedir(), '.cache/n8n-nodes-mediagen', `verdaccio-${VERDACCIO_VERSION}`);
 	const bin = path.join(dir, 'node_modules/verdaccio/bin/verdaccio');
 	if (existsSync(path.join(dir, '.ready'))) return bin;
-	mkdirSync(dir, { recursive: true });
+	// Installed beside its final place and moved there whole: a half-finished install is never used.
+	const staging = `${dir}.installing-${process.pid}`;
+	rmSync(staging, { recursive: true, force: true });
+	mkdirSync(staging, { recursive: true });
 	const manifest = {
 		name: 'verdaccio-runtime',
 		private: true,
@@ -210,13 +213,15 @@ export function ensureVerdaccio(nodeBin: string): string {
 		// verdaccio-audit asks for node-fetch's `cjs` tag; 2.7.0 is the CommonJS release that tag names
 		overrides: { 'verdaccio-audit': { 'node-fetch': '2.7.0' } },
 	};
-	writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
+	writeFileSync(path.join(staging, 'package.json'), JSON.stringify(manifest, null, 2));
 	execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], {
-		cwd: dir,
+		cwd: staging,
 		stdio: ['ignore', 'ignore', 'inherit'],
 		env: { ...process.env, PATH: `${nodeBin}:${process.env.PATH}` },
 	});
-	writeFileSync(path.join(dir, '.ready'), '');
+	writeFileSync(path.join(staging, '.ready'), '');
+	rmSync(dir, { recursive: true, force: true });
+	renameSync(staging, dir);
 	return bin;
 }
 

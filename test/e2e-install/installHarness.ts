@@ -36,13 +36,14 @@ export interface InstallWorld {
 /** The registry with the previous release and this build published (in that order: `latest` is this build). */
 export async function startInstallWorld(): Promise<InstallWorld> {
 	const registry = await startLocalRegistry();
-	const previousDir = previousRelease();
-	try {
-		registry.publish(previousDir);
-	} finally {
-		rmSync(previousDir, { recursive: true, force: true });
+	for (const release of [previousRelease, currentRelease]) {
+		const dir = release();
+		try {
+			registry.publish(dir);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	}
-	registry.publish(currentRelease());
 	const sandbox = await startSandbox({ durations: { pendingMs: 200, image: 1500, video: 2500, music: 2000 } });
 	const account = sandbox.engine.createAccount({ credits: 5000, concurrency: 3 });
 	const browser = await launchBrowser();

@@ -1,9 +1,9 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The two releases the install tests publish to the local registry: the previous one, built from the commit
 // scripts/previous-release.env names (a `git archive` of it, built with this checkout's node_modules), and
-// this checkout, built as the publish workflow builds it (`npm run build`, then `npm publish` in the folder).
+// this checkout; each built as the publish workflow builds it (`npm run build`, then `npm publish` in the folder).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -26,10 +26,26 @@ function run(cwd: string, command: string, args: string[]): void {
 	}
 }
 
-/** This checkout, built: the folder to publish. */
+/** Builds a source folder with this checkout's node_modules (tsc, gulp: the same devDependencies, none shipped). */
+function build(dir: string): void {
+	symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'));
+	run(dir, 'npm', ['run', 'build']);
+}
+
+/**
+ * This checkout (its tracked and new files) copied and built in a temp folder, so that building it never
+ * rewrites the dist/ another suite is loading; remove the folder when done.
+ */
 export function currentRelease(): string {
-	run(REPO, 'npm', ['run', 'build']);
-	return REPO;
+	const dir = mkdtempSync(path.join(os.tmpdir(), `mediagen-release-${CURRENT_VERSION}-`));
+	const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO });
+	for (const file of listed.toString().split('\0').filter(Boolean)) {
+		if (!existsSync(path.join(REPO, file))) continue; // deleted, not yet committed
+		mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+		copyFileSync(path.join(REPO, file), path.join(dir, file));
+	}
+	build(dir);
+	return dir;
 }
 
 /** The previous release's source at its commit, built; remove the folder when done. */
@@ -49,8 +65,6 @@ export function previousRelease(): string {
 		rmSync(dir, { recursive: true, force: true });
 		throw new Error(`Commit ${PREVIOUS_COMMIT} holds version ${version}, not ${PREVIOUS_VERSION}`);
 	}
-	// Its build tools are this checkout's (tsc, gulp): the same devDependencies, none of them shipped.
-	symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'));
-	run(dir, 'npm', ['run', 'build']);
+	build(dir);
 	return dir;
 }
