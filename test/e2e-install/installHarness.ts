@@ -26,9 +26,6 @@ import { currentRelease, PREVIOUS_VERSION, previousRelease } from './releases';
 export interface InstallWorld {
 	registry: LocalRegistry;
 	sandbox: Sandbox;
-	apiKey: string;
-	accountId: string;
-	webhookSecret: string;
 	browser: BrowserContext;
 	close(): Promise<void>;
 }
@@ -45,7 +42,6 @@ export async function startInstallWorld(): Promise<InstallWorld> {
 		}
 	}
 	const sandbox = await startSandbox({ durations: { pendingMs: 200, image: 1500, video: 2500, music: 2000 } });
-	const account = sandbox.engine.createAccount({ credits: 5000, concurrency: 3 });
 	const browser = await launchBrowser();
 	const close = async () => {
 		await browser.close();
@@ -55,9 +51,6 @@ export async function startInstallWorld(): Promise<InstallWorld> {
 	return {
 		registry,
 		sandbox,
-		apiKey: account.keys[0],
-		accountId: account.id,
-		webhookSecret: account.webhookSecret,
 		browser,
 		close,
 	};
@@ -141,6 +134,8 @@ export async function ownerPage(world: InstallWorld, at: InstalledN8n): Promise<
 }
 
 export interface SavedSetup {
+	/** The sandbox account of this setup's API key: its own runs, request keys and ledger lines. */
+	accountId: string;
 	credentialIds: Record<'apiKey' | 'anonymous' | 'webhook', string>;
 	workflowIds: Record<string, string>;
 }
@@ -158,17 +153,20 @@ export async function saveCredentialsAndExamples(
 				body: JSON.stringify({ name, type, data }),
 			})
 		).data.id;
+	// An account of its own: runs of another test (another n8n, whose execution ids start at 1 too) must not
+	// answer this one's request keys.
+	const account = world.sandbox.engine.createAccount({ credits: 5000, concurrency: 3 });
 	const credentialIds = {
 		apiKey: await save('Media Generation sandbox', 'mediaGenApi', {
 			baseUrl: world.sandbox.baseUrl,
-			apiKey: world.apiKey,
+			apiKey: account.keys[0],
 		}),
 		anonymous: await save('Media Generation sandbox (free tier)', 'mediaGenAnonymousApi', {
 			baseUrl: world.sandbox.baseUrl,
 			secretAnonymousId: `n8n-upgrade-${Date.now().toString(36)}`,
 		}),
 		webhook: await save('Media Generation sandbox webhook', 'mediaGenWebhookApi', {
-			secret: world.webhookSecret,
+			secret: account.webhookSecret,
 			previousSecret: '',
 		}),
 	};
@@ -188,7 +186,7 @@ export async function saveCredentialsAndExamples(
 		});
 		workflowIds[name] = saved.data.id;
 	}
-	return { credentialIds, workflowIds };
+	return { accountId: account.id, credentialIds, workflowIds };
 }
 
 /** n8n's own credential test (the editor's "Retry"/"Test" button): true when GET /me answered. */
