@@ -3,7 +3,7 @@
 // real n8n headless with the package, the sandbox credentials and the example workflows, executes
 // examples 1–5 and prints what happened: runs, credits spent, where the files are. Then it stops
 // everything it started.
-import { executeWorkflow, type RunData } from './realN8n';
+import { executeWorkflow, N8N_VERSION, type RunData } from './realN8n';
 import { bootStack, EXAMPLES, exampleId } from './stack';
 
 function summarise(run: RunData): { runs: Array<Record<string, unknown>>; files: string[]; errors: string[] } {
@@ -28,7 +28,7 @@ function summarise(run: RunData): { runs: Array<Record<string, unknown>>; files:
 async function main(): Promise<void> {
 	const started = Date.now();
 	console.log(
-		'Starting the sandbox and preparing real n8n (the first run installs n8n 2.40.7 into ~/.cache, a few minutes)…',
+		`Starting the sandbox and preparing real n8n (the first run installs n8n ${N8N_VERSION} into ~/.cache, a few minutes)…`,
 	);
 	const stack = await bootStack();
 	const { sandbox, n8n } = stack;

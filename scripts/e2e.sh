@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The single-process end-to-end suite on every n8n version users run (MEDIAGEN_N8N_VERSIONS),
+# The single-process end-to-end suite on every n8n version users run (MEDIAGEN_N8N_VERSIONS; by default
+# both versions of scripts/n8n-versions.env),
 # against one `npm pack` tarball of this repo, installed as a community package.
 # Extra arguments go to jest (for example a test name filter: -t 'trigger').
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VERSIONS="${MEDIAGEN_N8N_VERSIONS:-2.40.7 1.123.81}"
+source scripts/n8n-versions.env
+VERSIONS="${MEDIAGEN_N8N_VERSIONS:-$N8N_MAIN_VERSION $N8N_V1_VERSION}"
 pack_dir="$(mktemp -d)"
 trap 'rm -rf "$pack_dir"' EXIT
 start=$SECONDS

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs real n8n (pinned, N8N_VERSION) into a cache folder outside the repo, once.
+# Installs real n8n (N8N_VERSION, by default the main version of scripts/n8n-versions.env) into a cache folder outside the repo, once.
 # n8n 2.x needs Node 24: it comes from the npm package `node@24` (the machine has Node 20).
 # n8n 1.123.x (engines ">=20.19 <= 24.x") evaluates expressions with isolated-vm 6.2, whose prebuilt
 # binaries cover Node 22 and 24 only (on Node 20 it fails: "Could not initialize the vm expression
@@ -7,7 +7,9 @@
 # The folder holds `.node-bin` (the bin folder of the Node that runs this n8n) and `.ready`.
 # Prints the cache folder on its last line.
 set -euo pipefail
-N8N_VERSION="${N8N_VERSION:-2.40.7}"
+# shellcheck source=n8n-versions.env
+source "$(dirname "$0")/n8n-versions.env"
+N8N_VERSION="${N8N_VERSION:-$N8N_MAIN_VERSION}"
 CACHE="${MEDIAGEN_N8N_CACHE:-$HOME/.cache/n8n-nodes-mediagen/n8n-$N8N_VERSION}"
 mkdir -p "$CACHE"
 cd "$CACHE"

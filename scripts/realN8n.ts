@@ -12,8 +12,28 @@ import path from 'node:path';
 import { installCommunityPackage } from './communityPackage';
 
 export const REPO = path.resolve(__dirname, '..');
-/** The n8n version the scripts and tests run on (`MEDIAGEN_N8N_VERSION`, default 2.40.7). */
-export const N8N_VERSION = process.env.MEDIAGEN_N8N_VERSION || '2.40.7';
+/** The `KEY=value` lines of a file under scripts/ that bash sources too (n8n-versions.env, previous-release.env). */
+export function readEnvFile(name: string): Record<string, string> {
+	const text = readFileSync(path.join(REPO, 'scripts', name), 'utf8');
+	return Object.fromEntries(
+		text
+			.split('\n')
+			.map((line) => /^([A-Z0-9_]+)=(\S+)$/.exec(line.trim()))
+			.filter((m): m is RegExpExecArray => m !== null)
+			.map((m) => [m[1], m[2]]),
+	);
+}
+const VERSIONS = readEnvFile('n8n-versions.env');
+/** The main 2.x version: the e2e suite, `npm run dev`, the editor tests, queue mode. */
+export const N8N_MAIN_VERSION = VERSIONS.N8N_MAIN_VERSION;
+/** The newest 1.x, tested beside it. */
+export const N8N_V1_VERSION = VERSIONS.N8N_V1_VERSION;
+/** Both, as MEDIAGEN_N8N_VERSIONS lists them ("2.x 1.x") unless that variable is set. */
+export const N8N_VERSIONS = (process.env.MEDIAGEN_N8N_VERSIONS || `${N8N_MAIN_VERSION} ${N8N_V1_VERSION}`)
+	.split(/\s+/)
+	.filter(Boolean);
+/** The n8n version the scripts and tests run on (`MEDIAGEN_N8N_VERSION`, default the main version). */
+export const N8N_VERSION = process.env.MEDIAGEN_N8N_VERSION || N8N_MAIN_VERSION;
 export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 /** Our node types as n8n names them when the package is installed as a community package. */
 export const TYPE_PREFIX = 'n8n-nodes-mediagen.';
@@ -65,14 +85,21 @@ export interface N8nInstance {
 }
 
 export async function prepareN8n(
-	options: { userFolder?: string; port?: number; version?: string; tarball?: string } = {},
+	options: {
+		userFolder?: string;
+		port?: number;
+		version?: string;
+		tarball?: string;
+		/** false: no package laid out beforehand (the install tests install it through n8n itself). */
+		withPackage?: boolean;
+	} = {},
 ): Promise<N8nInstance> {
 	const version = options.version ?? N8N_VERSION;
 	const cache = ensureN8n(version);
 	const userFolder = options.userFolder ?? mkdtempSync(path.join(os.tmpdir(), 'mediagen-n8n-'));
 	const outputDir = path.join(userFolder, 'files');
 	mkdirSync(outputDir, { recursive: true });
-	installCommunityPackage(userFolder, options.tarball);
+	if (options.withPackage !== false) installCommunityPackage(userFolder, options.tarball);
 	const port = options.port ?? (await freePort());
 	const nodeBin = nodeBinOf(cache);
 	// Not the test runner's environment: under NODE_ENV=test n8n silences its CLI output.

@@ -35,7 +35,7 @@ export interface StackOptions {
 	sandbox?: Partial<SandboxConfig>;
 	n8nPort?: number;
 	userFolder?: string;
-	/** n8n version (default: MEDIAGEN_N8N_VERSION or 2.40.7). */
+	/** n8n version (default: MEDIAGEN_N8N_VERSION or the main version of scripts/n8n-versions.env). */
 	version?: string;
 	/** A tarball from `npm pack` (default: packed on first use). */
 	tarball?: string;

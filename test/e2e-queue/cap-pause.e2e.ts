@@ -1,15 +1,15 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// Max Credits per Execution across a pause in queue mode (issue 28, point 5), n8n 2.40.7 and 1.123.81: a
+// Max Credits per Execution across a pause in queue mode (issue 28, point 5), the main 2.x and 1.123.81: a
 // worker runs the nine-image batch in pause mode under a cap of 50 (9 × 5 = 45 credits) and lets go of the
 // execution; the deliveries reach the webhook process and a worker resumes it; an IF node then loops the
 // items back into the same step. That second pass counts the 45 credits the paused batch spent (they are
 // saved with the execution, not in a worker's memory), so its 9 more runs are refused up front: 9 runs,
 // 9 charges in all. Figures are printed at the end.
-import { localiseWorkflow, ownerSession } from '../../scripts/realN8n';
+import { localiseWorkflow, N8N_VERSIONS, ownerSession } from '../../scripts/realN8n';
 import { bootQueueStack, type QueueStack } from '../../scripts/queueStack';
 import { chargesOf, execution, pausedBatch, postHook, runsOf, settledExecutions, workersOf } from './helpers';
 
-const VERSIONS = (process.env.MEDIAGEN_N8N_VERSIONS || '2.40.7 1.123.81').split(/\s+/).filter(Boolean);
+const VERSIONS = N8N_VERSIONS;
 const WORKFLOW_ID = 'mgQueueCapPause1';
 const HOOK_PATH = 'mediagen-queue-cap-pause';
 const CAP = 50;

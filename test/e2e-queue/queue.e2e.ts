@@ -1,5 +1,5 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// n8n 2.40.7 in queue mode (main + 2 workers + 1 webhook process, Redis, Postgres) with the package
+// n8n's main 2.x in queue mode (main + 2 workers + 1 webhook process, Redis, Postgres) with the package
 // installed from its tarball: batches and app looks run on workers with single-process outputs, two
 // executions on two workers share the account's concurrency, a worker killed mid-batch (what n8n does,
 // what is charged), and trigger deliveries to the webhook process, replays to main and after a restart

@@ -5,7 +5,7 @@
 // takes the same job, so the same execution id, and runs the workflow again from its start; the node's
 // default request keys (n8n-<instance>-<execution>-<node>-<run>-<item>) then give back the runs in flight.
 // Measured: runs charged, items delivered, items charged twice. Figures are printed at the end.
-import { ownerSession } from '../../scripts/realN8n';
+import { N8N_V1_VERSION, ownerSession } from '../../scripts/realN8n';
 import { bootQueueStack, type QueueStack } from '../../scripts/queueStack';
 import {
 	chargedItems,
@@ -20,7 +20,7 @@ import {
 } from './helpers';
 import { killBatchWithDefaultKeys, withSlowImages } from './sigkill';
 
-const VERSION = '1.123.81';
+const VERSION = N8N_V1_VERSION;
 let stack: QueueStack;
 let cookie = '';
 const figures: Record<string, unknown> = {};

@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { bootQueueStack, type QueueStack } from '../../scripts/queueStack';
-import { TYPE_PREFIX } from '../../scripts/realN8n';
+import { N8N_VERSIONS, TYPE_PREFIX } from '../../scripts/realN8n';
 import { sleep } from './helpers';
 
 const WORKFLOW_ID = 'mgQueueTrigPair1';
@@ -26,7 +26,7 @@ let proxy: http.Server;
 let proxyBase = '';
 let figures: Record<string, unknown> = {};
 /** Both n8n versions (as `npm run test:e2e`), or those in MEDIAGEN_N8N_VERSIONS. */
-const VERSIONS = (process.env.MEDIAGEN_N8N_VERSIONS || '2.40.7 1.123.81').split(/\s+/).filter(Boolean);
+const VERSIONS = N8N_VERSIONS;
 
 const runBody = (n: number) =>
 	JSON.stringify({ id: `gen_pair${n}`, kind: 'image', model: 'studio-image-v1', status: 'SUCCEEDED', outputs: [] });
