@@ -58,13 +58,9 @@ export async function bootStack(options: StackOptions = {}): Promise<Stack> {
 		version: options.version,
 		tarball: options.tarball,
 	});
+	// The API key last: the editor gives a new node (and the AI tool) the newest credential that fits it, and
+	// with the free-tier one created last it picked that one and switched Authentication to Anonymous.
 	await importCredentials(n8n, [
-		{
-			id: 'mediagenSandboxKey',
-			name: 'Media Generation sandbox',
-			type: 'mediaGenApi',
-			data: { baseUrl: sandbox.baseUrl, apiKey: account.keys[0] },
-		},
 		{
 			id: 'mediagenSandboxAnon',
 			name: 'Media Generation sandbox (free tier)',
@@ -76,6 +72,12 @@ export async function bootStack(options: StackOptions = {}): Promise<Stack> {
 			name: 'Media Generation sandbox webhook',
 			type: 'mediaGenWebhookApi',
 			data: { secret: webhookSecret, previousSecret: '' },
+		},
+		{
+			id: 'mediagenSandboxKey',
+			name: 'Media Generation sandbox',
+			type: 'mediaGenApi',
+			data: { baseUrl: sandbox.baseUrl, apiKey: account.keys[0] },
 		},
 	]);
 	await importWorkflows(
