@@ -2,7 +2,7 @@
 // The spec fixes a run's price at submission from its model, resolution, length and audio, so:
 //   1. options whose resolution, length and sound are the model's defaults cost the catalogue's price;
 //   2. otherwise the price is what this account was charged for the same model and those options, found in its
-//      run history (read once per execution, run/runHistory.ts) or among the runs this step already sent;
+//      run history (read once per execution, cost/runHistory.ts) or among the runs this step already sent;
 //   3. otherwise it is unknown, and the price says why.
 // Talking-avatar runs are priced on the driving audio's real length, which only the service measures: they are
 // known only from an earlier run with the same audio address. Pure: no n8n, no HTTP.
