@@ -13,7 +13,7 @@ import { addRunDetails, errorItem, type ItemRequest } from '../run/runErrors';
 import { paidRunsNote } from '../run/paidRuns';
 import { pauseRuns } from '../pause/pauseRuns';
 import { priceRequestOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
-import { runToItem } from '../run/runOutput';
+import { runToItem, withSameColumns } from '../run/runOutput';
 import { priceBookFor } from '../cost/runHistory';
 import {
 	CAP_ADVICE,
@@ -244,5 +244,5 @@ export async function executeRuns(
 		if (paid.length && e.context) e.context.paidRuns = paid;
 		throw error;
 	}
-	return [...out.keys()].sort((a, b) => a - b).map((i) => out.get(i)!);
+	return withSameColumns([...out.keys()].sort((a, b) => a - b).map((i) => out.get(i)!));
 }
