@@ -147,6 +147,12 @@ afterAll(async () => {
 async function restartCase(prompts: string[], forced: boolean) {
 	const before = charged();
 	const known = new Set((await executions()).map((e) => e.id));
+	// n8n 2.41 registers an active workflow's webhooks a moment after it starts answering (it answered 404 here):
+	// a GET to this POST webhook says "not registered for GET requests" once it is there.
+	await until('the webhook to be registered', async () => {
+		const probe = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK_PATH}`, { method: 'GET' });
+		return /registered for GET/i.test(await probe.text()) ? true : undefined;
+	});
 	const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK_PATH}`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
