@@ -1,6 +1,7 @@
 // Checks made before any credit is spent, each naming the field and what is allowed. Pure.
 import type { CatalogueModel } from '../../shared/records';
-import { promptLimit } from './resolveOptions';
+import { freeTierCovers } from '../catalogue/catalogue';
+import { promptLimit } from '../catalogue/modelOptions';
 import { REQUEST_KEY_MAX } from './requestKey';
 
 export const MAX_REFERENCE_IMAGES = 14;
@@ -58,7 +59,7 @@ function serviceIsOnHost(apiBaseUrl: string, host: string): boolean {
 /**
  * The shape check of every address field: a full https:// URL. Plain http is accepted only on this machine's loopback
  * (a local sandbox); the service itself refuses it elsewhere. Addresses the service delivers to have stricter rules:
- * checkWebhookUrl below, and resumeUrlProblem in pause/pauseRuns.ts.
+ * checkWebhookUrl and resumeUrlProblem below.
  */
 export function checkHttpsUrl(url: string, field: string, example: string): string | undefined {
 	let parsed: URL;
@@ -91,6 +92,27 @@ export function checkWebhookUrl(url: string, apiBaseUrl: string): string | undef
 	return undefined;
 }
 
+/**
+ * Why the service could not call this resume URL, if it could not: it must be https on a public host.
+ * A service on this machine (a local sandbox) can reach this machine, so loopback is fine for it.
+ */
+export function resumeUrlProblem(resumeUrl: string, baseUrl: string): string | undefined {
+	let resume: URL;
+	let base: URL;
+	try {
+		resume = new URL(resumeUrl);
+		base = new URL(baseUrl);
+	} catch {
+		return `this execution has no usable resume URL ("${resumeUrl.split('?')[0]}")`;
+	}
+	const shown = `${resume.origin}${resume.pathname}`;
+	const localService = isPrivateHost(base.hostname) && base.hostname === resume.hostname;
+	if (localService) return undefined;
+	if (resume.protocol !== 'https:') return `this execution's resume URL (${shown}) is not https`;
+	if (isPrivateHost(resume.hostname)) return `this execution's resume URL (${shown}) is on a private or local host`;
+	return undefined;
+}
+
 export function checkMediaUrls(field: string, urls: string[]): string[] {
 	return urls
 		.map((url) => checkHttpsUrl(url, field, 'for example a URL returned by File → Upload'))
@@ -117,14 +139,9 @@ export function limitsHelp(model: CatalogueModel, musicMode: string | undefined,
 	return aboutLimits ? ` ${describeLimits(model, musicMode)}` : '';
 }
 
-/** The models the anonymous free tier covers (free house image engines), by id. */
-export function freeTierModelIds(models: CatalogueModel[]): string[] {
-	return models.filter((m) => m.free_tier && m.kind === 'image').map((m) => m.id);
-}
-
 export function checkRequest(model: CatalogueModel, draft: RequestDraft): string[] {
 	const problems: string[] = [];
-	if (draft.identity === 'anonymous' && !(model.free_tier && model.kind === 'image')) {
+	if (draft.identity === 'anonymous' && !freeTierCovers(model)) {
 		const free = draft.freeModelIds?.length ? ` (${draft.freeModelIds.join(', ')})` : '';
 		problems.push(
 			`Model: ${model.name} is not covered by the anonymous free tier, which covers only the free house image ` +

@@ -1,5 +1,6 @@
 // One wording, wherever a step stops after some of its runs were paid for (poll batch, pause set-up, resume):
-// the user learns which runs cost credits and how to get their files without paying again.
+// the user learns which runs cost credits and how to get their files without paying again, and which items
+// never started (they cost nothing).
 
 /** A run this step started and the service charges for. */
 export interface PaidRun {
@@ -24,9 +25,22 @@ export function paidRunsNote(runs: PaidRun[]): string {
 	);
 }
 
-/** Adds the note to an error's description (what n8n shows under the message). */
-export function withPaidRuns<E>(error: E, runs: PaidRun[]): E {
-	const note = paidRunsNote(runs);
+/** Item numbers as a person counts them (from 1), the first five and how many more. */
+function listItems(indexes: number[]): string {
+	if (indexes.length <= 6) return indexes.map((i) => i + 1).join(', ');
+	return `${indexes
+		.slice(0, 5)
+		.map((i) => i + 1)
+		.join(', ')} and ${indexes.length - 5} more`;
+}
+
+/**
+ * Adds the note to an error's description (what n8n shows under the message), and which items of a stopped batch
+ * were never started (they cost nothing).
+ */
+export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] = []): E {
+	const unstarted = notStarted.length ? `Items ${listItems(notStarted)} were not started and cost nothing.` : '';
+	const note = [paidRunsNote(runs), unstarted].filter(Boolean).join(' ');
 	if (!note) return error;
 	const e = error as { description?: string | null };
 	e.description = e.description ? `${e.description}\n\n${note}` : note;

@@ -1,5 +1,6 @@
 // Errors about runs keep what the user needs to find the run again (id, request key, status, cost,
-// refund) in one typed structure, so error items and batch reports read the same fields.
+// refund) in one typed structure, so error items and batch reports read the same fields. An error kept as data
+// (pause mode records an item's refusal and shows it after the pause) is a Refusal.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -97,6 +98,17 @@ export function failedRunError(
 
 /** What an item asked for (kind, model, prompt; app and look for Run Look), so a failed item says which it was. */
 export type ItemRequest = IDataObject;
+
+/** An error as an item's outcome kept in data (pause mode records it and shows it later): its message and advice. */
+export interface Refusal {
+	message: string;
+	description?: string;
+}
+
+export function refusalOf(error: unknown): Refusal {
+	const e = error as { message?: string; description?: string | null };
+	return { message: String(e?.message ?? error), ...(e?.description ? { description: e.description } : {}) };
+}
 
 /**
  * A "Continue On Fail" item for a failed item: what it asked for, the message, what to do, and the run
