@@ -19,6 +19,7 @@ import {
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
+import { untilRegistered } from './shared';
 
 // 16 characters, like the ids n8n gives: n8n 1.x saves static data only for ids of at most 16
 // (isWorkflowIdValid in cli/src/utils.ts); the 17-character id used before made every save a no-op there.
@@ -66,18 +67,11 @@ async function deliverAll(ns: number[], width: number): Promise<number[]> {
 	return statuses;
 }
 
-/** n8n 2.40 activates published workflows after its banner (publication service): wait for the webhook. */
-async function webhookReady(ms = 120_000): Promise<void> {
-	const deadline = Date.now() + ms;
-	while (Date.now() < deadline) {
-		// Unsigned: the trigger answers 400 and starts nothing; 404 means not registered yet.
-		const res = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-		await res.text();
-		if (res.status !== 404) return;
-		await new Promise((r) => setTimeout(r, 1000));
-	}
-	throw new Error(`The trigger's webhook was not registered within ${ms / 1000} s:\n${n8n.log.join('').slice(-3000)}`);
-}
+/**
+ * n8n 2.40 activates published workflows after its banner (publication service): wait for the webhook. Its probe
+ * is unsigned: the trigger answers 400 and starts nothing; 404 means not registered yet.
+ */
+const webhookReady = () => untilRegistered(n8n, hookUrl, "The trigger's webhook");
 
 async function executionCount(): Promise<number> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW_ID }));
