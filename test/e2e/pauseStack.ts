@@ -19,7 +19,8 @@ import {
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
-import { parseFlatted } from '../e2e-queue/helpers';
+import { spentBy } from '../helpers/ledger';
+import { parseFlatted } from './shared';
 
 /** The Generate node's name in every batch workflow. */
 export const GENERATE = 'Generate';
@@ -45,13 +46,19 @@ export interface PauseStack {
 	hookPaths: Record<string, string>;
 }
 
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
+/** Asks `probe` every `everyMs` until it gives a value; fails naming `what` after `ms`. */
+export async function until<T>(
+	what: string,
+	probe: () => Promise<T | undefined>,
+	ms = 120_000,
+	everyMs = 500,
+): Promise<T> {
 	const deadline = Date.now() + ms;
 	for (;;) {
 		const value = await probe();
 		if (value !== undefined) return value;
 		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 500));
+		await new Promise((r) => setTimeout(r, everyMs));
 	}
 }
 
@@ -267,8 +274,7 @@ export async function knownIds(stack: PauseStack, workflowId: string): Promise<S
 }
 
 /** Net credits an account has spent (charges minus refunds). */
-export const charged = (sb: Sandbox, account: Account) =>
-	-sb.engine.ledger.filter((l) => l.ownerId === account.id && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
+export const charged = (sb: Sandbox, account: Account) => spentBy(sb, account.id);
 
 export const runsOf = (sb: Sandbox, prompts: string[]) =>
 	[...sb.engine.runs.values()].filter((r) => prompts.includes(r.prompt));
