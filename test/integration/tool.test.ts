@@ -226,9 +226,7 @@ test('Max Credits per Execution in MCP calls: with no execution, the calls of a 
 	expect(first.status).toBe('SUCCEEDED');
 	const posts = submissions().length;
 	const second = await mcpCall(setup, { prompt: 'another capped picture' });
-	expect(refusal(second)).toMatch(
-		/^Max Credits per Execution is 5: this run would cost 5 credits .*\(5 already spent/,
-	);
+	expect(refusal(second)).toMatch(/^Max Credits per Execution is 5: this run would cost 5 credits .*\(5 already spent/);
 	expect(submissions().length).toBe(posts);
 });
 
