@@ -1,8 +1,9 @@
 // Media Generation Anonymous (free tier): the Base URL and a self-chosen anonymous id (x-anon-id), tested without it.
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { anonymousIdTest, baseUrlProperty, identityHeader, MEDIAGEN_ICON } from './common';
-import { describeAnonymousIdProblem, readAnonymousId } from './shapes';
+import { MEDIAGEN_ICON } from '../nodes/shared/icon';
+import { anonymousIdTest, baseUrlProperty, identityHeader } from './common';
+import { describeAnonymousIdProblem, readAnonymousId } from '../nodes/shared/transport/credentialShapes';
 
 export class MediaGenAnonymousApi implements ICredentialType {
 	name = 'mediaGenAnonymousApi';

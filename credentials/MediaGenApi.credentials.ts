@@ -1,8 +1,9 @@
 // Media Generation API: the Base URL and an API key (Authorization: Bearer sk_…), tested with GET /me (free).
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { apiKeyTest, baseUrlProperty, identityHeader, MEDIAGEN_ICON } from './common';
-import { describeApiKeyProblem } from './shapes';
+import { MEDIAGEN_ICON } from '../nodes/shared/icon';
+import { apiKeyTest, baseUrlProperty, identityHeader } from './common';
+import { describeApiKeyProblem } from '../nodes/shared/transport/credentialShapes';
 
 export class MediaGenApi implements ICredentialType {
 	name = 'mediaGenApi';

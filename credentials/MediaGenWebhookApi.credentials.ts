@@ -2,7 +2,7 @@
 // deliveries with it.
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { MEDIAGEN_ICON } from './common';
+import { MEDIAGEN_ICON } from '../nodes/shared/icon';
 
 export class MediaGenWebhookApi implements ICredentialType {
 	name = 'mediaGenWebhookApi';

@@ -1,28 +1,13 @@
-// What the credentials share: the icon, the Base URL field, the header each
-// sets after a shape check, and the connection tests with readable failures.
+// What the credentials share: the Base URL field, the header each sets after a shape check, and the connection
+// tests with readable failures. The shape checks and the icon are in nodes/shared (the nodes use them too).
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentialsDecrypted,
-	ICredentialTestFunctions,
 	ICredentialTestRequest,
-	INodeCredentialTestResult,
 	IHttpRequestOptions,
 	INodeProperties,
-	Icon,
 } from 'n8n-workflow';
 
-import { describeBaseUrlProblem, describeWebhookCredentialProblem } from './shapes';
-
-/** The one icon, kept in icons/ at the package root; n8n resolves `file:` paths from the file that names them. */
-function iconFrom(root: string): Icon {
-	return { light: `file:${root}icons/mediagen.svg`, dark: `file:${root}icons/mediagen.dark.svg` };
-}
-
-/** For credentials/<Name>.credentials.ts. */
-export const MEDIAGEN_ICON = iconFrom('../');
-
-/** For nodes/<Node>/<Node>.node.ts. */
-export const MEDIAGEN_NODE_ICON = iconFrom('../../');
+import { describeBaseUrlProblem } from '../nodes/shared/transport/credentialShapes';
 
 export const baseUrlProperty: INodeProperties = {
 	displayName: 'Base URL',
@@ -101,18 +86,4 @@ export function anonymousIdTest(): ICredentialTestRequest {
 		request: { baseURL: BASE_URL_EXPRESSION, url: '/models', method: 'GET' },
 		rules: [{ type: 'responseCode', properties: { value: 404, message: WRONG_BASE_URL } }],
 	};
-}
-
-/**
- * The connection test of the webhook signing secret (no request can test it: the service never asks
- * for it), used by every node that lists that credential: the shape of both fields.
- */
-export async function checkSigningSecret(
-	this: ICredentialTestFunctions,
-	credential: ICredentialsDecrypted,
-): Promise<INodeCredentialTestResult> {
-	const problem = describeWebhookCredentialProblem(credential.data ?? {});
-	return problem
-		? { status: 'Error', message: problem }
-		: { status: 'OK', message: 'The signing secret has the expected shape' };
 }

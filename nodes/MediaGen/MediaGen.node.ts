@@ -4,12 +4,12 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { checkSigningSecret, MEDIAGEN_NODE_ICON } from '../../credentials/common';
+import { MEDIAGEN_NODE_ICON } from '../shared/icon';
+import { checkSigningSecret } from '../shared/signingSecret';
 import { runSettingsFields } from './actions/descriptions';
 import { resources, router } from './actions/router';
 import { listSearch, loadOptions, resourceMapping } from './methods';
-import { resumeWebhook } from './pause/resumeWebhook';
-import { resumeWebhooks } from './pause/webhooks';
+import { resumeWebhook, resumeWebhooks } from './pause/resumeWebhook';
 import { toolDescriptionFields } from './tool/toolDescriptions';
 
 /** The canvas line under the node's name: what the step does, in words ("Generate image", "Upload file"). */

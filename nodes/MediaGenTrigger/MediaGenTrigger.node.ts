@@ -9,8 +9,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { checkSigningSecret, MEDIAGEN_NODE_ICON } from '../../credentials/common';
-import { describePreviousSecretProblem, describeWebhookCredentialProblem } from '../../credentials/shapes';
+import { MEDIAGEN_NODE_ICON } from '../shared/icon';
+import {
+	checkSigningSecret,
+	describePreviousSecretProblem,
+	describeWebhookCredentialProblem,
+} from '../shared/signingSecret';
 import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS } from '../shared/fields';
 import type { RunRecord } from '../shared/records';

@@ -4,7 +4,7 @@
 // of the space-separated header may match; timestamps more than 5 minutes away are refused.
 import { createHmac, timingSafeEqual } from 'crypto';
 
-import { describeWebhookSecretProblem, isBlankSecret, readWebhookSecret } from '../../credentials/shapes';
+import { describeWebhookSecretProblem, isBlankSecret, readWebhookSecret } from './signingSecret';
 
 export const TOLERANCE_SECONDS = 300;
 

@@ -1,4 +1,4 @@
-import { describeApiError, ERROR_ADVICE, redactSecrets } from '../../nodes/shared/transport/errors';
+import { describeApiError, ERROR_ADVICE, redactSecrets } from '../../nodes/shared/transport/errorTable';
 
 const SPEC_CODES = [
 	'invalid',

@@ -1,4 +1,4 @@
-// nodes/shared/transport/failures.ts: what each classifier counts, on errors built as the request loop builds them.
+// nodes/shared/transport/failureClasses.ts: what each classifier counts, on errors built as the request loop builds them.
 import type { INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -8,7 +8,7 @@ import {
 	isLostAnswer,
 	isRetryableRead,
 	isTransientFailure,
-} from '../../nodes/shared/transport/failures';
+} from '../../nodes/shared/transport/failureClasses';
 import type { Identity } from '../../nodes/shared/transport/identity';
 import { testNode } from '../helpers/node';
 

@@ -2,7 +2,7 @@
 // entry, and the request checks (prompt, files, URLs, keys, free tier).
 import type { CatalogueModel } from '../../nodes/shared/records';
 import { checkHttpsUrl, checkRequest, checkSettings, describeLimits } from '../../nodes/MediaGen/run/checkRequest';
-import { acceptedNames, promptLimit, resolveOptions } from '../../nodes/MediaGen/run/resolveOptions';
+import { acceptedNames, promptLimit, resolveOptions } from '../../nodes/MediaGen/catalogue/modelOptions';
 import models from '../../sandbox/data/models.json';
 
 const model = (id: string) => (models.models as unknown as CatalogueModel[]).find((m) => m.id === id)!;

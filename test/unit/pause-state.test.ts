@@ -1,14 +1,14 @@
 // Pause mode's pure pieces: the resume calls' memory, what n8n's timer passes on, the per-item webhook URL,
 // and where the service could call back.
 import type { RunRecord } from '../../nodes/shared/records';
-import { resumeUrlProblem } from '../../nodes/MediaGen/pause/pauseRuns';
+import { resumeUrlProblem } from '../../nodes/MediaGen/run/checkRequest';
 import {
 	isPauseState,
 	itemWebhookUrl,
 	positionFromQuery,
 	type PauseState,
 } from '../../nodes/MediaGen/pause/pauseState';
-import { BatchLedger, ledgerOf } from '../../nodes/MediaGen/pause/ledger';
+import { BatchMemory, batchMemoryOf } from '../../nodes/MediaGen/pause/batchMemory';
 import { TIMER_ERROR, timerOutcomeItems } from '../../nodes/MediaGen/pause/timerOutcome';
 
 const state = (items: number, lanes: number): PauseState => ({
@@ -25,7 +25,7 @@ describe("the resume calls' memory of a batch", () => {
 	const run = (id: string, status: string) => ({ id, status }) as RunRecord;
 
 	test('counts runs in flight, including items being sent, and never lets an older state replace a final one', () => {
-		const ledger = new BatchLedger();
+		const ledger = new BatchMemory();
 		ledger.learn(0, run('a', 'PROCESSING'), true);
 		ledger.learn(1, run('b', 'SUCCEEDED'), true);
 		ledger.sending.add(2);
@@ -39,9 +39,9 @@ describe("the resume calls' memory of a batch", () => {
 
 	test('one memory per batch, found again by its key', () => {
 		const key = `batch-${Math.random()}`;
-		ledgerOf(key).failedChecks = 3;
-		expect(ledgerOf(key).failedChecks).toBe(3);
-		expect(ledgerOf(`${key}-other`).failedChecks).toBe(0);
+		batchMemoryOf(key).failedChecks = 3;
+		expect(batchMemoryOf(key).failedChecks).toBe(3);
+		expect(batchMemoryOf(`${key}-other`).failedChecks).toBe(0);
 	});
 });
 

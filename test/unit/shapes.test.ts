@@ -8,9 +8,8 @@ import {
 	describeApiKeyProblem,
 	describeBaseUrlProblem,
 	readAnonymousId,
-	describeWebhookCredentialProblem,
-	describeWebhookSecretProblem,
-} from '../../credentials/shapes';
+} from '../../nodes/shared/transport/credentialShapes';
+import { describeWebhookCredentialProblem, describeWebhookSecretProblem } from '../../nodes/shared/signingSecret';
 
 const GOOD_KEY = `sk_${'0123456789abcdef0123456789abcdef01234567'}`;
 

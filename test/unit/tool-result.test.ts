@@ -5,7 +5,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { readRunSettings } from '../../nodes/MediaGen/run/runSettings';
 import { TIME_LIMIT_CODE, TOOL_TIME_LIMIT_MS } from '../../nodes/MediaGen/run/timeLimit';
 import { addRunDetails } from '../../nodes/MediaGen/run/runErrors';
-import { isToolCall } from '../../nodes/MediaGen/tool/toolCall';
+import { isToolCall } from '../../nodes/MediaGen/run/toolCall';
 import { stillRunningResult, toolRunResult } from '../../nodes/MediaGen/tool/toolResult';
 import { testNode } from '../helpers/node';
 

@@ -6,9 +6,10 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getIdentity, type Identity } from '../../shared/transport';
-import { concurrencyOf, runPool } from '../batch/pool';
+import { runPool } from '../batch/pool';
+import { concurrencyOf } from '../run/concurrency';
 import { errorItem } from '../run/runErrors';
-import { isToolCall } from '../tool/toolCall';
+import { isToolCall } from '../run/toolCall';
 import { answerToolCall } from '../tool/toolResult';
 import * as account from './account';
 import * as app from './app';

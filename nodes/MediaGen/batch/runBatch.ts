@@ -6,10 +6,12 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Identity } from '../../shared/transport';
-import { concurrencyOf, runPool } from './pool';
+import { runPool } from './pool';
+import { concurrencyOf } from '../run/concurrency';
 import type { RunRecord } from '../../shared/records';
 import { uniquePerItem } from '../run/requestKey';
-import { addRunDetails, errorItem, type ItemRequest } from '../run/runErrors';
+import { addRunDetails, type ItemRequest } from '../run/runErrors';
+import { failedItem, listItems, prepareAll, typedRequest } from './prepareItems';
 import { paidRunsNote } from '../run/paidRuns';
 import { pauseRuns } from '../pause/pauseRuns';
 import { priceRequestOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
@@ -28,69 +30,9 @@ import { submitRun, type SubmitContext } from '../run/submission';
 import { timeLimitMs } from '../run/timeLimit';
 import { waitForRun } from '../run/waitForRun';
 
-/** Items are named as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0). */
-const itemName = (i: number) => `item ${i + 1}`;
-
-/** The start of a prompt, quoted, so a person finds the item. */
-function promptStart(prompt: unknown): string {
-	const text = typeof prompt === 'string' ? prompt.replace(/\s+/g, ' ').trim() : '';
-	if (!text) return '';
-	return ` ("${text.length > 40 ? `${text.slice(0, 40)}…` : text}")`;
-}
-
 /** What a prepared item asks for, for its error item. */
 function requestOf(p: PreparedRun): ItemRequest {
 	return { kind: p.body.kind, model: p.body.model, prompt: p.body.prompt, options: p.body.options, ...p.extraJson };
-}
-
-/** What an item that failed its checks asked for, read from the parameters as typed (some may be missing). */
-export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemRequest {
-	const read = (name: string, extractValue = false) => {
-		try {
-			const value = ctx.getNodeParameter(name, itemIndex, undefined, extractValue ? { extractValue } : {});
-			return typeof value === 'string' || typeof value === 'number' ? value : undefined;
-		} catch {
-			return undefined;
-		}
-	};
-	const fields: ItemRequest = {
-		kind: read('kind'),
-		model: read('model', true),
-		prompt: read('prompt'),
-		app: read('app', true),
-		look: read('look'),
-	};
-	return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
-}
-
-function listItems(indexes: number[]): string {
-	if (indexes.length <= 6) return indexes.map((i) => i + 1).join(', ');
-	return `${indexes
-		.slice(0, 5)
-		.map((i) => i + 1)
-		.join(', ')} and ${indexes.length - 5} more`;
-}
-
-/** The refusal of a batch with items that cannot be sent (Generate, Run Look and their Estimate Cost). */
-export function invalidItemsError(
-	ctx: IExecuteFunctions,
-	bad: Array<{ itemIndex: number; error: Error }>,
-	total: number,
-) {
-	const named = (itemIndex: number) => `${itemName(itemIndex)}${promptStart(typedRequest(ctx, itemIndex).prompt)}`;
-	const lines = bad.map(({ itemIndex, error }) => `${named(itemIndex)}: ${error.message}`);
-	const first = bad[0];
-	const message =
-		total === 1 ? first.error.message : `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
-	const advice = bad.length === 1 ? ((first.error as { description?: string }).description ?? '') : '';
-	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
-		description:
-			`Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} ` +
-			`and run again.${advice ? ` ${advice.replace(/^Nothing was sent and nothing was charged\.\s*/, '')}` : ''}` +
-			`${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
-		// In a batch the message names each item as a person counts; n8n would add its own "[item N]", from 0.
-		...(total === 1 ? { itemIndex: first.itemIndex } : {}),
-	});
 }
 
 function capError(ctx: IExecuteFunctions, itemIndex: number, refusal: CapRefusal) {
@@ -118,14 +60,6 @@ function upfrontCapError(ctx: IExecuteFunctions, cap: SpendingCap, overrun: { to
 	);
 }
 
-/** A Continue On Fail item with the columns a run item has (id, options), so n8n's table shows no "undefined". */
-export function failedItem(error: unknown, itemIndex: number, request: ItemRequest): INodeExecutionData {
-	const item = errorItem(error, itemIndex, request);
-	item.json = { id: item.json.id ?? null, ...item.json };
-	item.json.options ??= null;
-	return item;
-}
-
 /** Paid runs of a batch that stops, for the error: so the user can fetch them with Generation → Get. */
 function stoppedBatchNote(runs: Map<number, RunRecord>, failedItem: number, notStarted: number[]): string {
 	const paid = [...runs.entries()]
@@ -136,29 +70,7 @@ function stoppedBatchNote(runs: Map<number, RunRecord>, failedItem: number, notS
 	return parts.filter(Boolean).join(' ');
 }
 
-/**
- * Reads and checks every item (Generate's or Run Look's preparation); with Continue On Fail off, one bad item
- * refuses the whole batch before anything is sent.
- */
-export async function prepareAll(
-	ctx: IExecuteFunctions,
-	prepare: (itemIndex: number) => Promise<PreparedRun>,
-): Promise<{ ready: PreparedRun[]; bad: Array<{ itemIndex: number; error: Error }> }> {
-	const count = ctx.getInputData().length;
-	const ready: PreparedRun[] = [];
-	const bad: Array<{ itemIndex: number; error: Error }> = [];
-	for (let i = 0; i < count; i++) {
-		try {
-			ready.push(await prepare(i));
-		} catch (error) {
-			bad.push({ itemIndex: i, error: error as Error });
-		}
-	}
-	if (bad.length && !ctx.continueOnFail()) throw invalidItemsError(ctx, bad, count);
-	return { ready, bad };
-}
-
-export async function executeRuns(
+export async function runBatch(
 	ctx: IExecuteFunctions,
 	identity: Identity,
 	prepare: (itemIndex: number) => Promise<PreparedRun>,

@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { CatalogueModel } from '../../shared/records';
-import { listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../run/resolveOptions';
+import { listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../catalogue/modelOptions';
 import { describeLoadProblem, findModelFor } from './parameters';
 
 /** How a value reads in the Options box: yes/no options read On / Off. */

@@ -9,7 +9,7 @@ import { apiRequest, isBusySubmission, isTransientFailure, type Identity } from 
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import type { PauseState } from './pauseState';
-import type { BatchLedger, Refusal } from './ledger';
+import type { BatchMemory, Refusal } from './batchMemory';
 
 export type Outcome =
 	| { position: number; kind: 'finished'; run: RunRecord }
@@ -43,20 +43,20 @@ function refusalOf(error: unknown): Refusal {
 type SendResult = { run: RunRecord } | { busy: true } | { later: string } | { refused: Refusal };
 
 /** One batch as one call sees it: the record saved before the pause, this process's memory and the service. */
-export class BatchView {
+export class BatchWalk {
 	private callEnds = Date.now() + CALL_BUDGET_MS;
 
 	constructor(
 		private readonly ctx: IWebhookFunctions,
 		private readonly identity: Identity,
 		readonly state: PauseState,
-		readonly ledger: BatchLedger,
+		readonly memory: BatchMemory,
 	) {
 		// The runs sent before the pause are named by the record; their states come from deliveries or reads.
 		state.items.forEach((entry, position) => {
-			if (entry.runId && !ledger.runs.has(position)) {
+			if (entry.runId && !memory.runs.has(position)) {
 				const run = { id: entry.runId, status: 'PENDING', createdAt: entry.createdAt ?? 0 } as RunRecord;
-				ledger.runs.set(position, { run, watched: false });
+				memory.runs.set(position, { run, watched: false });
 			}
 		});
 	}
@@ -116,11 +116,11 @@ export class BatchView {
 	}
 
 	private isSettled(position: number): boolean {
-		return !!this.state.items[position].refused || this.ledger.refused.has(position);
+		return !!this.state.items[position].refused || this.memory.refused.has(position);
 	}
 
 	private isKnown(position: number): boolean {
-		return this.isSettled(position) || this.ledger.runs.has(position) || this.ledger.sending.has(position);
+		return this.isSettled(position) || this.memory.runs.has(position) || this.memory.sending.has(position);
 	}
 
 	/**
@@ -137,10 +137,10 @@ export class BatchView {
 			const result = await this.send(position);
 			if ('later' in result) return result.later;
 			if ('busy' in result) break;
-			if ('refused' in result) this.ledger.refused.set(position, result.refused);
-			else this.ledger.learn(position, result.run, false);
+			if ('refused' in result) this.memory.refused.set(position, result.refused);
+			else this.memory.learn(position, result.run, false);
 		}
-		this.ledger.complete = true;
+		this.memory.complete = true;
 		return undefined;
 	}
 
@@ -149,10 +149,10 @@ export class BatchView {
 	 * time limit has passed, all of them, so the output says where each stands.
 	 */
 	async readUnfinished(evenWatched = false): Promise<void> {
-		for (const [position, known] of [...this.ledger.runs.entries()]) {
-			if ((known.watched && !evenWatched) || this.ledger.isFinal(position) || Date.now() >= this.callEnds) continue;
+		for (const [position, known] of [...this.memory.runs.entries()]) {
+			if ((known.watched && !evenWatched) || this.memory.isFinal(position) || Date.now() >= this.callEnds) continue;
 			const run = await this.read(known.run, position);
-			if (run) this.ledger.learn(position, run, false);
+			if (run) this.memory.learn(position, run, false);
 		}
 	}
 
@@ -160,14 +160,14 @@ export class BatchView {
 	private async sendOwed(): Promise<string | undefined> {
 		for (let position = 0; position < this.state.items.length; position++) {
 			if (this.isKnown(position)) continue;
-			if (this.ledger.inFlight() >= this.state.lanes || Date.now() > this.state.deadline) return undefined;
-			this.ledger.sending.add(position);
-			const result = await this.send(position).finally(() => this.ledger.sending.delete(position));
+			if (this.memory.inFlight() >= this.state.lanes || Date.now() > this.state.deadline) return undefined;
+			this.memory.sending.add(position);
+			const result = await this.send(position).finally(() => this.memory.sending.delete(position));
 			if ('later' in result) return result.later;
 			// The slot went to another batch on the account: the next delivery of this batch tries again.
 			if ('busy' in result) return undefined;
-			if ('refused' in result) this.ledger.refused.set(position, result.refused);
-			else this.ledger.learn(position, result.run, true);
+			if ('refused' in result) this.memory.refused.set(position, result.refused);
+			else this.memory.learn(position, result.run, true);
 		}
 		return undefined;
 	}
@@ -175,30 +175,30 @@ export class BatchView {
 	/** Moves the batch on as far as this call can, and says where every item stands. */
 	async walk(): Promise<BatchReport> {
 		let later: string | undefined;
-		if (!this.ledger.complete) {
-			this.ledger.learning ??= this.learnUnknown().finally(() => (this.ledger.learning = undefined));
-			later = await this.ledger.learning;
+		if (!this.memory.complete) {
+			this.memory.learning ??= this.learnUnknown().finally(() => (this.memory.learning = undefined));
+			later = await this.memory.learning;
 		}
 		await this.readUnfinished();
-		if (this.ledger.complete && !later) later = await this.sendOwed();
+		if (this.memory.complete && !later) later = await this.sendOwed();
 		return { ...this.report(), ...(later ? { later } : {}) };
 	}
 
 	report(): BatchReport {
 		const outcomes: Outcome[] = this.state.items.map((entry, position): Outcome => {
-			const refusal = entry.refused ?? this.ledger.refused.get(position);
+			const refusal = entry.refused ?? this.memory.refused.get(position);
 			if (refusal) return { position, kind: 'refused', ...refusal };
-			const known = this.ledger.runs.get(position);
+			const known = this.memory.runs.get(position);
 			if (known) {
 				const final = FINAL_STATUSES.includes(known.run.status);
 				return { position, kind: final ? 'finished' : 'running', run: known.run };
 			}
-			return { position, kind: this.ledger.complete ? 'unsent' : 'unconfirmed' };
+			return { position, kind: this.memory.complete ? 'unsent' : 'unconfirmed' };
 		});
 		return {
 			outcomes,
 			complete: outcomes.every((o) => o.kind === 'finished' || o.kind === 'refused'),
-			inFlight: this.ledger.inFlight(),
+			inFlight: this.memory.inFlight(),
 			waiting: outcomes.filter((o) => o.kind === 'unsent' || o.kind === 'unconfirmed').length,
 		};
 	}

@@ -6,12 +6,12 @@ import { randomUUID } from 'crypto';
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { describeWebhookCredentialProblem } from '../../../credentials/shapes';
+import { describeWebhookCredentialProblem } from '../../shared/signingSecret';
 import { MediaGenApiError, type Identity } from '../../shared/transport';
-import { ledgerOf } from './ledger';
+import { batchMemoryOf } from './batchMemory';
 import { timerOutcomeItems } from './timerOutcome';
-import { isPrivateHost } from '../run/checkRequest';
-import { concurrencyOf } from '../batch/pool';
+import { resumeUrlProblem } from '../run/checkRequest';
+import { concurrencyOf } from '../run/concurrency';
 import { withPaidRuns } from '../run/paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
 import { priceRequestOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
@@ -21,27 +21,6 @@ import { timeLimitMs } from '../run/timeLimit';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
 const TIMER_GRACE_MS = 60_000;
-
-/**
- * Why the service could not call this resume URL, if it could not: it must be https on a public host.
- * A service on this machine (a local sandbox) can reach this machine, so loopback is fine for it.
- */
-export function resumeUrlProblem(resumeUrl: string, baseUrl: string): string | undefined {
-	let resume: URL;
-	let base: URL;
-	try {
-		resume = new URL(resumeUrl);
-		base = new URL(baseUrl);
-	} catch {
-		return `this execution has no usable resume URL ("${resumeUrl.split('?')[0]}")`;
-	}
-	const shown = `${resume.origin}${resume.pathname}`;
-	const localService = isPrivateHost(base.hostname) && base.hostname === resume.hostname;
-	if (localService) return undefined;
-	if (resume.protocol !== 'https:') return `this execution's resume URL (${shown}) is not https`;
-	if (isPrivateHost(resume.hostname)) return `this execution's resume URL (${shown}) is on a private or local host`;
-	return undefined;
-}
 
 function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), `Waiting → Pause cannot be used here: ${reason}`, {
@@ -153,19 +132,19 @@ export async function pauseRuns(
 	// item. Only the first waits for a slot (the execution must have a run whose delivery will wake it): when
 	// other batches hold the rest, the deliveries send the next items as slots come free.
 	const claimed = new Set<string>();
-	const ledger = ledgerOf(state.batchId!);
-	ledger.complete = true;
+	const memory = batchMemoryOf(state.batchId!);
+	memory.complete = true;
 	for (const [position, entry] of items.entries()) {
-		if (ledger.inFlight() === lanes) break;
+		if (memory.inFlight() === lanes) break;
 		if (entry.refused) continue;
 		const settings = ready[position].settings;
-		const waitForSlot = ledger.inFlight() === 0;
+		const waitForSlot = memory.inFlight() === 0;
 		try {
 			const s = { ctx, identity, settings, itemIndex: entry.item, claimed, waitForSlot };
 			const run = await submitRun(s, entry.body);
 			entry.runId = run.id;
 			entry.createdAt = run.createdAt;
-			ledger.learn(position, run, true);
+			memory.learn(position, run, true);
 		} catch (error) {
 			if (!waitForSlot && error instanceof MediaGenApiError && error.code === 'busy') break;
 			if (!continueOnFail) throw withStartedRuns(error, items);

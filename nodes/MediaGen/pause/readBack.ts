@@ -6,7 +6,7 @@
 // read and can only make the node learn the truth sooner.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import type { BatchLedger } from './ledger';
+import type { BatchMemory } from './batchMemory';
 import { positionFromQuery, type PauseState } from './pauseState';
 
 export interface WakeTarget {
@@ -14,26 +14,26 @@ export interface WakeTarget {
 	runId: string;
 }
 
-function knownRunId(state: PauseState, ledger: BatchLedger, position: number): string | undefined {
-	return ledger.runs.get(position)?.run.id ?? state.items[position]?.runId;
+function knownRunId(state: PauseState, memory: BatchMemory, position: number): string | undefined {
+	return memory.runs.get(position)?.run.id ?? state.items[position]?.runId;
 }
 
 /** The run a call may wake: one this batch knows by the ID in the body, else the one at the URL's position. */
 export function wakeTarget(
 	state: PauseState,
-	ledger: BatchLedger,
+	memory: BatchMemory,
 	body: unknown,
 	query: unknown,
 ): WakeTarget | undefined {
 	const id = (body as { id?: unknown } | undefined)?.id;
 	if (typeof id === 'string' && id) {
 		for (let position = 0; position < state.items.length; position++) {
-			if (knownRunId(state, ledger, position) === id) return { position, runId: id };
+			if (knownRunId(state, memory, position) === id) return { position, runId: id };
 		}
 	}
 	const position = positionFromQuery(query, state);
 	if (position === undefined) return undefined;
-	const runId = knownRunId(state, ledger, position);
+	const runId = knownRunId(state, memory, position);
 	return runId ? { position, runId } : undefined;
 }
 
@@ -41,13 +41,13 @@ export function wakeTarget(
  * The warning the output carries once per execution when runs were taken on their read-back: the delivery
  * reached n8n but was signed with a secret the credential does not hold.
  */
-export function unsignedWarning(ctx: IWebhookFunctions, ledger: BatchLedger): string {
-	const count = ledger.readBackTaken;
+export function unsignedWarning(ctx: IWebhookFunctions, memory: BatchMemory): string {
+	const count = memory.readBackTaken;
 	const credential = ctx.getNode().credentials?.mediaGenWebhookApi?.name;
 	const named = credential ? `the Webhook Signing Secret credential "${credential}"` : 'the Webhook Signing Secret';
 	return (
 		`${count} deliver${count === 1 ? 'y' : 'ies'} to this step failed the signature check ` +
-		`(${ledger.lastFailure ?? 'signature does not match'}). Nothing was lost: the node read ` +
+		`(${memory.lastFailure ?? 'signature does not match'}). Nothing was lost: the node read ` +
 		`${count === 1 ? 'that run' : 'those runs'} back from the service with your API credential and took ` +
 		`${count === 1 ? 'it' : 'them'} from there. To stop this warning, check the secret in ${named}: ` +
 		"it is not the one that signs deliveries to a run's own Webhook URL. Ask the service which secret that " +

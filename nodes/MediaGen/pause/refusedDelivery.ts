@@ -8,7 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { VerifyResult } from '../../shared/signature';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
-import type { BatchLedger } from './ledger';
+import type { BatchMemory } from './batchMemory';
 
 type Refused = Extract<VerifyResult, { ok: false }>;
 
@@ -20,12 +20,12 @@ function isSecretMismatch(verdict: Refused): boolean {
 	return verdict.field === 'Signing Secret' || verdict.reason === 'Signature does not match';
 }
 
-function signatureError(ctx: IWebhookFunctions, state: PauseState, ledger: BatchLedger): Error {
-	const count = ledger.failedChecks;
+function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: BatchMemory): Error {
+	const count = memory.failedChecks;
 	const error = new NodeOperationError(ctx.getNode(), SIGNATURE_FAILURE, {
 		description:
 			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +
-			`${ledger.lastFailure ?? 'signature does not match'}), their runs could not be read back from the service ` +
+			`${memory.lastFailure ?? 'signature does not match'}), their runs could not be read back from the service ` +
 			'as finished with your API credential, and the time limit has passed, so this execution ' +
 			"stops here instead of waiting on. Put your account's signing secret (account settings → Webhooks), which " +
 			"signs deliveries to a run's own Webhook URL, into the Webhook Signing Secret credential (keep the old one " +
@@ -45,15 +45,15 @@ export function refuseDelivery(
 	ctx: IWebhookFunctions,
 	verdict: Refused,
 	state: PauseState | undefined,
-	ledger: BatchLedger | undefined,
+	memory: BatchMemory | undefined,
 ): Error | undefined {
 	ctx.logger.warn(
 		`Media Generation "${ctx.getNode().name}": refused a delivery to waiting execution ` +
 			`${ctx.getExecutionId()}: ${verdict.reason}`,
 	);
-	if (!state || !ledger) return undefined;
-	ledger.failedChecks++;
-	ledger.lastFailure = verdict.reason;
+	if (!state || !memory) return undefined;
+	memory.failedChecks++;
+	memory.lastFailure = verdict.reason;
 	const expired = Date.now() > state.deadline;
-	return expired && isSecretMismatch(verdict) && ledger.verified === 0 ? signatureError(ctx, state, ledger) : undefined;
+	return expired && isSecretMismatch(verdict) && memory.verified === 0 ? signatureError(ctx, state, memory) : undefined;
 }

@@ -5,8 +5,10 @@
 // signature check is still a wake-up call: its run is read back from the service (readBack.ts) and taken
 // when final, with one warning in the output. Other calls get 401 and change nothing; repeats are harmless.
 // It throws only on purpose: a failed run without Continue On Fail, or deliveries that all failed the
-// signature check by the time limit, fail the execution.
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+// signature check by the time limit, fail the execution. The webhook's description, which the node lists, is here
+// too: n8n serves it under the execution's resume URL (/webhook-waiting/<execution id>?signature=…) only while
+// the execution waits, and checks that token itself.
+import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { verifyDelivery, type VerifyResult } from '../../shared/signature';
@@ -15,11 +17,22 @@ import { runRecordProblem } from '../../shared/answers';
 import { readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
 import { batchKeyOf, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from './pauseState';
-import { BatchView, type BatchReport } from './batchWalk';
-import { ledgerOf, type BatchLedger } from './ledger';
+import { BatchWalk, type BatchReport } from './batchWalk';
+import { batchMemoryOf, type BatchMemory } from './batchMemory';
 import { refuseDelivery } from './refusedDelivery';
 import { unsignedWarning, wakeTarget } from './readBack';
 import { outputItems } from './resumeOutput';
+
+export const resumeWebhooks: IWebhookDescription[] = [
+	{
+		name: 'default',
+		httpMethod: 'POST',
+		responseMode: 'onReceived',
+		path: '',
+		isFullPath: true,
+		restartWebhook: true,
+	},
+];
 
 /** After a call has built the output, others wait this long before they may try (n8n may not have resumed). */
 const RESUME_CLAIM_MS = 30_000;
@@ -45,27 +58,27 @@ function namedPosition(ctx: IWebhookFunctions, state: PauseState, run: RunRecord
  * Takes the delivered run as its item's, but only when this process already knows that item's run to be this
  * one: a URL is no proof (a captured delivery could be replayed to another item's address), an ID is.
  */
-function takeDelivery(ledger: BatchLedger, position: number | undefined, run: RunRecord): boolean {
-	if (position === undefined || ledger.runs.get(position)?.run.id !== run.id) return false;
-	ledger.learn(position, run, true);
+function takeDelivery(memory: BatchMemory, position: number | undefined, run: RunRecord): boolean {
+	if (position === undefined || memory.runs.get(position)?.run.id !== run.id) return false;
+	memory.learn(position, run, true);
 	return true;
 }
 
-function claimActive(ledger: BatchLedger): boolean {
-	return ledger.resumingSince !== undefined && Date.now() - ledger.resumingSince < RESUME_CLAIM_MS;
+function claimActive(memory: BatchMemory): boolean {
+	return memory.resumingSince !== undefined && Date.now() - memory.resumingSince < RESUME_CLAIM_MS;
 }
 
 /**
  * Nothing of this batch is in flight (other batches hold every slot), so no delivery will come to move it on:
  * the call, its delivery already answered, keeps asking for a slot until it gets one or the limit passes.
  */
-async function waitForSlot(view: BatchView, state: PauseState): Promise<BatchReport> {
-	let report = view.report();
+async function waitForSlot(batch: BatchWalk, state: PauseState): Promise<BatchReport> {
+	let report = batch.report();
 	for (let pauseMs = 1_000; !report.complete && report.inFlight === 0 && Date.now() <= state.deadline; ) {
 		await sleep(Math.min(pauseMs, Math.max(0, state.deadline - Date.now()) + 1));
 		pauseMs = Math.min(pauseMs * 1.5, SLOT_WAIT_MAX_MS);
-		view.renewBudget();
-		report = await view.walk();
+		batch.renewBudget();
+		report = await batch.walk();
 	}
 	return report;
 }
@@ -74,7 +87,7 @@ type Answer = (status: number, body: IDataObject) => IWebhookResponseData;
 type Handled =
 	| { respond: IWebhookResponseData }
 	| { stop: Error }
-	| { build: { report: BatchReport; state: PauseState; ledger: BatchLedger } };
+	| { build: { report: BatchReport; state: PauseState; memory: BatchMemory } };
 
 /**
  * A call that failed the signature check: taken when the run it names (one this batch knows) reads back from the
@@ -84,28 +97,28 @@ async function wakeUp(
 	ctx: IWebhookFunctions,
 	verdict: Extract<VerifyResult, { ok: false }>,
 	state: PauseState | undefined,
-	ledger: BatchLedger | undefined,
+	memory: BatchMemory | undefined,
 	body: unknown,
 	answer: Answer,
 ): Promise<{ run: RunRecord; position: number } | Exclude<Handled, { build: unknown }>> {
-	const target = state && ledger ? wakeTarget(state, ledger, body, ctx.getRequestObject().query) : undefined;
+	const target = state && memory ? wakeTarget(state, memory, body, ctx.getRequestObject().query) : undefined;
 	// Already known to be final while other runs go on: nothing to learn or do, so no read and no walk.
-	if (target && ledger!.isFinal(target.position) && ledger!.inFlight() > 0) {
+	if (target && memory!.isFinal(target.position) && memory!.inFlight() > 0) {
 		return { respond: answer(200, { received: true }) };
 	}
 	const itemIndex = target ? state!.items[target.position].item : undefined;
 	const run = target ? await readFinalRun(ctx, await getIdentity(ctx), target.runId, itemIndex) : undefined;
 	if (target && run) {
-		ledger!.failedChecks++;
-		ledger!.lastFailure = verdict.reason;
-		ledger!.readBackTaken++;
+		memory!.failedChecks++;
+		memory!.lastFailure = verdict.reason;
+		memory!.readBackTaken++;
 		ctx.logger.warn(
 			`Media Generation "${ctx.getNode().name}": a delivery to waiting execution ${ctx.getExecutionId()} failed ` +
 				`the signature check (${verdict.reason}); its run ${run.id} read back as ${run.status}, so it was taken`,
 		);
 		return { run, position: target.position };
 	}
-	const stop = refuseDelivery(ctx, verdict, state, ledger);
+	const stop = refuseDelivery(ctx, verdict, state, memory);
 	return stop ? { stop } : { respond: answer(verdict.status, { error: 'unauthorized', message: verdict.reason }) };
 }
 
@@ -115,7 +128,7 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	const raw = (req.rawBody as Buffer | undefined) ?? Buffer.from('');
 	const verdict = verifyDelivery(req.headers as Record<string, unknown>, raw, credentials);
 	const state = readPauseState(ctx);
-	const ledger = state ? ledgerOf(batchKeyOf(state, ctx.getExecutionId(), ctx.getNode().name)) : undefined;
+	const memory = state ? batchMemoryOf(batchKeyOf(state, ctx.getExecutionId(), ctx.getNode().name)) : undefined;
 	let run: unknown;
 	try {
 		run = JSON.parse(raw.toString('utf8'));
@@ -124,40 +137,40 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	}
 	let readBack: { run: RunRecord; position: number } | undefined;
 	if (!verdict.ok) {
-		const woken = await wakeUp(ctx, verdict, state, ledger, run, answer);
+		const woken = await wakeUp(ctx, verdict, state, memory, run, answer);
 		if (!('run' in woken)) return woken;
 		readBack = woken;
 		run = woken.run;
 	}
-	if (!state || !ledger || runRecordProblem(run)) {
+	if (!state || !memory || runRecordProblem(run)) {
 		return { respond: answer(200, { received: true, ignored: 'not a run of this batch' }) };
 	}
-	ledger.verified++;
+	memory.verified++;
 	const delivered = run as RunRecord;
 	const position = readBack?.position ?? namedPosition(ctx, state, delivered);
-	const view = new BatchView(ctx, await getIdentity(ctx), state, ledger);
-	const taken = takeDelivery(ledger, position, delivered);
-	let report = await view.walk();
+	const batch = new BatchWalk(ctx, await getIdentity(ctx), state, memory);
+	const taken = takeDelivery(memory, position, delivered);
+	let report = await batch.walk();
 	// A process that learnt this item's run only now (by its request key) can take the delivery now.
-	if (!taken && takeDelivery(ledger, position, delivered)) report = { ...view.report(), later: report.later };
+	if (!taken && takeDelivery(memory, position, delivered)) report = { ...batch.report(), later: report.later };
 	if (!report.complete && Date.now() <= state.deadline) {
 		// Runs still in flight: their deliveries carry the batch on (and retry what the service refused now).
-		if (report.inFlight > 0 || claimActive(ledger)) return { respond: answer(200, { received: true }) };
+		if (report.inFlight > 0 || claimActive(memory)) return { respond: answer(200, { received: true }) };
 		answer(200, { received: true });
-		report = await waitForSlot(view, state);
+		report = await waitForSlot(batch, state);
 		if (!report.complete && Date.now() <= state.deadline) return { respond: { noWebhookResponse: true } };
 	}
 	// Another delivery is building the output: only one may (n8n 1.x would resume twice).
-	if (claimActive(ledger)) {
+	if (claimActive(memory)) {
 		return { respond: answer(503, { error: 'busy', message: 'Being resumed; deliver again later.' }) };
 	}
-	ledger.resumingSince = Date.now();
+	memory.resumingSince = Date.now();
 	if (!report.complete) {
-		view.renewBudget();
-		await view.readUnfinished(true);
-		report = view.report();
+		batch.renewBudget();
+		await batch.readUnfinished(true);
+		report = batch.report();
 	}
-	return { build: { report, state, ledger } };
+	return { build: { report, state, memory } };
 }
 
 export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
@@ -177,11 +190,11 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	}
 	if ('respond' in handled) return handled.respond;
 	if ('stop' in handled) throw handled.stop;
-	const { report, state, ledger } = handled.build;
+	const { report, state, memory } = handled.build;
 	// Answer the delivery now: downloads may take longer than the service waits for an answer.
 	answer(200, { received: true, resumed: true });
 	// Told once per execution: on the first item, or in the error that ends the step.
-	const warning = ledger.readBackTaken > 0 ? unsignedWarning(this, ledger) : undefined;
+	const warning = memory.readBackTaken > 0 ? unsignedWarning(this, memory) : undefined;
 	try {
 		const items = await outputItems(this, state, report.outcomes).catch((error: Error) => {
 			const described = error as Error & { description?: string | null };
@@ -191,6 +204,6 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 		if (warning && items[0]) items[0].json = { ...items[0].json, warning };
 		return { noWebhookResponse: true, workflowData: [items] };
 	} finally {
-		ledger.resumingSince = Date.now();
+		memory.resumingSince = Date.now();
 	}
 }

@@ -1,6 +1,6 @@
 // Checks made before any credit is spent, each naming the field and what is allowed. Pure.
 import type { CatalogueModel } from '../../shared/records';
-import { promptLimit } from './resolveOptions';
+import { promptLimit } from '../catalogue/modelOptions';
 import { REQUEST_KEY_MAX } from './requestKey';
 
 export const MAX_REFERENCE_IMAGES = 14;
@@ -58,7 +58,7 @@ function serviceIsOnHost(apiBaseUrl: string, host: string): boolean {
 /**
  * The shape check of every address field: a full https:// URL. Plain http is accepted only on this machine's loopback
  * (a local sandbox); the service itself refuses it elsewhere. Addresses the service delivers to have stricter rules:
- * checkWebhookUrl below, and resumeUrlProblem in pause/pauseRuns.ts.
+ * checkWebhookUrl and resumeUrlProblem below.
  */
 export function checkHttpsUrl(url: string, field: string, example: string): string | undefined {
 	let parsed: URL;
@@ -88,6 +88,27 @@ export function checkWebhookUrl(url: string, apiBaseUrl: string): string | undef
 			`Trigger on an n8n with a public address.`
 		);
 	}
+	return undefined;
+}
+
+/**
+ * Why the service could not call this resume URL, if it could not: it must be https on a public host.
+ * A service on this machine (a local sandbox) can reach this machine, so loopback is fine for it.
+ */
+export function resumeUrlProblem(resumeUrl: string, baseUrl: string): string | undefined {
+	let resume: URL;
+	let base: URL;
+	try {
+		resume = new URL(resumeUrl);
+		base = new URL(baseUrl);
+	} catch {
+		return `this execution has no usable resume URL ("${resumeUrl.split('?')[0]}")`;
+	}
+	const shown = `${resume.origin}${resume.pathname}`;
+	const localService = isPrivateHost(base.hostname) && base.hostname === resume.hostname;
+	if (localService) return undefined;
+	if (resume.protocol !== 'https:') return `this execution's resume URL (${shown}) is not https`;
+	if (isPrivateHost(resume.hostname)) return `this execution's resume URL (${shown}) is on a private or local host`;
 	return undefined;
 }
 

@@ -3,7 +3,7 @@
 // a key the user typed is made unique per item; a refunded (FAILED) run's key is followed by -r2, -r3 …
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { isToolCall, toolCallKey } from '../tool/toolCall';
+import { isToolCall, toolCallKey } from './toolCall';
 
 export const REQUEST_KEY_MAX = 120;
 

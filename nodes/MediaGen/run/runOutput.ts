@@ -6,7 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
-import { isToolCall } from '../tool/toolCall';
+import { isToolCall } from './toolCall';
 
 export interface OutputSettings {
 	download: boolean;

@@ -3,7 +3,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isToolCall } from '../tool/toolCall';
+import { isToolCall } from './toolCall';
 import { TOOL_TIME_LIMIT_MS } from './timeLimit';
 
 export interface RunSettings {

@@ -1,9 +1,9 @@
 // The node's errors for what the service answered, or did not: each message and description is written once,
-// here, with secrets redacted. The spec's error table itself is in errors.ts.
+// here, with secrets redacted. The spec's error table itself is in errorTable.ts.
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { describeApiError, redactSecrets } from './errors';
+import { describeApiError, redactSecrets } from './errorTable';
 import type { Identity } from './identity';
 
 /** A request as its errors name it. */

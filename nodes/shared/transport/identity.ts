@@ -10,7 +10,7 @@ import {
 	describeBaseUrlProblem,
 	normaliseBaseUrl,
 	readAnonymousId,
-} from '../../../credentials/shapes';
+} from './credentialShapes';
 
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 

@@ -4,8 +4,8 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestO
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { apiError, missingRouteError, noAnswerError, rateLimitAdvice, unexpectedAnswerError } from './apiError';
-import { describeApiError, ERROR_ADVICE } from './errors';
-import { isTransportFailure } from './failures';
+import { describeApiError, ERROR_ADVICE } from './errorTable';
+import { isTransportFailure } from './failureClasses';
 import { getIdentity, type ApiContext, type Identity } from './identity';
 import { acquireRateBudget, type RateBucket } from './rateGate';
 

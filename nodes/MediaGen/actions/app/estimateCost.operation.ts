@@ -1,10 +1,10 @@
 // App → Estimate Cost: Run Look's fields, each item read and checked by Run Look's own preparation, priced by the
-// price book (cost/priceBook.ts), and nothing submitted (cost/estimate.ts).
+// price book (cost/priceBook.ts), and nothing submitted (batch/estimateBatch.ts).
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../../shared/transport';
-import { estimateRuns, summaryField } from '../../cost/estimate';
+import { estimateBatch, summaryField } from '../../batch/estimateBatch';
 import { prepare, runLookFields } from './runLook.operation';
 
 export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['estimateCost'] } }, [
@@ -13,5 +13,5 @@ export const description = updateDisplayOptions({ show: { resource: ['app'], ope
 ]);
 
 export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
-	return await estimateRuns(this, identity, async (i) => await prepare(this, identity, i));
+	return await estimateBatch(this, identity, async (i) => await prepare(this, identity, i));
 }

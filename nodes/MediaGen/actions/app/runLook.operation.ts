@@ -1,6 +1,6 @@
 // App → Run Look: a ready-made look of an app (its prompt, model and options, completed with the
 // model's defaults) run on the user's photos, sent in imageUrls in the order of the app's slots.
-// Waiting, outputs, idempotency and batching are Generate's (executeRuns in batch/runBatch.ts).
+// Waiting, outputs, idempotency and batching are Generate's (runBatch in batch/runBatch.ts).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
@@ -11,7 +11,7 @@ import type { AppInput, CatalogueApp } from '../../../shared/records';
 import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds } from '../../run/checkRequest';
 import { KIND_OPTIONS, readMaxCredits, splitList } from '../../../shared/fields';
 import { defaultRequestKey } from '../../run/requestKey';
-import { executeRuns } from '../../batch/runBatch';
+import { runBatch } from '../../batch/runBatch';
 import type { FileSource, PreparedRun } from '../../run/preparedRun';
 import { readRunSettings } from '../../run/runSettings';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
@@ -267,5 +267,5 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 }
 
 export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
-	return await executeRuns(this, identity, async (i) => await prepare(this, identity, i));
+	return await runBatch(this, identity, async (i) => await prepare(this, identity, i));
 }

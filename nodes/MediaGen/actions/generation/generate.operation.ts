@@ -17,8 +17,8 @@ import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/
 import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds, limitsHelp } from '../../run/checkRequest';
 import { readMaxCredits, splitList } from '../../../shared/fields';
 import { defaultRequestKey } from '../../run/requestKey';
-import { resolveOptions } from '../../run/resolveOptions';
-import { executeRuns } from '../../batch/runBatch';
+import { resolveOptions } from '../../catalogue/modelOptions';
+import { runBatch } from '../../batch/runBatch';
 import type { FileSource, PreparedRun } from '../../run/preparedRun';
 import { readRunSettings } from '../../run/runSettings';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
@@ -382,5 +382,5 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 }
 
 export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
-	return await executeRuns(this, identity, async (i) => await prepare(this, identity, i));
+	return await runBatch(this, identity, async (i) => await prepare(this, identity, i));
 }

@@ -23,7 +23,7 @@ export interface Refusal {
 }
 
 /** The memory of one paused batch kept by this n8n instance. */
-export class BatchLedger {
+export class BatchMemory {
 	readonly runs = new Map<number, KnownRun>();
 	/** Items the service refused after the pause (their outcome). */
 	readonly refused = new Map<number, Refusal>();
@@ -69,23 +69,23 @@ export class BatchLedger {
 /** Batches are forgotten after a day, and at most this many are kept (the oldest go first). */
 const MAX_BATCHES = 200;
 const FORGET_AFTER_MS = 24 * 3600_000;
-const ledgers = new Map<string, BatchLedger>();
+const memories = new Map<string, BatchMemory>();
 
-export function ledgerOf(batchKey: string): BatchLedger {
+export function batchMemoryOf(batchKey: string): BatchMemory {
 	const now = Date.now();
-	let ledger = ledgers.get(batchKey);
-	if (ledger) ledgers.delete(batchKey);
-	else ledger = new BatchLedger();
-	ledger.touchedAt = now;
-	ledgers.set(batchKey, ledger);
-	for (const [key, old] of ledgers) {
-		if (ledgers.size <= MAX_BATCHES && now - old.touchedAt <= FORGET_AFTER_MS) break;
-		ledgers.delete(key);
+	let memory = memories.get(batchKey);
+	if (memory) memories.delete(batchKey);
+	else memory = new BatchMemory();
+	memory.touchedAt = now;
+	memories.set(batchKey, memory);
+	for (const [key, old] of memories) {
+		if (memories.size <= MAX_BATCHES && now - old.touchedAt <= FORGET_AFTER_MS) break;
+		memories.delete(key);
 	}
-	return ledger;
+	return memory;
 }
 
 /** Drops a batch once its execution has resumed for good. */
-export function forgetLedger(batchKey: string): void {
-	ledgers.delete(batchKey);
+export function forgetBatchMemory(batchKey: string): void {
+	memories.delete(batchKey);
 }

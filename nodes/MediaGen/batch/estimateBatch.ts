@@ -5,10 +5,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { identityProblem } from '../../shared/answers';
 import { apiRequest, type Identity } from '../../shared/transport';
-import { failedItem, prepareAll, typedRequest } from '../batch/runBatch';
+import { failedItem, prepareAll, typedRequest } from './prepareItems';
 import { priceRequestOf, type PreparedRun } from '../run/preparedRun';
-import { describeBasis } from './priceBook';
-import { HISTORY_PAGES, priceBookFor } from './runHistory';
+import { describeBasis } from '../cost/priceBook';
+import { HISTORY_PAGES, priceBookFor } from '../cost/runHistory';
 
 /** Where the summary goes: its own item after the estimates, or on every estimate. */
 export const summaryField: INodeProperties = {
@@ -66,7 +66,7 @@ function enoughFor(total: number, unknown: number, left: number | null): boolean
 	return unknown > 0 ? null : true;
 }
 
-export async function estimateRuns(
+export async function estimateBatch(
 	ctx: IExecuteFunctions,
 	identity: Identity,
 	prepare: (itemIndex: number) => Promise<PreparedRun>,

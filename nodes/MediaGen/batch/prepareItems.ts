@@ -1,0 +1,98 @@
+// Every item of a Generate or Run Look step (or of their Estimate Cost) read and checked before anything is sent:
+// with Continue On Fail off, one bad item refuses the whole batch, naming each bad item as a person counts them.
+// Items that fail their checks become error items with the columns a run item has.
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { PreparedRun } from '../run/preparedRun';
+import { errorItem, type ItemRequest } from '../run/runErrors';
+
+/** Items are named as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0). */
+const itemName = (i: number) => `item ${i + 1}`;
+
+/** The start of a prompt, quoted, so a person finds the item. */
+function promptStart(prompt: unknown): string {
+	const text = typeof prompt === 'string' ? prompt.replace(/\s+/g, ' ').trim() : '';
+	if (!text) return '';
+	return ` ("${text.length > 40 ? `${text.slice(0, 40)}…` : text}")`;
+}
+
+/** What an item that failed its checks asked for, read from the parameters as typed (some may be missing). */
+export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemRequest {
+	const read = (name: string, extractValue = false) => {
+		try {
+			const value = ctx.getNodeParameter(name, itemIndex, undefined, extractValue ? { extractValue } : {});
+			return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+		} catch {
+			return undefined;
+		}
+	};
+	const fields: ItemRequest = {
+		kind: read('kind'),
+		model: read('model', true),
+		prompt: read('prompt'),
+		app: read('app', true),
+		look: read('look'),
+	};
+	return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
+}
+
+export function listItems(indexes: number[]): string {
+	if (indexes.length <= 6) return indexes.map((i) => i + 1).join(', ');
+	return `${indexes
+		.slice(0, 5)
+		.map((i) => i + 1)
+		.join(', ')} and ${indexes.length - 5} more`;
+}
+
+/** The refusal of a batch with items that cannot be sent (Generate, Run Look and their Estimate Cost). */
+export function invalidItemsError(
+	ctx: IExecuteFunctions,
+	bad: Array<{ itemIndex: number; error: Error }>,
+	total: number,
+) {
+	const named = (itemIndex: number) => `${itemName(itemIndex)}${promptStart(typedRequest(ctx, itemIndex).prompt)}`;
+	const lines = bad.map(({ itemIndex, error }) => `${named(itemIndex)}: ${error.message}`);
+	const first = bad[0];
+	const message =
+		total === 1 ? first.error.message : `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
+	const advice = bad.length === 1 ? ((first.error as { description?: string }).description ?? '') : '';
+	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
+		description:
+			`Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} ` +
+			`and run again.${advice ? ` ${advice.replace(/^Nothing was sent and nothing was charged\.\s*/, '')}` : ''}` +
+			`${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
+		// In a batch the message names each item as a person counts; n8n would add its own "[item N]", from 0.
+		...(total === 1 ? { itemIndex: first.itemIndex } : {}),
+	});
+}
+
+/** A Continue On Fail item with the columns a run item has (id, options), so n8n's table shows no "undefined". */
+export function failedItem(error: unknown, itemIndex: number, request: ItemRequest): INodeExecutionData {
+	const item = errorItem(error, itemIndex, request);
+	item.json = { id: item.json.id ?? null, ...item.json };
+	item.json.options ??= null;
+	return item;
+}
+
+/**
+ * Reads and checks every item (Generate's or Run Look's preparation); with Continue On Fail off, one bad item
+ * refuses the whole batch before anything is sent.
+ */
+export async function prepareAll(
+	ctx: IExecuteFunctions,
+	prepare: (itemIndex: number) => Promise<PreparedRun>,
+): Promise<{ ready: PreparedRun[]; bad: Array<{ itemIndex: number; error: Error }> }> {
+	const count = ctx.getInputData().length;
+	const ready: PreparedRun[] = [];
+	const bad: Array<{ itemIndex: number; error: Error }> = [];
+	for (let i = 0; i < count; i++) {
+		try {
+			ready.push(await prepare(i));
+		} catch (error) {
+			bad.push({ itemIndex: i, error: error as Error });
+		}
+	}
+	if (bad.length && !ctx.continueOnFail()) throw invalidItemsError(ctx, bad, count);
+	return { ready, bad };
+}
