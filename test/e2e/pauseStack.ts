@@ -7,20 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { SandboxConfig } from '../../sandbox/config';
 import type { Account } from '../../sandbox/types';
-import {
-	activateWorkflow,
-	CUSTOM_PREFIX,
-	importCredentials,
-	importWorkflow,
-	ownerSession,
-	prepareN8n,
-	rest,
-	startServer,
-	stopServer,
-	type N8nInstance,
-} from '../../scripts/realN8n';
+import { CUSTOM_PREFIX, ownerSession, rest, startServer, stopServer, type N8nInstance } from '../../scripts/realN8n';
 import { spentBy } from '../helpers/ledger';
-import { parseFlatted } from './shared';
+import { parseFlatted, startN8nWith, type Credential } from './shared';
 
 /** The Generate node's name in every batch workflow. */
 export const GENERATE = 'Generate';
@@ -137,9 +126,7 @@ export async function startPauseStack(
 		...options.sandbox,
 	});
 	const made = accounts(sb);
-	const n8n = await prepareN8n();
-	type Credential = Parameters<typeof importCredentials>[1][number];
-	await importCredentials(n8n, [
+	const credentials: Credential[] = [
 		...made.flatMap((a): Credential[] => [
 			{
 				id: keyCredential(a),
@@ -160,16 +147,16 @@ export async function startPauseStack(
 			type: 'mediaGenWebhookApi',
 			data: { secret: `whsec_${Buffer.alloc(32, 5).toString('base64')}`, previousSecret: '' },
 		},
-	]);
+	];
 	const hookPaths: Record<string, string> = {};
-	for (const spec of batches(made)) {
+	const workflows = batches(made).map((spec) => {
 		hookPaths[spec.id] = `mg-pause-${randomUUID().slice(0, 8)}`;
-		await importWorkflow(n8n, batchWorkflow(spec, hookPaths[spec.id]));
-		await activateWorkflow(n8n, spec.id);
-	}
-	await options.beforeStart?.(n8n, sb, made);
-	await startServer(n8n);
-	const stack: PauseStack = { sb, n8n, cookie: await ownerSession(n8n), hookPaths };
+		return batchWorkflow(spec, hookPaths[spec.id]);
+	});
+	const { n8n, cookie } = await startN8nWith(credentials, workflows, async (n8n) => {
+		await options.beforeStart?.(n8n, sb, made);
+	});
+	const stack: PauseStack = { sb, n8n, cookie, hookPaths };
 	// A GET to a POST webhook is answered "not registered for GET requests" once the workflow is active.
 	for (const hookPath of Object.values(hookPaths)) {
 		await until('the webhook to be registered', async () => {

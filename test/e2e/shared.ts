@@ -1,12 +1,47 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// What the real-n8n suites (test/e2e, test/e2e-queue, test/ui) share: the sandbox API key credential as they
-// import it, the Manual Trigger that starts a workflow, waiting for n8n to register a production webhook, and
-// reading n8n's stored execution data (flatted).
+// What the real-n8n suites (test/e2e, test/e2e-queue, test/ui) share: a fresh n8n started with credentials and
+// published workflows, the sandbox API key credential as they import it, the Manual Trigger that starts a workflow,
+// waiting for n8n to register a production webhook, and reading n8n's stored execution data (flatted).
 import type { Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
-import type { importCredentials, N8nInstance } from '../../scripts/realN8n';
+import {
+	activateWorkflow,
+	importCredentials,
+	importWorkflow,
+	ownerSession,
+	prepareN8n,
+	startServer,
+	stopServer,
+	type N8nInstance,
+} from '../../scripts/realN8n';
 
-type Credential = Parameters<typeof importCredentials>[1][number];
+export type Credential = Parameters<typeof importCredentials>[1][number];
+
+/**
+ * A fresh n8n (prepareN8n) with `credentials` imported and each of `workflows` imported and published in turn;
+ * `beforeStart` runs next, then n8n starts and its owner signs in. A server that started is stopped again when a
+ * later step fails.
+ */
+export async function startN8nWith(
+	credentials: Credential[],
+	workflows: Array<Record<string, unknown>>,
+	beforeStart?: (n8n: N8nInstance) => Promise<void>,
+): Promise<{ n8n: N8nInstance; cookie: string }> {
+	const n8n = await prepareN8n();
+	try {
+		await importCredentials(n8n, credentials);
+		for (const workflow of workflows) {
+			await importWorkflow(n8n, workflow);
+			await activateWorkflow(n8n, String(workflow.id));
+		}
+		await beforeStart?.(n8n);
+		await startServer(n8n);
+		return { n8n, cookie: await ownerSession(n8n) };
+	} catch (error) {
+		await stopServer(n8n);
+		throw error;
+	}
+}
 
 /** A node's reference to the sandbox API key credential (`sandboxKeyCredential`). */
 export const SANDBOX_KEY = { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } };

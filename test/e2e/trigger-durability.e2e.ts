@@ -6,20 +6,15 @@ import { createHmac, randomUUID } from 'node:crypto';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import {
-	activateWorkflow,
 	CUSTOM_PREFIX,
-	importCredentials,
-	importWorkflow,
 	ownerSession,
-	prepareN8n,
 	rest,
 	restartServer,
 	setWorkflowActive,
-	startServer,
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
-import { untilRegistered } from './shared';
+import { startN8nWith, untilRegistered } from './shared';
 
 // 16 characters, like the ids n8n gives: n8n 1.x saves static data only for ids of at most 16
 // (isWorkflowIdValid in cli/src/utils.ts); the 17-character id used before made every save a no-op there.
@@ -108,16 +103,13 @@ const not2xx = (statuses: number[]) => {
 };
 
 beforeAll(async () => {
-	n8n = await prepareN8n();
-	await importCredentials(n8n, [
-		// The optional field left holding a space: it must count as absent, never as an empty key.
-		{
-			id: 'mgDurableSecret',
-			name: 'Durable trigger secret',
-			type: 'mediaGenWebhookApi',
-			data: { secret: SECRET, previousSecret: ' ' },
-		},
-	]);
+	// The optional field left holding a space: it must count as absent, never as an empty key.
+	const secret = {
+		id: 'mgDurableSecret',
+		name: 'Durable trigger secret',
+		type: 'mediaGenWebhookApi',
+		data: { secret: SECRET, previousSecret: ' ' },
+	};
 	const trigger = {
 		id: randomUUID(),
 		name: TRIGGER,
@@ -136,16 +128,14 @@ beforeAll(async () => {
 		position: [240, 0],
 		parameters: {},
 	};
-	await importWorkflow(n8n, {
+	const workflow = {
 		id: WORKFLOW_ID,
 		name: 'Trigger durability',
 		nodes: [trigger, noOp],
 		connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
 		settings: {},
-	});
-	await activateWorkflow(n8n, WORKFLOW_ID);
-	await startServer(n8n);
-	cookie = await ownerSession(n8n);
+	};
+	({ n8n, cookie } = await startN8nWith([secret], [workflow]));
 	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${webhookId}/webhook`;
 	await webhookReady();
 });
