@@ -37,14 +37,6 @@ export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemReq
 	return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
 }
 
-export function listItems(indexes: number[]): string {
-	if (indexes.length <= 6) return indexes.map((i) => i + 1).join(', ');
-	return `${indexes
-		.slice(0, 5)
-		.map((i) => i + 1)
-		.join(', ')} and ${indexes.length - 5} more`;
-}
-
 /** The refusal of a batch with items that cannot be sent (Generate, Run Look and their Estimate Cost). */
 export function invalidItemsError(
 	ctx: IExecuteFunctions,

@@ -6,6 +6,7 @@
 // run uncharged. Nothing here is needed for correctness, only for speed.
 import type { RunRecord } from '../../shared/records';
 import { FINAL_STATUSES } from '../../shared/records';
+import type { Refusal } from '../run/runErrors';
 
 /** What one item's run is known to be. */
 export interface KnownRun {
@@ -15,11 +16,6 @@ export interface KnownRun {
 	 * the service calls this process when it ends. Other runs' states are read from the service.
 	 */
 	watched: boolean;
-}
-
-export interface Refusal {
-	message: string;
-	description?: string;
 }
 
 /** The memory of one paused batch kept by this n8n instance. */

@@ -5,11 +5,12 @@
 // one batch, a re-run and a concurrent execution of the same batch all look alike in the runs list.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { apiRequest, isBusySubmission, isTransientFailure, type Identity } from '../../shared/transport';
+import { apiRequest, type Identity } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import type { PauseState } from './pauseState';
-import type { BatchMemory, Refusal } from './batchMemory';
+import type { BatchMemory } from './batchMemory';
+import { sendFromResumeCall, type ResumeCallSend } from '../run/submission';
 
 export type Outcome =
 	| { position: number; kind: 'finished'; run: RunRecord }
@@ -34,13 +35,6 @@ export interface BatchReport {
 const CALL_BUDGET_MS = 5_000;
 /** Request keys re-sent per call to learn runs this process has not seen (each counts as a submission). */
 const LEARN_PER_CALL = 10;
-
-function refusalOf(error: unknown): Refusal {
-	const e = error as { message?: string; description?: string | null };
-	return { message: String(e?.message ?? error), ...(e?.description ? { description: e.description } : {}) };
-}
-
-type SendResult = { run: RunRecord } | { busy: true } | { later: string } | { refused: Refusal };
 
 /** One batch as one call sees it: the record saved before the pause, this process's memory and the service. */
 export class BatchWalk {
@@ -71,28 +65,9 @@ export class BatchWalk {
 	}
 
 	/** Sends an item's request with its key: the run that key made before, or a new one. */
-	private async send(position: number): Promise<SendResult> {
-		try {
-			const res = await apiRequest<{ generation: RunRecord }>(
-				this.ctx,
-				{
-					method: 'POST',
-					path: '/generations',
-					body: this.state.items[position].body,
-					retryTransient: 1,
-					itemIndex: this.state.items[position].item,
-					deadline: this.deadline(),
-					expect: generationAnswerProblem,
-				},
-				this.identity,
-			);
-			return { run: res.body.generation };
-		} catch (error) {
-			if (isBusySubmission(error)) return { busy: true };
-			// Rate limited, briefly unreachable or answering oddly: try again on a later call.
-			if (isTransientFailure(error)) return { later: String((error as Error).message) };
-			return { refused: refusalOf(error) };
-		}
+	private async send(position: number): Promise<ResumeCallSend> {
+		const { body, item } = this.state.items[position];
+		return await sendFromResumeCall(this.ctx, this.identity, body, item, this.deadline());
 	}
 
 	private async read(run: RunRecord, position: number): Promise<RunRecord | undefined> {

@@ -7,17 +7,18 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { describeWebhookCredentialProblem } from '../../shared/signingSecret';
-import { MediaGenApiError, type Identity } from '../../shared/transport';
+import type { Identity } from '../../shared/transport';
 import { batchMemoryOf } from './batchMemory';
 import { timerOutcomeItems } from './timerOutcome';
 import { resumeUrlProblem } from '../run/checkRequest';
 import { concurrencyOf } from '../run/concurrency';
 import { withPaidRuns } from '../run/paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
-import { priceRequestOf, withFileAddresses, type PreparedRun } from '../run/preparedRun';
-import { capRefusalMessage, type SpendingCap } from '../run/spendingCap';
-import { submitRun } from '../run/submission';
-import { timeLimitMs } from '../run/timeLimit';
+import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
+import { refusalOf } from '../run/runErrors';
+import { capRefusalsBeforePause, type SpendingCap } from '../run/spendingCap';
+import { submitIfSlotFree, submitRun } from '../run/submission';
+import { itemDeadline } from '../run/timeLimit';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
 const TIMER_GRACE_MS = 60_000;
@@ -29,55 +30,6 @@ function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationErro
 			"Set WEBHOOK_URL to n8n's public https address (for example https://n8n.example.com/) and restart n8n, " +
 			'or choose Waiting → Poll, which needs no address. Nothing was submitted and nothing was charged.',
 	});
-}
-
-/**
- * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item whose price
- * would take the total over the cap is refused (it is never submitted). The others are counted in the saved total
- * now, since the resume calls that send them cannot save anything. A price that cannot be predicted cannot be
- * planned: such an item is refused before anything is sent (Waiting → Poll sends it alone and waits for its price).
- */
-function capRefusals(
-	ctx: IExecuteFunctions,
-	ready: PreparedRun[],
-	cap: SpendingCap | undefined,
-	continueOnFail: boolean,
-): (position: number) => string | undefined {
-	if (!cap) return () => undefined;
-	const refusals = new Map<number, string>();
-	const prices = ready.map((p) => cap.book.price(priceRequestOf(p)));
-	const unknown = prices.findIndex((price) => price.credits === null);
-	if (unknown >= 0 && !continueOnFail) throw unknownPriceInPause(ctx, ready[unknown].itemIndex, prices[unknown].why);
-	let total = cap.spent;
-	for (const [position, price] of prices.entries()) {
-		if (price.credits === null) {
-			refusals.set(position, `${UNKNOWN_IN_PAUSE}: ${price.why ?? 'no earlier run like it'}`);
-		} else if (total + price.credits > cap.cap) {
-			refusals.set(position, capRefusalMessage({ cap: cap.cap, spent: total, price }, 'planned'));
-		} else {
-			total += price.credits;
-			cap.plan(price.credits);
-		}
-	}
-	return (position) => refusals.get(position);
-}
-
-const UNKNOWN_IN_PAUSE =
-	"Max Credits per Execution with Waiting → Pause: this run's price is not known in advance, so it cannot be " +
-	'counted before the pause';
-
-function unknownPriceInPause(ctx: IExecuteFunctions, itemIndex: number, why: string | undefined) {
-	return new NodeOperationError(ctx.getNode(), `${UNKNOWN_IN_PAUSE} (item ${itemIndex + 1}: ${why ?? 'unknown'})`, {
-		description:
-			'Nothing was submitted and nothing was charged. Choose Waiting → Poll, which sends such a run alone and ' +
-			'waits for its price, or remove the cap, or run this model with these options once so that its price is ' +
-			"in your account's history.",
-	});
-}
-
-function refusal(error: unknown): PausedItem['refused'] {
-	const e = error as { message?: string; description?: string | null };
-	return { message: String(e?.message ?? error), ...(e?.description ? { description: e.description } : {}) };
 }
 
 export async function pauseRuns(
@@ -102,7 +54,7 @@ export async function pauseRuns(
 				'node checks with it that each call really comes from the service. Nothing was charged.',
 		});
 	}
-	const overCap = capRefusals(ctx, ready, cap, continueOnFail);
+	const overCap = capRefusalsBeforePause(ctx.getNode(), ready, cap, continueOnFail);
 	const items: PausedItem[] = [];
 	for (const [position, p] of ready.entries()) {
 		const body = await withFileAddresses(ctx, identity, p);
@@ -122,11 +74,12 @@ export async function pauseRuns(
 		version: 1,
 		batchId: randomUUID(),
 		lanes,
-		deadline: Date.now() + Math.max(...ready.map((p) => timeLimitMs(String(p.body.kind), p.settings.timeoutMs))),
+		// The batch's deadline is its last item's: every item starts now, before the pause.
+		deadline: Math.max(...ready.map((p) => itemDeadline(String(p.body.kind), p.settings.timeoutMs))),
 		pausedAt: Date.now(),
 		continueOnFail,
 		items,
-		invalid: invalid.map(({ itemIndex, error }) => ({ item: itemIndex, ...refusal(error)! })),
+		invalid: invalid.map(({ itemIndex, error }) => ({ item: itemIndex, ...refusalOf(error) })),
 	};
 	// The first runs go out now, in input order, one per free slot; a refused one hands its slot to the next
 	// item. Only the first waits for a slot (the execution must have a run whose delivery will wake it): when
@@ -138,17 +91,17 @@ export async function pauseRuns(
 		if (memory.inFlight() === lanes) break;
 		if (entry.refused) continue;
 		const settings = ready[position].settings;
-		const waitForSlot = memory.inFlight() === 0;
+		const s = { ctx, identity, settings, itemIndex: entry.item, claimed };
 		try {
-			const s = { ctx, identity, settings, itemIndex: entry.item, claimed, waitForSlot };
-			const run = await submitRun(s, entry.body);
+			const run = memory.inFlight() === 0 ? await submitRun(s, entry.body) : await submitIfSlotFree(s, entry.body);
+			// Every slot is taken by other batches: deliveries send this item and the next as slots come free.
+			if (!run) break;
 			entry.runId = run.id;
 			entry.createdAt = run.createdAt;
 			memory.learn(position, run, true);
 		} catch (error) {
-			if (!waitForSlot && error instanceof MediaGenApiError && error.code === 'busy') break;
 			if (!continueOnFail) throw withStartedRuns(error, items);
-			entry.refused = refusal(error);
+			entry.refused = refusalOf(error);
 		}
 	}
 	ctx.getContext('node')[PAUSE_STATE_KEY] = state;

@@ -4,6 +4,8 @@
 // plus what the service says). Pure: no n8n calls.
 import type { IDataObject } from 'n8n-workflow';
 
+import type { Refusal } from '../run/runErrors';
+
 export const PAUSE_STATE_KEY = 'mediaGenPause';
 
 /** The query parameter on each run's webhook URL that says which prepared item the run belongs to. */
@@ -19,7 +21,7 @@ export interface PausedItem {
 	/** The service's createdAt of that run. */
 	createdAt?: number;
 	/** A submission the service refused before pausing (the item's outcome). */
-	refused?: { message: string; description?: string };
+	refused?: Refusal;
 	download: boolean;
 	binaryProperty: string;
 	extraJson?: IDataObject;

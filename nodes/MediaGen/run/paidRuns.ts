@@ -24,9 +24,22 @@ export function paidRunsNote(runs: PaidRun[]): string {
 	);
 }
 
-/** Adds the note to an error's description (what n8n shows under the message). */
-export function withPaidRuns<E>(error: E, runs: PaidRun[]): E {
-	const note = paidRunsNote(runs);
+/** Item numbers as a person counts them (from 1), the first five and how many more. */
+function listItems(indexes: number[]): string {
+	if (indexes.length <= 6) return indexes.map((i) => i + 1).join(', ');
+	return `${indexes
+		.slice(0, 5)
+		.map((i) => i + 1)
+		.join(', ')} and ${indexes.length - 5} more`;
+}
+
+/**
+ * Adds the note to an error's description (what n8n shows under the message), and which items of a stopped batch
+ * were never started (they cost nothing).
+ */
+export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] = []): E {
+	const unstarted = notStarted.length ? `Items ${listItems(notStarted)} were not started and cost nothing.` : '';
+	const note = [paidRunsNote(runs), unstarted].filter(Boolean).join(' ');
 	if (!note) return error;
 	const e = error as { description?: string | null };
 	e.description = e.description ? `${e.description}\n\n${note}` : note;

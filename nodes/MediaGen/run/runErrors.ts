@@ -98,6 +98,17 @@ export function failedRunError(
 /** What an item asked for (kind, model, prompt; app and look for Run Look), so a failed item says which it was. */
 export type ItemRequest = IDataObject;
 
+/** An error as an item's outcome kept in data (pause mode records it and shows it later): its message and advice. */
+export interface Refusal {
+	message: string;
+	description?: string;
+}
+
+export function refusalOf(error: unknown): Refusal {
+	const e = error as { message?: string; description?: string | null };
+	return { message: String(e?.message ?? error), ...(e?.description ? { description: e.description } : {}) };
+}
+
 /**
  * A "Continue On Fail" item for a failed item: what it asked for, the message, what to do, and the run
  * details (its run ID also as `id`, as successful items have it).

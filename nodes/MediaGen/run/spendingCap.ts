@@ -1,13 +1,21 @@
-// "Max Credits per Execution": adds up the cost of runs as the service accepts them (less refunds of
-// failed runs) and refuses a submission whose price would take the total over the cap. Prices come from the
-// price book (cost/priceBook.ts): the catalogue's at default options, else what this account was charged for the
-// same model and options. A run whose price is unknown is sent only while the total is under the cap, and alone:
-// submissions under a cap go one at a time, each waiting for the service's answer, which carries the price. So
-// the cap is passed by at most the price of one run whose price could not be predicted. The total is kept per
-// execution and node, across loop passes, in the node's context data (saved with the execution).
-import type { IDataObject } from 'n8n-workflow';
+// "Max Credits per Execution", all of it: where the spending cap is decided, and every refusal and its wording.
+// It adds up the cost of runs as the service accepts them (less refunds of failed runs) and refuses a submission
+// whose price would take the total over the cap. Prices come from the price book (cost/priceBook.ts): the
+// catalogue's at default options, else what this account was charged for the same model and options. A run whose
+// price is unknown is sent only while the total is under the cap, and alone: submissions under a cap go one at a
+// time, each waiting for the service's answer, which carries the price. So the cap is passed by at most the price
+// of one run whose price could not be predicted. Before anything is sent, a batch whose known prices alone cross
+// the cap is refused (without Continue On Fail); pause mode counts its later runs before the pause. The total is
+// kept per execution and node, across loop passes, in the node's context data (saved with the execution); a tool
+// call that n8n runs without execution data keeps it in this process instead (capStore).
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import type { Identity } from '../../shared/transport';
 import type { Price, PriceBook, PriceRequest } from '../cost/priceBook';
+import { priceBookFor } from '../cost/runHistory';
+import { priceRequestOf, type PreparedRun } from './preparedRun';
+import { addRunDetails } from './runErrors';
 
 export interface CapRefusal {
 	cap: number;
@@ -163,3 +171,111 @@ export function capRefusalMessage(refusal: CapRefusal, spentWord = 'spent'): str
 /** What to do about a refusal, with the bound the cap keeps. */
 export const CAP_ADVICE =
 	'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch. ' + CAP_BOUND;
+
+/** The refusal of one run at submission (Poll mode): the cap is reached. */
+function capRefusalError(node: INode, itemIndex: number, refusal: CapRefusal): NodeOperationError {
+	const error = new NodeOperationError(node, capRefusalMessage(refusal), { description: CAP_ADVICE, itemIndex });
+	return addRunDetails(error, { errorCode: 'spending_cap' });
+}
+
+/** The refusal of a whole batch before anything is sent: its known prices alone cross the cap. */
+function upfrontCapError(node: INode, cap: SpendingCap, overrun: { total: number; count: number }) {
+	const spent = cap.spent ? ` (${cap.spent} already spent by this step in this execution)` : '';
+	const runs = overrun.count === 1 ? 'this run would cost' : `these ${overrun.count} runs would cost`;
+	return addRunDetails(
+		new NodeOperationError(
+			node,
+			`Max Credits per Execution is ${cap.cap}: ${runs} ${overrun.total} credits at the prices known in advance${spent}`,
+			{
+				description:
+					'Nothing was submitted and nothing was charged. Raise the cap, send fewer items, or pick a cheaper model. ' +
+					CAP_BOUND,
+			},
+		),
+		{ errorCode: 'spending_cap' },
+	);
+}
+
+/**
+ * The cap of a batch of Generate or Run Look items, or undefined for no cap, with the step's total so far and the
+ * batch's price book. Without Continue On Fail, a batch whose known prices alone cross the cap is refused here.
+ */
+export async function spendingCapFor(
+	ctx: IExecuteFunctions,
+	identity: Identity,
+	ready: PreparedRun[],
+): Promise<SpendingCap | undefined> {
+	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
+	if (capValue === undefined) return undefined;
+	// The total is kept in the node's context data, saved with the execution: it counts every pass of this
+	// step in this execution wherever the pass runs (after a pause, on another worker).
+	const node = ctx.getNode();
+	const store = capStore(ctx.getExecutionId(), node.id ?? node.name, () => ctx.getContext('node'));
+	// The prices: the catalogue's, this account's history (read only when a price needs it), the runs sent here.
+	const cap = new SpendingCap(capValue, store, await priceBookFor(ctx, identity, ready.map(priceRequestOf)));
+	if (!ctx.continueOnFail()) {
+		const overrun = cap.firstCertainOverrun(ready.map(priceRequestOf));
+		if (overrun) throw upfrontCapError(node, cap, overrun);
+	}
+	return cap;
+}
+
+/** Submits an item's run under the cap (if any), or throws the cap's refusal; nothing is sent when refused. */
+export async function submitUnderCap<T extends { cost: number; id: string }>(
+	cap: SpendingCap | undefined,
+	node: INode,
+	p: PreparedRun,
+	submit: () => Promise<T>,
+): Promise<T> {
+	if (!cap) return await submit();
+	const accepted = await cap.submit(priceRequestOf(p), submit, () =>
+		p.body.audioUrl === undefined ? undefined : String(p.body.audioUrl),
+	);
+	if (isCapRefusal(accepted)) throw capRefusalError(node, p.itemIndex, accepted);
+	return accepted;
+}
+
+const UNKNOWN_IN_PAUSE =
+	"Max Credits per Execution with Waiting → Pause: this run's price is not known in advance, so it cannot be " +
+	'counted before the pause';
+
+function unknownPriceInPause(node: INode, itemIndex: number, why: string | undefined) {
+	return new NodeOperationError(node, `${UNKNOWN_IN_PAUSE} (item ${itemIndex + 1}: ${why ?? 'unknown'})`, {
+		description:
+			'Nothing was submitted and nothing was charged. Choose Waiting → Poll, which sends such a run alone and ' +
+			'waits for its price, or remove the cap, or run this model with these options once so that its price is ' +
+			"in your account's history.",
+	});
+}
+
+/**
+ * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item whose price
+ * would take the total over the cap is refused (it is never submitted). The others are counted in the saved total
+ * now, since the resume calls that send them cannot save anything. A price that cannot be predicted cannot be
+ * planned: such an item is refused before anything is sent (Waiting → Poll sends it alone and waits for its price).
+ * Returns each position's refusal message, if it has one.
+ */
+export function capRefusalsBeforePause(
+	node: INode,
+	ready: PreparedRun[],
+	cap: SpendingCap | undefined,
+	continueOnFail: boolean,
+): (position: number) => string | undefined {
+	if (!cap) return () => undefined;
+	const refusals = new Map<number, string>();
+	const prices = ready.map((p) => cap.book.price(priceRequestOf(p)));
+	const unknown = prices.findIndex((price) => price.credits === null);
+	if (unknown >= 0 && !continueOnFail) throw unknownPriceInPause(node, ready[unknown].itemIndex, prices[unknown].why);
+	let total = cap.spent;
+	for (const [position, price] of prices.entries()) {
+		if (price.credits === null) {
+			refusals.set(position, `${UNKNOWN_IN_PAUSE}: ${price.why ?? 'no earlier run like it'}`);
+		} else if (total + price.credits > cap.cap) {
+			refusals.set(position, capRefusalMessage({ cap: cap.cap, spent: total, price }, 'planned'));
+		} else {
+			total += price.credits;
+			cap.plan(price.credits);
+		}
+	}
+	return (position) => refusals.get(position);
+}

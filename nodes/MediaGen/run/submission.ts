@@ -1,20 +1,29 @@
-// POST /generations with a request key, so a repeated submission is never charged twice:
-// 409 busy is waited out; a lost or unreadable answer is sent again with the same key (the service
-// returns the run it made, uncharged) until the item's time limit, then the item fails with that key.
+// POST /generations with a request key, so a repeated submission is never charged twice, and the one place a
+// 409 busy (every run slot of the account taken) is handled: Poll mode waits it out, pause mode's set-up stops
+// sending (submitIfSlotFree), a resume call leaves the item for a later call (sendFromResumeCall). A lost or
+// unreadable answer is sent again with the same key (the service returns the run it made, uncharged) until the
+// item's time limit, then the item fails with that key.
 // The key is the only tie between an item and a run: runs are never matched by content, because an
 // identical request of another execution, workflow or person looks the same in the list.
 // A keyed run that comes back FAILED (refunded, from an earlier try) is followed by a fresh run under
 // key-r2 …; a keyed run made for another prompt or model is refused instead of returning the wrong file.
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiRequest, isBusySubmission, isLostAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
+import {
+	apiRequest,
+	isBusySubmission,
+	isLostAnswer,
+	isTransientFailure,
+	MediaGenApiError,
+	type Identity,
+} from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import type { RunRecord } from '../../shared/records';
 import { retryKey } from './requestKey';
-import { addRunDetails, runError } from './runErrors';
+import { addRunDetails, refusalOf, runError, type Refusal } from './runErrors';
 import type { RunSettings } from './runSettings';
-import { timeLimitMs } from './timeLimit';
+import { itemDeadline } from './timeLimit';
 
 /** How many fresh runs a retry may start after refunded failures of the same item. */
 const MAX_FRESH_RUNS = 10;
@@ -31,8 +40,6 @@ export interface SubmitContext {
 	claimed: Set<string>;
 	/** Epoch ms the item must be done by (the time limit counts from the item's start); else from now. */
 	deadline?: number;
-	/** False to give up at once when every slot is busy (pause mode sends those items later); default true. */
-	waitForSlot?: boolean;
 }
 
 /** What differs between the request and the run the key returned: empty when it is the same request. */
@@ -81,8 +88,13 @@ function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number,
 	return addRunDetails(error, { requestKey: key });
 }
 
-/** One key: waits out 409 busy, re-sends with the same key after lost answers until the deadline. */
-async function submitWithKey(s: SubmitContext, body: IDataObject, deadline: number): Promise<RunRecord> {
+/** One key: waits out 409 busy (unless told not to), re-sends with the same key after lost answers until the deadline. */
+async function submitWithKey(
+	s: SubmitContext,
+	body: IDataObject,
+	deadline: number,
+	waitForSlot: boolean,
+): Promise<RunRecord> {
 	const signal = s.ctx.getExecutionCancelSignal();
 	let tries = 0;
 	let lost = 0;
@@ -111,7 +123,7 @@ async function submitWithKey(s: SubmitContext, body: IDataObject, deadline: numb
 			// Busy: slots are held by other runs of the account. Back off, since every try is a submission
 			// counted against the 20-a-minute limit.
 			const busyPause = Math.min(s.settings.pollIntervalMs * 1.5 ** busy, BUSY_BACKOFF_MAX_MS);
-			if (isBusySubmission(failure) && s.waitForSlot !== false && Date.now() + busyPause <= deadline) {
+			if (isBusySubmission(failure) && waitForSlot && Date.now() + busyPause <= deadline) {
 				busy++;
 				await sleep(busyPause, signal);
 				continue;
@@ -129,16 +141,33 @@ async function submitWithKey(s: SubmitContext, body: IDataObject, deadline: numb
 }
 
 /**
- * Submits the run for one item and returns its record. `body.requestKey` is set to the key that was
- * used (the first, or -r2 … after refunded failures).
+ * Submits the run for one item and returns its record, waiting for a slot while every one is busy. `body.requestKey`
+ * is set to the key that was used (the first, or -r2 … after refunded failures).
  */
 export async function submitRun(s: SubmitContext, body: IDataObject): Promise<RunRecord> {
+	return await submitKeyed(s, body, true);
+}
+
+/**
+ * Pause mode's set-up after its first run: the item's run if a slot is free now, else undefined (409 busy: nothing
+ * was made or charged, and a delivery sends the item when a slot comes free).
+ */
+export async function submitIfSlotFree(s: SubmitContext, body: IDataObject): Promise<RunRecord | undefined> {
+	try {
+		return await submitKeyed(s, body, false);
+	} catch (error) {
+		if (isBusySubmission(error)) return undefined;
+		throw error;
+	}
+}
+
+async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSlot: boolean): Promise<RunRecord> {
 	const firstKey = String(body.requestKey);
-	const deadline = s.deadline ?? Date.now() + timeLimitMs(String(body.kind), s.settings.timeoutMs);
+	const deadline = s.deadline ?? itemDeadline(String(body.kind), s.settings.timeoutMs);
 	let last: RunRecord | undefined;
 	for (let attempt = 1; attempt <= MAX_FRESH_RUNS; attempt++) {
 		const key = retryKey(firstKey, attempt);
-		const run = await submitWithKey(s, { ...body, requestKey: key }, deadline);
+		const run = await submitWithKey(s, { ...body, requestKey: key }, deadline, waitForSlot);
 		const differs = mismatchOf(run, body);
 		if (differs.length) throw mismatchError(s, run, key, differs);
 		body.requestKey = key;
@@ -148,4 +177,41 @@ export async function submitRun(s: SubmitContext, body: IDataObject): Promise<Ru
 		last = run;
 	}
 	return last!;
+}
+
+/** What one send from a resume call brought: the item's run, or why it must wait for a later call, or its refusal. */
+export type ResumeCallSend = { run: RunRecord } | { busy: true } | { later: string } | { refused: Refusal };
+
+/**
+ * A resume call sends a paused batch's item with its key: the run that key made before, or a new one. It never
+ * waits: every slot busy (409) or a passing failure leaves the item for a later call; any other refusal is its outcome.
+ */
+export async function sendFromResumeCall(
+	ctx: IWebhookFunctions,
+	identity: Identity,
+	body: IDataObject,
+	itemIndex: number,
+	deadline: number,
+): Promise<ResumeCallSend> {
+	try {
+		const res = await apiRequest<{ generation: RunRecord }>(
+			ctx,
+			{
+				method: 'POST',
+				path: '/generations',
+				body,
+				retryTransient: 1,
+				itemIndex,
+				deadline,
+				expect: generationAnswerProblem,
+			},
+			identity,
+		);
+		return { run: res.body.generation };
+	} catch (error) {
+		if (isBusySubmission(error)) return { busy: true };
+		// Rate limited, briefly unreachable or answering oddly: try again on a later call.
+		if (isTransientFailure(error)) return { later: String((error as Error).message) };
+		return { refused: refusalOf(error) };
+	}
 }

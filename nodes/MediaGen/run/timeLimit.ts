@@ -1,5 +1,6 @@
-// The time limit of a run-producing item: what it is when Time Limit (Minutes) is not set, and how it is
-// named when it passes. It covers the whole item, from its start (waiting for a slot included) to its output.
+// The time limit of a run-producing item: what it is when Time Limit (Minutes) is not set, the deadline it sets
+// (itemDeadline, the one place an item's deadline is set), and how it is named when it passes. It covers the whole
+// item, from its start (waiting for a slot or a rate window included) to its output.
 import type { MediaKind } from '../../shared/records';
 
 /** The spec's suggested client time-outs. */
@@ -17,4 +18,9 @@ export const TIME_LIMIT_CODE = 'time_limit';
 /** The item's time limit: the one set (ms), or the spec's suggestion for its kind. */
 export function timeLimitMs(kind: string, timeoutMs?: number): number {
 	return timeoutMs || (DEFAULT_TIMEOUT_MINUTES[kind as MediaKind] ?? 10) * 60_000;
+}
+
+/** Epoch ms an item starting now must be done by: now plus its time limit. */
+export function itemDeadline(kind: string, timeoutMs?: number): number {
+	return Date.now() + timeLimitMs(kind, timeoutMs);
 }

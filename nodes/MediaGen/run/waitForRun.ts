@@ -11,7 +11,7 @@ import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
 import { addRunDetails, runError } from './runErrors';
-import { TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
+import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 
 const MAX_BACKOFF_MS = 15_000;
 
@@ -67,7 +67,7 @@ export async function waitForRun(
 ): Promise<RunRecord> {
 	const signal = ctx.getExecutionCancelSignal();
 	const limitMs = timeLimitMs(first.kind, settings.timeoutMs);
-	const deadline = settings.deadline ?? Date.now() + limitMs;
+	const deadline = settings.deadline ?? itemDeadline(first.kind, settings.timeoutMs);
 	const startedAt = Date.now();
 	const timed = requestKey !== undefined && (first.status === 'PENDING' || first.status === 'QUEUED');
 	const window = timed ? seenDurations.window(first.model) : undefined;

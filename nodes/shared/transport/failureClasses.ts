@@ -1,5 +1,6 @@
 // What a failure means for trying again: one name per meaning, each saying exactly what it counts.
-// Every caller that decides "send it again" or "read it again later" asks one of these.
+// Every caller that decides "send it again" or "read it again later" asks one of these, never an error's code
+// itself (a 409 busy is asked about only by run/submission.ts, the one place that handles it).
 import { MediaGenApiError } from './apiError';
 
 /** A dropped, refused or timed-out connection (the request loop sends reads and keyed writes again). */
