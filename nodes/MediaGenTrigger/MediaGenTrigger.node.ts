@@ -1,3 +1,8 @@
+// The Media Generation Trigger: starts a workflow when the service delivers a finished run to its Production URL.
+// webhook() stays thin: the Standard Webhooks signature is checked by shared/signature.ts (a delivery failing it is
+// read back with the optional API credential, readBack.ts), repeats are dropped (dedupe.ts), and the delivery is
+// read, filtered and shaped by delivery.ts, with the files downloaded when asked. Endpoints are registered by hand
+// in the account settings, so there is nothing to create or delete on the service.
 import type {
 	IDataObject,
 	IHookFunctions,

@@ -25,6 +25,8 @@ export type ItemExecutor = (
 export interface AllItemsOperation {
 	description: INodeProperties[];
 	executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]>;
+	/** True for operations that start paid runs (Generate, Run Look): a tool call's answer then says the credits left. */
+	startsRuns?: boolean;
 }
 
 export type Operation = ItemOperation | AllItemsOperation;

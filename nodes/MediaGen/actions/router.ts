@@ -1,6 +1,7 @@
 // Routes resource + operation to its operation file, and is the one place that loops over items and
 // catches per item (Continue On Fail) for operations that take one item at a time. Run-producing
-// operations take the batch path instead (batch/runBatch.ts), which checks every item before spending.
+// operations take the batch path instead (batch/runBatch.ts), which checks every item before spending and
+// catches per item itself; here an error that stops a whole batch becomes one error item (Continue On Fail).
 // Called as an AI tool, the items are shaped into the answer an agent reads (tool/toolResult.ts).
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -58,8 +59,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const identity = await getIdentity(this);
 	const run = async () => await runOperation(this, identity, op);
 	if (!isToolCall(this)) return [await run()];
-	const startsRuns = operation === 'generate' || operation === 'runLook';
-	return [await answerToolCall(this, identity, startsRuns, run)];
+	return [await answerToolCall(this, identity, 'startsRuns' in op && op.startsRuns === true, run)];
 }
 
 async function runOperation(ctx: IExecuteFunctions, identity: Identity, op: Operation): Promise<INodeExecutionData[]> {

@@ -38,11 +38,7 @@ export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemReq
 }
 
 /** The refusal of a batch with items that cannot be sent (Generate, Run Look and their Estimate Cost). */
-export function invalidItemsError(
-	ctx: IExecuteFunctions,
-	bad: Array<{ itemIndex: number; error: Error }>,
-	total: number,
-) {
+function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: number; error: Error }>, total: number) {
 	const named = (itemIndex: number) => `${itemName(itemIndex)}${promptStart(typedRequest(ctx, itemIndex).prompt)}`;
 	const lines = bad.map(({ itemIndex, error }) => `${named(itemIndex)}: ${error.message}`);
 	const first = bad[0];

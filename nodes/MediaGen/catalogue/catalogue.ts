@@ -1,5 +1,7 @@
 // GET /models and GET /apps, cached in memory per base URL: models for 5 minutes, apps for an
-// hour (the spec allows an hour). Dropdowns open instantly and a batch reads each once.
+// hour (the spec allows an hour). Dropdowns open instantly and a batch reads each once. Also what the catalogue
+// says of one model for the editor and the run alike: the model an id names (lookUpModel) and whether the
+// anonymous free tier covers it (freeTierCovers).
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, type ApiContext, type Identity, getIdentity } from '../../shared/transport';
@@ -64,6 +66,30 @@ export async function getApps(ctx: ApiContext, identity?: Identity): Promise<Cat
 	});
 }
 
+/**
+ * The catalogue's free_tier flag marks the house engines (free daily runs for signed-in accounts); the anonymous
+ * free tier covers only the image one (spec, "Anonymous free tier"). The one statement of that rule.
+ */
+export function freeTierCovers(model: CatalogueModel): boolean {
+	return model.free_tier && model.kind === 'image';
+}
+
+/** The models the anonymous free tier covers, by id. */
+export function freeTierModelIds(models: CatalogueModel[]): string[] {
+	return models.filter(freeTierCovers).map((m) => m.id);
+}
+
+/** What the catalogue has for a model id and a kind (undefined: any kind). Pure; each caller words the problems. */
+export type ModelLookUp = { model: CatalogueModel } | { missing: CatalogueModel[] } | { otherKind: CatalogueModel };
+
+/** The model an id names; else the kind's models when the id is not there, or the model when it is of another kind. */
+export function lookUpModel(models: CatalogueModel[], modelId: string, kind: MediaKind | undefined): ModelLookUp {
+	const model = models.find((m) => m.id === modelId);
+	if (!model) return { missing: models.filter((m) => !kind || m.kind === kind) };
+	if (kind && model.kind !== kind) return { otherKind: model };
+	return { model };
+}
+
 /** Finds a model by id, saying which ids exist for this kind when it is not there. */
 export function findModel(
 	ctx: ApiContext,
@@ -72,12 +98,10 @@ export function findModel(
 	kind: MediaKind | undefined,
 	itemIndex: number,
 ): CatalogueModel {
-	const model = models.find((m) => m.id === modelId);
-	if (!model) {
+	const found = lookUpModel(models, modelId, kind);
+	if ('missing' in found) {
 		// With the price beside each ID: an AI agent choosing the model reads this and can call again.
-		const ids = models
-			.filter((m) => !kind || m.kind === kind)
-			.map((m) => `${m.id} (${kind ? '' : `${m.kind}, `}${m.credits_at_defaults} credits)`);
+		const ids = found.missing.map((m) => `${m.id} (${kind ? '' : `${m.kind}, `}${m.credits_at_defaults} credits)`);
 		throw new NodeOperationError(ctx.getNode(), `Model: "${modelId}" is not in the model catalogue`, {
 			description:
 				`Pick a model from the list, or use one of these ${kind ? `${kind} ` : ''}model IDs (price at ` +
@@ -85,14 +109,16 @@ export function findModel(
 			itemIndex,
 		});
 	}
-	if (kind && model.kind !== kind) {
-		const makes = `makes ${KIND_NOUNS[model.kind]}, not ${KIND_NOUNS[kind]}`;
+	if ('otherKind' in found) {
+		// Only a model of another kind than the one asked for, so a kind was asked for.
+		const model = found.otherKind;
+		const makes = `makes ${KIND_NOUNS[model.kind]}, not ${KIND_NOUNS[kind!]}`;
 		throw new NodeOperationError(ctx.getNode(), `Model: "${modelId}" (${model.name}) ${makes}`, {
 			description: `Change Kind to ${kindLabel(model.kind)}, or pick ${kind === 'image' ? 'an' : 'a'} ${kind} model.`,
 			itemIndex,
 		});
 	}
-	return model;
+	return found.model;
 }
 
 /** Finds a model, reading the catalogue once more before refusing an id the cached copy lacks. */

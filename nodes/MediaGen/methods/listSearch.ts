@@ -2,7 +2,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { getIdentity } from '../../shared/transport';
-import { getApps, getModels } from '../catalogue/catalogue';
+import { freeTierCovers, getApps, getModels } from '../catalogue/catalogue';
 import type { CatalogueModel } from '../../shared/records';
 import { editorKind, readParameter } from './parameters';
 
@@ -10,7 +10,7 @@ export function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 	const price = m.credits_at_defaults === 1 ? '1 credit' : `${m.credits_at_defaults} credits`;
 	const free = m.free_tier ? ', free tier' : '';
 	const audio = m.inputs?.includes('audio') ? ', needs driving audio' : '';
-	const notCovered = anonymous && !(m.free_tier && m.kind === 'image') ? ' — needs an API key' : '';
+	const notCovered = anonymous && !freeTierCovers(m) ? ' — needs an API key' : '';
 	return `${m.name} (${m.vendor}) · ${price}${free}${audio}${notCovered}`;
 }
 
@@ -23,8 +23,8 @@ export async function searchModels(this: ILoadOptionsFunctions, filter?: string)
 		.filter((m) => !kind || m.kind === kind)
 		.filter((m) => !needle || `${m.id} ${m.name} ${m.vendor}`.toLowerCase().includes(needle));
 	const anonymous = identity.kind === 'anonymous';
-	// Covered models first for the free tier, then by price.
-	const uncovered = (m: CatalogueModel) => Number(anonymous && !m.free_tier);
+	// For an anonymous ID the models its free tier covers first (those not marked "needs an API key"), then by price.
+	const uncovered = (m: CatalogueModel) => Number(anonymous && !freeTierCovers(m));
 	models.sort((a, b) => uncovered(a) - uncovered(b) || a.credits_at_defaults - b.credits_at_defaults);
 	return {
 		results: models.map((m) => ({

@@ -2,7 +2,7 @@
 // (another operation, an older saved node), so each read falls back instead of throwing.
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { getApps, getModels } from '../catalogue/catalogue';
+import { getApps, getModels, lookUpModel } from '../catalogue/catalogue';
 import {
 	KIND_NOUNS,
 	kindLabel,
@@ -44,24 +44,25 @@ export async function findModelFor(
 	if (id.startsWith('=') || id.includes('{{')) {
 		return { problem: 'The model comes from an expression, so its options are known only when the step runs.' };
 	}
-	const models = await getModels(ctx);
-	const model = models.find((m) => m.id === id);
-	if (!model) {
-		const ids = models.filter((m) => !kind || m.kind === kind).map((m) => m.id);
+	const found = lookUpModel(await getModels(ctx), id, kind);
+	if ('missing' in found) {
+		const ids = found.missing.map((m) => m.id);
 		return {
 			problem:
 				`"${id}" is not a model in the catalogue. Pick one from the list, or use one of these ` +
 				`${kind ? `${kind} ` : ''}model IDs: ${ids.join(', ')}.`,
 		};
 	}
-	if (kind && model.kind !== kind) {
+	if ('otherKind' in found) {
+		// Only a model of another kind than the one asked for, so a kind was asked for.
+		const model = found.otherKind;
 		return {
 			problem:
-				`${model.name} makes ${KIND_NOUNS[model.kind]}, not ${KIND_NOUNS[kind]}: change Kind to ` +
+				`${model.name} makes ${KIND_NOUNS[model.kind]}, not ${KIND_NOUNS[kind!]}: change Kind to ` +
 				`${kindLabel(model.kind)}, or pick ${wanted}.`,
 		};
 	}
-	return { model, musicMode: readParameter(ctx, 'musicMode') || undefined };
+	return { model: found.model, musicMode: readParameter(ctx, 'musicMode') || undefined };
 }
 
 export async function currentApp(ctx: ILoadOptionsFunctions): Promise<CatalogueApp | undefined> {

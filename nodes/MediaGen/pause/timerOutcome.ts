@@ -1,5 +1,5 @@
 // What a paused step puts out when n8n's own wait timer ends the wait, because no delivery ended it in time.
-// n8n does not run the node then (it passes on the input the node left, see pause.ts), so these items are
+// n8n does not run the node then (it passes on the input the node left, see pauseRuns.ts), so these items are
 // written before the pause and say only what is known then: the time limit passed without a usable
 // delivery, the likely causes, and each item's request key and run, to pick the runs up without paying
 // again. Pure: no n8n calls.

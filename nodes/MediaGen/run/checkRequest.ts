@@ -1,5 +1,6 @@
 // Checks made before any credit is spent, each naming the field and what is allowed. Pure.
 import type { CatalogueModel } from '../../shared/records';
+import { freeTierCovers } from '../catalogue/catalogue';
 import { promptLimit } from '../catalogue/modelOptions';
 import { REQUEST_KEY_MAX } from './requestKey';
 
@@ -138,14 +139,9 @@ export function limitsHelp(model: CatalogueModel, musicMode: string | undefined,
 	return aboutLimits ? ` ${describeLimits(model, musicMode)}` : '';
 }
 
-/** The models the anonymous free tier covers (free house image engines), by id. */
-export function freeTierModelIds(models: CatalogueModel[]): string[] {
-	return models.filter((m) => m.free_tier && m.kind === 'image').map((m) => m.id);
-}
-
 export function checkRequest(model: CatalogueModel, draft: RequestDraft): string[] {
 	const problems: string[] = [];
-	if (draft.identity === 'anonymous' && !(model.free_tier && model.kind === 'image')) {
+	if (draft.identity === 'anonymous' && !freeTierCovers(model)) {
 		const free = draft.freeModelIds?.length ? ` (${draft.freeModelIds.join(', ')})` : '';
 		problems.push(
 			`Model: ${model.name} is not covered by the anonymous free tier, which covers only the free house image ` +

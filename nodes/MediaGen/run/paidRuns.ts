@@ -1,5 +1,6 @@
 // One wording, wherever a step stops after some of its runs were paid for (poll batch, pause set-up, resume):
-// the user learns which runs cost credits and how to get their files without paying again.
+// the user learns which runs cost credits and how to get their files without paying again, and which items
+// never started (they cost nothing).
 
 /** A run this step started and the service charges for. */
 export interface PaidRun {

@@ -1,5 +1,6 @@
 // Errors about runs keep what the user needs to find the run again (id, request key, status, cost,
-// refund) in one typed structure, so error items and batch reports read the same fields.
+// refund) in one typed structure, so error items and batch reports read the same fields. An error kept as data
+// (pause mode records an item's refusal and shows it after the pause) is a Refusal.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 

@@ -88,7 +88,7 @@ function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number,
 	return addRunDetails(error, { requestKey: key });
 }
 
-/** One key: waits out 409 busy (unless told not to), re-sends with the same key after lost answers until the deadline. */
+/** One key: waits out 409 busy (unless told not to), sends again after lost answers, until the deadline. */
 async function submitWithKey(
 	s: SubmitContext,
 	body: IDataObject,

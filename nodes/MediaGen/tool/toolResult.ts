@@ -91,8 +91,8 @@ export function refusalResult(error: unknown): IDataObject | undefined {
 }
 
 /**
- * Runs the operation for a tool call and shapes its items. `startsRuns`: Generate and Run Look, whose answer
- * also says how many credits are left (one GET /me).
+ * Runs the operation for a tool call and shapes its items. `startsRuns` (the operation contract's: Generate, Run
+ * Look): the answer also says how many credits are left (one GET /me).
  */
 export async function answerToolCall(
 	ctx: IExecuteFunctions,

@@ -34,7 +34,7 @@ describe('reading imports', () => {
 		expect(resolveImport('nodes/MediaGen/run/x.ts', './missing', known)).toBeUndefined();
 	});
 
-	test('folders: a stage of nodes/MediaGen (actions and its resources are one), the node files, shared, transport', () => {
+	test('folders: a stage of nodes/MediaGen (actions with its resources is one), the nodes, shared, transport', () => {
 		expect(folderOf('nodes/MediaGen/MediaGen.node.ts')).toBe('nodes/MediaGen');
 		expect(folderOf('nodes/MediaGen/actions/router.ts')).toBe('nodes/MediaGen/actions');
 		expect(folderOf('nodes/MediaGen/actions/generation/generate.operation.ts')).toBe('nodes/MediaGen/actions');
@@ -109,7 +109,8 @@ describe('the rules', () => {
 				{ file: 'nodes/MediaGen/run/submission.ts', imports: [] },
 			]),
 		).toEqual([
-			'folder not in FOLDER_ORDER: nodes/MediaGen/video (nodes/MediaGen/video/clip.ts → nodes/MediaGen/run/submission.ts)',
+			'folder not in FOLDER_ORDER: nodes/MediaGen/video ' +
+				'(nodes/MediaGen/video/clip.ts → nodes/MediaGen/run/submission.ts)',
 		]);
 	});
 });

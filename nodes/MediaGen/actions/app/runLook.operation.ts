@@ -6,14 +6,13 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../../shared/transport';
 import { prepareBinaryFile, type PreparedFile } from '../../files/upload';
-import { getApps, getModels, resolveModel } from '../../catalogue/catalogue';
+import { getApps, resolveModel } from '../../catalogue/catalogue';
 import type { AppInput, CatalogueApp } from '../../../shared/records';
-import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds } from '../../run/checkRequest';
-import { KIND_OPTIONS, readMaxCredits, splitList } from '../../../shared/fields';
-import { defaultRequestKey } from '../../run/requestKey';
+import { checkMediaUrls } from '../../run/checkRequest';
+import { KIND_OPTIONS, splitList } from '../../../shared/fields';
 import { runBatch } from '../../batch/runBatch';
 import type { FileSource, PreparedRun } from '../../run/preparedRun';
-import { readRunSettings } from '../../run/runSettings';
+import { preparedRunOf, runRequestProblems, type RunRequest } from '../../run/runRequest';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 /** Run Look's fields; App → Estimate Cost shows the same ones, so an item is read and checked the same way. */
@@ -224,22 +223,24 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 	}
 	const model = await resolveModel(ctx, identity, look.model, undefined, itemIndex);
 	const extra = ctx.getNodeParameter('lookFields', itemIndex, {}) as IDataObject;
-	const requestKey = String(extra.requestKey ?? '').trim() || undefined;
-	const webhookUrl = String(extra.webhookUrl ?? '').trim() || undefined;
 	const fills = await fillSlots(ctx, app, itemIndex);
 	const options = { ...model.defaults, ...look.options };
-	const problems = checkRequest(model, {
-		prompt: look.prompt,
-		musicMode: typeof options.tier === 'string' ? options.tier : undefined,
-		imageCount: fills.reduce((n, f) => n + f.files.length + f.urls.length, 0),
-		hasEndFrame: false,
-		hasAudio: false,
-		identity: identity.kind,
-		freeModelIds: identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx, identity)) : undefined,
-	});
-	problems.push(
-		...checkSettings({ webhookUrl, requestKey, maxCredits: extra.maxCredits, apiBaseUrl: identity.baseUrl }),
-	);
+	const request: RunRequest = {
+		model,
+		body: { kind: model.kind, model: model.id, prompt: look.prompt, options: options as IDataObject },
+		draft: {
+			prompt: look.prompt,
+			musicMode: typeof options.tier === 'string' ? options.tier : undefined,
+			imageCount: fills.reduce((n, f) => n + f.files.length + f.urls.length, 0),
+			hasEndFrame: false,
+			hasAudio: false,
+		},
+		webhookUrl: String(extra.webhookUrl ?? '').trim() || undefined,
+		requestKey: String(extra.requestKey ?? '').trim() || undefined,
+		maxCredits: extra.maxCredits,
+		extraJson: { app: app.slug, look: look.id },
+	};
+	const problems = await runRequestProblems(ctx, identity, request);
 	if (problems.length) {
 		throw new NodeOperationError(ctx.getNode(), problems.join(' '), {
 			description: 'Nothing was sent and nothing was charged.',
@@ -251,20 +252,11 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 		...fill.files.map((file) => ({ file, field: `Photos (${fill.slot.label})` })),
 		...fill.urls.map((url) => ({ url })),
 	]);
-	const body: IDataObject = { kind: model.kind, model: model.id, prompt: look.prompt, options: options as IDataObject };
-	if (webhookUrl) body.webhookUrl = webhookUrl;
-	body.requestKey = requestKey ?? defaultRequestKey(ctx, itemIndex);
-	return {
-		itemIndex,
-		body,
-		images,
-		settings: readRunSettings(ctx, itemIndex),
-		model,
-		typedKey: requestKey !== undefined,
-		maxCredits: readMaxCredits(extra),
-		extraJson: { app: app.slug, look: look.id },
-	};
+	return preparedRunOf(ctx, itemIndex, request, { images });
 }
+
+/** Its runs are paid for (the operation contract's startsRuns). */
+export const startsRuns = true;
 
 export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
 	return await runBatch(this, identity, async (i) => await prepare(this, identity, i));

@@ -12,15 +12,14 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../../shared/transport';
 import { prepareBinaryFile } from '../../files/upload';
-import { getModels, resolveModel } from '../../catalogue/catalogue';
+import { resolveModel } from '../../catalogue/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
-import { checkMediaUrls, checkRequest, checkSettings, freeTierModelIds, limitsHelp } from '../../run/checkRequest';
-import { readMaxCredits, splitList } from '../../../shared/fields';
-import { defaultRequestKey } from '../../run/requestKey';
+import { checkMediaUrls, limitsHelp } from '../../run/checkRequest';
+import { splitList } from '../../../shared/fields';
 import { resolveOptions } from '../../catalogue/modelOptions';
 import { runBatch } from '../../batch/runBatch';
 import type { FileSource, PreparedRun } from '../../run/preparedRun';
-import { readRunSettings } from '../../run/runSettings';
+import { preparedRunOf, runRequestProblems, type RunRequest } from '../../run/runRequest';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 /**
@@ -312,35 +311,32 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 	const model: CatalogueModel = await resolveModel(ctx, identity, f.modelId, f.kind, itemIndex);
 	const { options, problems } = resolveOptions(model, f.mapped, f.musicMode);
 	const text = (name: string) => String(f.extra[name] ?? '').trim();
-	const requestKey = text('requestKey') || undefined;
 	const [audioUrl, audioProperty, endFrameUrl, endFrameProperty] = [
 		'audioUrl',
 		'audioProperty',
 		'endFrameUrl',
 		'endFrameProperty',
 	].map(text);
-	problems.push(
-		...checkRequest(model, {
+	const body: IDataObject = { kind: f.kind, model: model.id, prompt: f.prompt, options: options as IDataObject };
+	if (f.extra.negativePrompt) body.negativePrompt = String(f.extra.negativePrompt);
+	const request: RunRequest = {
+		model,
+		body,
+		draft: {
 			prompt: f.prompt,
 			musicMode: options.tier,
 			negativePrompt: String(f.extra.negativePrompt ?? '') || undefined,
 			imageCount: f.imageProps.length + f.imageUrls.length,
 			hasEndFrame: Boolean(endFrameUrl || endFrameProperty),
 			hasAudio: Boolean(audioUrl || audioProperty),
-			identity: identity.kind,
-			freeModelIds: identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx, identity)) : undefined,
-		}),
-	);
+		},
+		webhookUrl: text('webhookUrl') || undefined,
+		requestKey: text('requestKey') || undefined,
+		maxCredits: f.extra.maxCredits,
+	};
+	problems.push(...(await runRequestProblems(ctx, identity, request)));
 	// The model's limits are added to the message only when a problem is about one of them.
 	const limits = limitsHelp(model, options.tier, problems);
-	problems.push(
-		...checkSettings({
-			webhookUrl: text('webhookUrl') || undefined,
-			requestKey,
-			maxCredits: f.extra.maxCredits,
-			apiBaseUrl: identity.baseUrl,
-		}),
-	);
 	problems.push(...checkMediaUrls('Reference Image URLs', f.imageUrls));
 	problems.push(...checkMediaUrls('End Frame URL', endFrameUrl ? [endFrameUrl] : []));
 	problems.push(...checkMediaUrls('Driving Audio URL', audioUrl ? [audioUrl] : []));
@@ -364,22 +360,15 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 	images.push(...f.imageUrls.map((url) => ({ url })));
 	const either = async (url: string, property: string, field: string, family: 'image' | 'audio') =>
 		url ? { url } : property ? await fromProperty(property, field, family) : undefined;
-	const body: IDataObject = { kind: f.kind, model: model.id, prompt: f.prompt, options: options as IDataObject };
-	if (f.extra.negativePrompt) body.negativePrompt = String(f.extra.negativePrompt);
-	if (text('webhookUrl')) body.webhookUrl = text('webhookUrl');
-	body.requestKey = requestKey ?? defaultRequestKey(ctx, itemIndex);
-	return {
-		itemIndex,
-		body,
+	return preparedRunOf(ctx, itemIndex, request, {
 		images,
 		endFrame: await either(endFrameUrl, endFrameProperty, 'End Frame', 'image'),
 		audio: await either(audioUrl, audioProperty, 'Driving Audio', 'audio'),
-		settings: readRunSettings(ctx, itemIndex),
-		model,
-		typedKey: requestKey !== undefined,
-		maxCredits: readMaxCredits(f.extra),
-	};
+	});
 }
+
+/** Its runs are paid for (the operation contract's startsRuns). */
+export const startsRuns = true;
 
 export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
 	return await runBatch(this, identity, async (i) => await prepare(this, identity, i));

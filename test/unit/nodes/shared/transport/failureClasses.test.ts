@@ -1,5 +1,5 @@
-// nodes/shared/transport/failureClasses.ts: what each classifier counts, on errors built as the request loop builds
-// them.
+// nodes/shared/transport/failureClasses.ts: what each classifier counts, on errors built as the request loop
+// builds them.
 import type { INode } from 'n8n-workflow';
 
 import { apiError, noAnswerError, unexpectedAnswerError } from '../../../../../nodes/shared/transport/apiError';
