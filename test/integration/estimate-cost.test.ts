@@ -84,6 +84,32 @@ test('exact price from an earlier run, catalogue price at defaults, null with wh
 	expect(historyReads() - reads).toBe(1);
 });
 
+test('the history read stops at 3 pages of 100: a combination run before the newest 300 is unknown, and says so', async () => {
+	const own = account();
+	const seed = await generate(own.creds, fromItems, [item(VIDEO_8S_SOUND)]);
+	const seedRun = backend.sandbox.engine.runs.get(String(seed.items[0].json.id))!;
+	// 300 later runs of another model on the same account, as if it had been busy since (state set directly:
+	// 300 real submissions would take 15 minutes at 20 a minute).
+	for (let n = 1; n <= 300; n++) {
+		const later = {
+			...seedRun,
+			id: `gen_later${n}`,
+			kind: 'image' as const,
+			model: 'studio-image-v1',
+			createdAt: seedRun.createdAt + n,
+		};
+		backend.sandbox.engine.runs.set(later.id, later);
+	}
+	const reads = historyReads();
+	const r = await estimate(own.creds, [item(VIDEO_8S_SOUND)]);
+	expect(r.items[0].json.credits).toBeNull();
+	expect(r.items[0].json.basis).toBe(
+		'unknown: this account has no earlier run of lumora-motion-3-fast with resolution 720p, duration 8, audio ' +
+			'true (looked through its newest 300 runs)',
+	);
+	expect(historyReads() - reads).toBe(3);
+});
+
 test('over 20 mixed items the account has run before, the estimate equals what Generate then charges', async () => {
 	const own = account();
 	const combos = [VIDEO_8S_SOUND, IMAGE_4K, VIDEO_10S];

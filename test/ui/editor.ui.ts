@@ -432,6 +432,78 @@ describe('bad values typed in the editor stop before any credit is spent', () =>
 	});
 });
 
+describe('a batch with one bad item', () => {
+	// Four prompts from the trigger's pinned data; the third is over Studio Image's 2000 characters.
+	const LONG = `A lighthouse keeper's diary, page after page: ${'storm and calm, '.repeat(130)}`;
+	const PROMPTS = ['a red kite', 'a blue kite', LONG, 'a green kite'];
+
+	async function batch(name: string, onError?: string): Promise<string> {
+		const wf = await rest<{ id: string }>('/rest/workflows', {
+			method: 'POST',
+			body: JSON.stringify({
+				name: `UI test: ${name}`,
+				nodes: [
+					{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] },
+					{
+						id: 'gen',
+						name,
+						type: NODE,
+						typeVersion: 1,
+						position: [240, 0],
+						parameters: generate('image', 'studio-image-v1', { prompt: '={{ $json.prompt }}' }),
+						credentials: API_CREDENTIAL,
+						...(onError ? { onError } : {}),
+					},
+				],
+				connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
+				pinData: { Start: PROMPTS.map((prompt) => ({ json: { prompt } })) },
+				settings: { executionOrder: 'v1' },
+			}),
+		});
+		return wf.id;
+	}
+
+	test('On Error → Stop: the error names the 3rd item as "item 3" and quotes its prompt; nothing is charged', async () => {
+		const id = await batch('Batch Stop');
+		await ed.openWorkflow(id);
+		await ed.openNode('Batch Stop');
+		const before = await credits();
+		await page.locator('[data-test-id="node-execute-button"]').click();
+		const error = page.locator('[data-test-id="node-error-message"]');
+		await error.waitFor({ timeout: 60_000 });
+		const message = await error.innerText();
+		expect(message).toContain(`1 of 4 items cannot be sent: item 3 ("${LONG.slice(0, 20)}`);
+		expect(message).toContain(`Prompt is ${LONG.length} characters long; Studio Image takes at most 2000.`);
+		expect(message).not.toMatch(/\[item \d\]/);
+		expect(await page.locator('[data-test-id="output-panel"]').innerText()).toContain(
+			'Nothing was submitted and nothing was charged',
+		);
+		expect(await credits()).toBe(before);
+		await ed.closeNode();
+	});
+
+	test('On Error → Continue: three images, and the 3rd item says why, with no "undefined" in the table', async () => {
+		const id = await batch('Batch Continue', 'continueRegularOutput');
+		await ed.openWorkflow(id);
+		await ed.openNode('Batch Continue');
+		const before = await credits();
+		await page.locator('[data-test-id="node-execute-button"]').click();
+		const out = page.locator('[data-test-id="output-panel"]');
+		await out.getByText('4 items').first().waitFor({ timeout: 120_000 });
+		await out.locator('[data-test-id="radio-button-table"]').click();
+		await out
+			.locator('table')
+			.getByText(`Prompt is ${LONG.length} characters long`, { exact: false })
+			.first()
+			.waitFor();
+		const table = await out.locator('table').innerText();
+		expect(table).toContain(`Prompt is ${LONG.length} characters long`);
+		expect(table).not.toContain('undefined');
+		expect(before - (await credits())).toBe(15);
+		await ed.closeNode();
+	});
+});
+
 describe('outputs preview in the output panel', () => {
 	async function runAndView(example: number, node: string) {
 		await ed.openWorkflow(exampleId(example));

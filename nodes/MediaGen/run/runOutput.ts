@@ -50,3 +50,16 @@ export async function runToItem(
 	}
 	return item;
 }
+
+/**
+ * Gives every item of one output the same top-level fields, null where an item has none. n8n's Table view
+ * shows a red "undefined" in a cell whose field only other items have: a failed item (Continue On Fail) lacks
+ * a run's cost or status, and its `description` is a field no run has. Field order: first seen, item by item.
+ */
+export function withSameColumns(items: INodeExecutionData[]): INodeExecutionData[] {
+	if (items.length < 2) return items;
+	const columns = new Set<string>();
+	for (const item of items) for (const key of Object.keys(item.json)) columns.add(key);
+	for (const item of items) for (const key of columns) if (!(key in item.json)) item.json[key] = null;
+	return items;
+}

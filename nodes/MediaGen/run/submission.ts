@@ -153,12 +153,9 @@ export async function submitRun(s: SubmitContext, body: IDataObject): Promise<Ru
  * was made or charged, and a delivery sends the item when a slot comes free).
  */
 export async function submitIfSlotFree(s: SubmitContext, body: IDataObject): Promise<RunRecord | undefined> {
-	try {
-		return await submitKeyed(s, body, false);
-	} catch (error) {
-		if (isBusySubmission(error)) return undefined;
-		throw error;
-	}
+	return await submitKeyed(s, body, false).catch(async (error: unknown) =>
+		isBusySubmission(error) ? undefined : await Promise.reject(error),
+	);
 }
 
 async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSlot: boolean): Promise<RunRecord> {
