@@ -1,6 +1,7 @@
+// nodes/MediaGen/run/runOutput.ts: a batch's output items, run or failed, given the same columns.
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { withSameColumns } from '../../nodes/MediaGen/run/runOutput';
+import { withSameColumns } from '../../../../../nodes/MediaGen/run/runOutput';
 
 const item = (json: Record<string, unknown>): INodeExecutionData => ({ json: json as INodeExecutionData['json'] });
 
