@@ -7,7 +7,7 @@ import path from 'node:path';
 
 import type { Sandbox } from '../../sandbox/server';
 import { rest, type N8nInstance } from '../../scripts/realN8n';
-import { parseFlatted } from '../../test/e2e-queue/helpers';
+import { parseFlatted } from '../../test/e2e/shared';
 
 /** Linux reports process times in clock ticks of 1/100 s (CLK_TCK on every mainstream kernel). */
 const TICKS_PER_SECOND = 100;

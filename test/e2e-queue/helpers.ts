@@ -9,8 +9,9 @@ import path from 'node:path';
 import type { Sandbox } from '../../sandbox/server';
 import type { Run } from '../../sandbox/types';
 import type { Delivery } from '../../sandbox/webhooks';
-import { localiseWorkflow, readExample, rest, type N8nInstance } from '../../scripts/realN8n';
-import type { QueueStack } from '../../scripts/queueStack';
+import { localiseWorkflow, ownerSession, readExample, rest, type N8nInstance } from '../../scripts/realN8n';
+import { bootQueueStack, type QueueStack, type QueueStackOptions } from '../../scripts/queueStack';
+import { parseFlatted } from '../e2e/shared';
 
 export const IDS = {
 	batchHook: 'mgQueueBatchHook',
@@ -107,6 +108,27 @@ export function workersOf(stack: QueueStack, executionId: string): string[] {
 	});
 }
 
+/**
+ * Boots the queue stack of a test file and signs its owner in; `figures.bootSeconds` is how long both took. A
+ * stack whose owner cannot sign in is shut down before the error reaches the caller.
+ */
+export async function bootWithOwner(
+	options: QueueStackOptions,
+	figures: Record<string, unknown>,
+): Promise<{ stack: QueueStack; cookie: string }> {
+	const t = Date.now();
+	const stack = await bootQueueStack(options);
+	let cookie: string;
+	try {
+		cookie = await ownerSession(stack.main);
+	} catch (error) {
+		await stack.shutdown();
+		throw error;
+	}
+	figures.bootSeconds = Math.round((Date.now() - t) / 1000);
+	return { stack, cookie };
+}
+
 export function queueWorkflows(sandboxRoot: string, outputDir = '/tmp'): Array<Record<string, unknown>> {
 	const local = (wf: Record<string, unknown>, id: string) => localiseWorkflow(wf, sandboxRoot, outputDir, id);
 	const look = readExample('05-app-look.json');
@@ -119,23 +141,6 @@ export function queueWorkflows(sandboxRoot: string, outputDir = '/tmp'): Array<R
 		local(readExample('06-trigger-finished-runs.json'), IDS.trigger),
 		local(pausedBatch(), IDS.pauseHook),
 	];
-}
-
-/** flatted's format (n8n stores execution data with it): every string inside an entry is an index. */
-export function parseFlatted(text: string): unknown {
-	const input = JSON.parse(text) as unknown[];
-	const filled = new Set<object>();
-	const fill = (entry: unknown): unknown => {
-		if (entry === null || typeof entry !== 'object' || filled.has(entry)) return entry;
-		filled.add(entry);
-		const o = entry as Record<string, unknown>;
-		for (const k of Object.keys(o)) {
-			const v = o[k];
-			if (typeof v === 'string') o[k] = fill(input[Number(v)]);
-		}
-		return entry;
-	};
-	return fill(input[0]);
 }
 
 export interface Item {

@@ -4,9 +4,10 @@
 // executions on two workers share the account's concurrency, a worker killed mid-batch (what n8n does,
 // what is charged), and trigger deliveries to the webhook process, replays to main and after a restart
 // of the webhook process. Figures are printed at the end (README "Running at scale" quotes them).
-import { executeWorkflow, ownerSession, type RunData } from '../../scripts/realN8n';
-import { bootQueueStack, type QueueStack } from '../../scripts/queueStack';
+import { executeWorkflow, type RunData } from '../../scripts/realN8n';
+import type { QueueStack } from '../../scripts/queueStack';
 import {
+	bootWithOwner,
 	chargesOf,
 	comparable,
 	execution,
@@ -29,13 +30,13 @@ let cookie = '';
 const figures: Record<string, unknown> = {};
 
 beforeAll(async () => {
-	const t = Date.now();
-	stack = await bootQueueStack({
-		workflows: (root) => queueWorkflows(root),
-		activate: [IDS.batchHook, IDS.batchKeyed, IDS.lookHook, IDS.trigger, IDS.pauseHook],
-	});
-	cookie = await ownerSession(stack.main);
-	figures.bootSeconds = Math.round((Date.now() - t) / 1000);
+	({ stack, cookie } = await bootWithOwner(
+		{
+			workflows: (root) => queueWorkflows(root),
+			activate: [IDS.batchHook, IDS.batchKeyed, IDS.lookHook, IDS.trigger, IDS.pauseHook],
+		},
+		figures,
+	));
 });
 
 afterAll(async () => {

@@ -5,9 +5,10 @@
 // takes the same job, so the same execution id, and runs the workflow again from its start; the node's
 // default request keys (n8n-<instance>-<execution>-<node>-<run>-<item>) then give back the runs in flight.
 // Measured: runs charged, items delivered, items charged twice. Figures are printed at the end.
-import { N8N_V1_VERSION, ownerSession } from '../../scripts/realN8n';
-import { bootQueueStack, type QueueStack } from '../../scripts/queueStack';
+import { N8N_V1_VERSION } from '../../scripts/realN8n';
+import type { QueueStack } from '../../scripts/queueStack';
 import {
+	bootWithOwner,
 	chargedItems,
 	chargesOf,
 	execution,
@@ -26,16 +27,16 @@ let cookie = '';
 const figures: Record<string, unknown> = {};
 
 beforeAll(async () => {
-	const t = Date.now();
-	stack = await bootQueueStack({
-		version: VERSION,
-		// n8n's defaults for the lock (60 s, renewed every 10 s) and the stalled check (every 30 s)
-		env: { QUEUE_WORKER_MAX_STALLED_COUNT: '1' },
-		workflows: (root) => queueWorkflows(root).filter((wf) => wf.id === IDS.batchHook),
-		activate: [IDS.batchHook],
-	});
-	cookie = await ownerSession(stack.main);
-	figures.bootSeconds = Math.round((Date.now() - t) / 1000);
+	({ stack, cookie } = await bootWithOwner(
+		{
+			version: VERSION,
+			// n8n's defaults for the lock (60 s, renewed every 10 s) and the stalled check (every 30 s)
+			env: { QUEUE_WORKER_MAX_STALLED_COUNT: '1' },
+			workflows: (root) => queueWorkflows(root).filter((wf) => wf.id === IDS.batchHook),
+			activate: [IDS.batchHook],
+		},
+		figures,
+	));
 });
 
 afterAll(async () => {

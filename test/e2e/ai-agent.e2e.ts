@@ -23,10 +23,11 @@ import {
 	type ScriptedChatModel,
 	type ScriptedTurn,
 } from '../helpers/scriptedChatModel';
+import { runCharges, spentBy } from '../helpers/ledger';
+import { manualStart, SANDBOX_KEY, sandboxKeyCredential } from './shared';
 
 const WORKFLOW_ID = 'mgAiAgentTools01';
 const TOOL = 'n8n-nodes-mediagen.mediaGenTool';
-const MEDIAGEN_CREDENTIAL = { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } };
 
 let sb: Sandbox;
 let n8n: N8nInstance;
@@ -66,7 +67,7 @@ function workflow(): Record<string, unknown> {
 		typeVersion: 1,
 		position: [400, y],
 		parameters,
-		credentials: MEDIAGEN_CREDENTIAL,
+		credentials: SANDBOX_KEY,
 	});
 	const generate = (kind: string, modelId: string, waiting: Record<string, unknown>) => ({
 		resource: 'generation',
@@ -77,14 +78,7 @@ function workflow(): Record<string, unknown> {
 		waiting: { pollIntervalSeconds: 1, ...waiting },
 	});
 	const nodes = [
-		{
-			id: 'start',
-			name: 'Start',
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		},
+		manualStart(),
 		{
 			id: 'agent',
 			name: 'AI Agent',
@@ -138,12 +132,8 @@ function workflow(): Record<string, unknown> {
 	};
 }
 
-const spent = () =>
-	-sb.engine.ledger.filter((l) => l.ownerId === ownerId && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
-
-function chargesOf(runId: string): number[] {
-	return sb.engine.ledger.filter((l) => l.runId === runId && l.reason === 'charge').map((l) => -l.delta);
-}
+const spent = () => spentBy(sb, ownerId);
+const chargesOf = (runId: string) => runCharges(sb, runId);
 
 beforeAll(async () => {
 	sb = await startSandbox({ durations: { pendingMs: 200, image: 1500, video: 8000, music: 2000 } });
@@ -152,12 +142,7 @@ beforeAll(async () => {
 	model = await startScriptedChatModel(script);
 	n8n = await prepareN8n();
 	await importCredentials(n8n, [
-		{
-			id: 'mediagenSandboxKey',
-			name: 'Media Generation sandbox',
-			type: 'mediaGenApi',
-			data: { baseUrl: sb.baseUrl, apiKey: account.keys[0] },
-		},
+		sandboxKeyCredential(sb, account),
 		{
 			id: 'scriptedChatModel',
 			name: 'Scripted chat model',

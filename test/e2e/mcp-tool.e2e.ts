@@ -21,6 +21,8 @@ import {
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
+import { runCharges, spentBy } from '../helpers/ledger';
+import { sandboxKeyCredential, untilRegistered } from './shared';
 
 const WORKFLOW_ID = 'mgExample0000007';
 const TOOLS = ['Generate_Media', 'Wait_for_Run', 'Get_Run'];
@@ -63,38 +65,16 @@ async function connect(kind: 'streamable' | 'sse'): Promise<Client> {
 }
 
 /** Charge lines per run in the sandbox's ledger (refunds aside). */
-function chargesOf(runId: string): number[] {
-	return sb.engine.ledger.filter((l) => l.runId === runId && l.reason === 'charge').map((l) => -l.delta);
-}
-
-const spent = () =>
-	-sb.engine.ledger.filter((l) => l.ownerId === ownerId && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
-
-/** n8n registers the production webhooks of an activated workflow shortly after its banner. */
-async function mcpReady(ms = 120_000): Promise<void> {
-	const deadline = Date.now() + ms;
-	while (Date.now() < deadline) {
-		const res = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-		await res.text();
-		if (res.status !== 404) return;
-		await new Promise((r) => setTimeout(r, 1000));
-	}
-	throw new Error(`The MCP Server Trigger was not registered within ${ms / 1000} s:\n${n8n.log.join('').slice(-3000)}`);
-}
+const chargesOf = (runId: string) => runCharges(sb, runId);
+const spent = () => spentBy(sb, ownerId);
+const mcpReady = () => untilRegistered(n8n, mcpUrl, 'The MCP Server Trigger');
 
 beforeAll(async () => {
 	sb = await startSandbox({ durations: { pendingMs: 200, image: 1500, video: 2500, music: 2000 } });
 	const account = sb.engine.createAccount({ credits: 1000, concurrency: 3 });
 	ownerId = account.id;
 	n8n = await prepareN8n();
-	await importCredentials(n8n, [
-		{
-			id: 'mediagenSandboxKey',
-			name: 'Media Generation sandbox',
-			type: 'mediaGenApi',
-			data: { baseUrl: sb.baseUrl, apiKey: account.keys[0] },
-		},
-	]);
+	await importCredentials(n8n, [sandboxKeyCredential(sb, account)]);
 	const example = readExample('07-mcp-server-tools.json');
 	await importWorkflow(n8n, localiseWorkflow(example, sb.rootUrl, n8n.outputDir, WORKFLOW_ID));
 	await activateWorkflow(n8n, WORKFLOW_ID);

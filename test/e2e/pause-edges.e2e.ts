@@ -3,141 +3,51 @@
 // the execution waits and every run finishes meanwhile; after the restart every run's delivery arrives at the
 // same instant, each finding the whole batch finished. The output is built once (each file downloaded once),
 // the execution finishes once, nothing is charged twice, and no resume is lost (the service's retries carry it).
-import { randomUUID } from 'node:crypto';
-
-import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
+import type { Delivery } from '../../sandbox/webhooks';
 import {
-	activateWorkflow,
-	CUSTOM_PREFIX,
-	importCredentials,
-	importWorkflow,
-	ownerSession,
-	prepareN8n,
-	rest,
-	startServer,
-	stopServer,
-	type N8nInstance,
-} from '../../scripts/realN8n';
-import { parseFlatted } from '../e2e-queue/helpers';
+	charged as chargedTo,
+	execution,
+	executions as executionsOf,
+	GENERATE,
+	restartN8n,
+	runsOf as runsIn,
+	startBatch,
+	startPauseStack,
+	stopPauseStack,
+	until as untilEvery,
+	type PauseStack,
+} from './pauseStack';
 
 const WORKFLOW_ID = 'mgPauseEdges0001';
-const HOOK_PATH = `mg-pause-edges-${randomUUID().slice(0, 8)}`;
-const NODE = 'Generate Videos';
-let sb: Sandbox;
+let stack: PauseStack;
 let account: Account;
-let n8n: N8nInstance;
-let cookie = '';
 
-type Execution = { id: string; status: string };
+const executions = () => executionsOf(stack, WORKFLOW_ID);
 
-async function executions(): Promise<Execution[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW_ID }));
-	const res = await rest<{ data: { results: Execution[] } }>(n8n, cookie, `/rest/executions?filter=${filter}&limit=50`);
-	return res.data.results;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 250));
-	}
-}
+/** The stack's `until`, asking every 250 ms. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000) => untilEvery(what, probe, ms, 250);
 
 /** The Generate step's stored runs: how many times it ended, and its last output items' prompts. */
 async function stepRuns(id: string): Promise<Array<{ prompts: unknown[] }>> {
-	const res = await rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${id}`);
-	const data = parseFlatted(res.data.data) as {
-		resultData?: { runData?: Record<string, Array<{ data?: { main: Array<Array<{ json: IDataLike }>> } }>> };
-	};
-	return (data.resultData?.runData?.[NODE] ?? []).map((r) => ({
+	return ((await execution(stack, id)).runData?.[GENERATE] ?? []).map((r) => ({
 		prompts: (r.data?.main[0] ?? []).map((i) => i.json.prompt),
 	}));
 }
-type IDataLike = Record<string, unknown>;
 
-const charged = () =>
-	-sb.engine.ledger.filter((l) => l.ownerId === account.id && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
-const runsOf = (prompts: string[]) => [...sb.engine.runs.values()].filter((r) => prompts.includes(r.prompt));
+const charged = () => chargedTo(stack.sb, account);
+const runsOf = (prompts: string[]) => runsIn(stack.sb, prompts);
 
+// One batch workflow (Webhook → Split Out → Generate videos with Waiting → Pause) on an account with concurrency 3.
 beforeAll(async () => {
-	// timeScale 0.01: the service retries a failed delivery after 0.6 s, 3 s, 18 s, 72 s … instead of minutes.
-	sb = await startSandbox({ timeScale: 0.01, durations: { pendingMs: 300, image: 1500, video: 6000, music: 2000 } });
-	account = sb.engine.createAccount({ credits: 5000, concurrency: 3 });
-	n8n = await prepareN8n();
-	await importCredentials(n8n, [
-		{
-			id: 'mgEdgesKey',
-			name: 'Sandbox key',
-			type: 'mediaGenApi',
-			data: { baseUrl: sb.baseUrl, apiKey: account.keys[0] },
-		},
-		{
-			id: 'mgEdgesSecret',
-			name: 'Sandbox signing secret',
-			type: 'mediaGenWebhookApi',
-			data: { secret: account.webhookSecret, previousSecret: '' },
-		},
-	]);
-	const at = (x: number) => [x, 0];
-	await importWorkflow(n8n, {
-		id: WORKFLOW_ID,
-		name: 'Pause edges',
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'Start',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: at(0),
-				parameters: { httpMethod: 'POST', path: HOOK_PATH, responseMode: 'onReceived' },
-				webhookId: randomUUID(),
-			},
-			{
-				id: randomUUID(),
-				name: 'Split Prompts',
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: at(220),
-				parameters: { fieldToSplitOut: 'body.items' },
-			},
-			{
-				id: randomUUID(),
-				name: NODE,
-				type: `${CUSTOM_PREFIX}mediaGen`,
-				typeVersion: 1,
-				position: at(440),
-				parameters: {
-					resource: 'generation',
-					operation: 'generate',
-					kind: 'video',
-					model: { __rl: true, mode: 'id', value: 'studio-video-v1' },
-					prompt: '={{ $json.prompt }}',
-					waitMode: 'pause',
-				},
-				credentials: {
-					mediaGenApi: { id: 'mgEdgesKey', name: 'Sandbox key' },
-					mediaGenWebhookApi: { id: 'mgEdgesSecret', name: 'Sandbox signing secret' },
-				},
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Split Prompts', type: 'main', index: 0 }]] },
-			'Split Prompts': { main: [[{ node: NODE, type: 'main', index: 0 }]] },
-		},
-		settings: { saveDataSuccessExecution: 'all' },
-	});
-	await activateWorkflow(n8n, WORKFLOW_ID);
-	await startServer(n8n);
-	cookie = await ownerSession(n8n);
+	stack = await startPauseStack(
+		(sb) => [(account = sb.engine.createAccount({ credits: 5000, concurrency: 3 }))],
+		([a]) => [{ id: WORKFLOW_ID, account: a }],
+	);
 });
 
 afterAll(async () => {
-	if (n8n) await stopServer(n8n);
-	if (sb) await sb.close();
+	await stopPauseStack(stack);
 });
 
 /**
@@ -145,41 +55,31 @@ afterAll(async () => {
  * n8n again and, when `forced`, sends every delivery again at that instant. Returns once the execution ended.
  */
 async function restartCase(prompts: string[], forced: boolean) {
+	const { sb, n8n } = stack;
 	const before = charged();
 	const known = new Set((await executions()).map((e) => e.id));
-	// n8n 2.41 registers an active workflow's webhooks a moment after it starts answering (it answered 404 here):
-	// a GET to this POST webhook says "not registered for GET requests" once it is there.
-	await until('the webhook to be registered', async () => {
-		const probe = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK_PATH}`, { method: 'GET' });
-		return /registered for GET/i.test(await probe.text()) ? true : undefined;
-	});
-	const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK_PATH}`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ items: prompts.map((prompt) => ({ prompt })) }),
-	});
-	expect(res.status).toBe(200);
-	await res.text();
+	await startBatch(stack, WORKFLOW_ID, prompts);
 	const waiting = await until('a waiting execution', async () =>
 		(await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
 	);
 	await until('the waiting step to be saved', async () => ((await stepRuns(waiting.id)).length ? true : undefined));
-	await stopServer(n8n);
-	// n8n starts again only once each delivery has failed 3 times (at once, +1 and +5 scaled minutes): its next
-	// retry comes 30 scaled minutes (18 s) later, not while n8n starts. A delivery that lands while n8n migrates
-	// its database is answered 200 "n8n is starting up" and is lost (README, issue 28 point 3).
-	await until('every run finished, each delivery failed 3 times', async () => {
-		const runs = runsOf(prompts);
-		for (const r of runs) sb.engine.settle(r);
-		const failed = sb.engine.webhooks.deliveries.filter(
-			(d) => runs.some((r) => r.id === d.runId) && !d.delivered && d.attempts.length >= 3,
-		);
-		return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failed.length === 3 ? true : undefined;
+	let deliveries: Delivery[] = [];
+	let attemptsBefore: number[] = [];
+	await restartN8n(stack, async () => {
+		// n8n starts again only once each delivery has failed 3 times (at once, +1 and +5 scaled minutes): its next
+		// retry comes 30 scaled minutes (18 s) later, not while n8n starts. A delivery that lands while n8n migrates
+		// its database is answered 200 "n8n is starting up" and is lost (README, issue 28 point 3).
+		await until('every run finished, each delivery failed 3 times', async () => {
+			const runs = runsOf(prompts);
+			for (const r of runs) sb.engine.settle(r);
+			const failed = sb.engine.webhooks.deliveries.filter(
+				(d) => runs.some((r) => r.id === d.runId) && !d.delivered && d.attempts.length >= 3,
+			);
+			return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failed.length === 3 ? true : undefined;
+		});
+		deliveries = sb.engine.webhooks.deliveries.filter((d) => runsOf(prompts).some((r) => r.id === d.runId));
+		attemptsBefore = deliveries.map((d) => d.attempts.length);
 	});
-	const deliveries = sb.engine.webhooks.deliveries.filter((d) => runsOf(prompts).some((r) => r.id === d.runId));
-	const attemptsBefore = deliveries.map((d) => d.attempts.length);
-	await startServer(n8n);
-	cookie = await ownerSession(n8n);
 	const upAt = Date.now();
 	// Forced: all three deliveries at the same instant, each finding every run of the batch finished.
 	if (forced) for (const d of deliveries) sb.engine.webhooks.resend(d.id);

@@ -7,19 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { SandboxConfig } from '../../sandbox/config';
 import type { Account } from '../../sandbox/types';
-import {
-	activateWorkflow,
-	CUSTOM_PREFIX,
-	importCredentials,
-	importWorkflow,
-	ownerSession,
-	prepareN8n,
-	rest,
-	startServer,
-	stopServer,
-	type N8nInstance,
-} from '../../scripts/realN8n';
-import { parseFlatted } from '../e2e-queue/helpers';
+import { CUSTOM_PREFIX, ownerSession, rest, startServer, stopServer, type N8nInstance } from '../../scripts/realN8n';
+import { spentBy } from '../helpers/ledger';
+import { parseFlatted, startN8nWith, type Credential } from './shared';
 
 /** The Generate node's name in every batch workflow. */
 export const GENERATE = 'Generate';
@@ -45,13 +35,19 @@ export interface PauseStack {
 	hookPaths: Record<string, string>;
 }
 
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
+/** Asks `probe` every `everyMs` until it gives a value; fails naming `what` after `ms`. */
+export async function until<T>(
+	what: string,
+	probe: () => Promise<T | undefined>,
+	ms = 120_000,
+	everyMs = 500,
+): Promise<T> {
 	const deadline = Date.now() + ms;
 	for (;;) {
 		const value = await probe();
 		if (value !== undefined) return value;
 		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 500));
+		await new Promise((r) => setTimeout(r, everyMs));
 	}
 }
 
@@ -130,9 +126,7 @@ export async function startPauseStack(
 		...options.sandbox,
 	});
 	const made = accounts(sb);
-	const n8n = await prepareN8n();
-	type Credential = Parameters<typeof importCredentials>[1][number];
-	await importCredentials(n8n, [
+	const credentials: Credential[] = [
 		...made.flatMap((a): Credential[] => [
 			{
 				id: keyCredential(a),
@@ -153,24 +147,31 @@ export async function startPauseStack(
 			type: 'mediaGenWebhookApi',
 			data: { secret: `whsec_${Buffer.alloc(32, 5).toString('base64')}`, previousSecret: '' },
 		},
-	]);
+	];
 	const hookPaths: Record<string, string> = {};
-	for (const spec of batches(made)) {
+	const workflows = batches(made).map((spec) => {
 		hookPaths[spec.id] = `mg-pause-${randomUUID().slice(0, 8)}`;
-		await importWorkflow(n8n, batchWorkflow(spec, hookPaths[spec.id]));
-		await activateWorkflow(n8n, spec.id);
-	}
-	await options.beforeStart?.(n8n, sb, made);
-	await startServer(n8n);
-	const stack: PauseStack = { sb, n8n, cookie: await ownerSession(n8n), hookPaths };
-	// A GET to a POST webhook is answered "not registered for GET requests" once the workflow is active.
-	for (const hookPath of Object.values(hookPaths)) {
+		return batchWorkflow(spec, hookPaths[spec.id]);
+	});
+	const { n8n, cookie } = await startN8nWith(credentials, workflows, async (n8n) => {
+		await options.beforeStart?.(n8n, sb, made);
+	});
+	const stack: PauseStack = { sb, n8n, cookie, hookPaths };
+	await untilWebhooksRegistered(stack);
+	return stack;
+}
+
+/**
+ * Waits until n8n serves every batch workflow's webhook: n8n 2.41 registers them a moment after it starts answering
+ * (a POST right after a start got 404). A GET to a POST webhook says "not registered for GET requests" once it is there.
+ */
+async function untilWebhooksRegistered(stack: PauseStack): Promise<void> {
+	for (const hookPath of Object.values(stack.hookPaths)) {
 		await until('the webhook to be registered', async () => {
-			const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${hookPath}`, { method: 'GET' });
+			const res = await fetch(`http://127.0.0.1:${stack.n8n.port}/webhook/${hookPath}`, { method: 'GET' });
 			return /registered for GET/i.test(await res.text()) ? true : undefined;
 		});
 	}
-	return stack;
 }
 
 export async function stopPauseStack(stack: PauseStack | undefined): Promise<void> {
@@ -178,12 +179,13 @@ export async function stopPauseStack(stack: PauseStack | undefined): Promise<voi
 	if (stack?.sb) await stack.sb.close();
 }
 
-/** Stops n8n and starts it again with a new owner session. */
+/** Stops n8n and starts it again with a new owner session, once its webhooks are registered again. */
 export async function restartN8n(stack: PauseStack, whileDown: () => Promise<void>): Promise<void> {
 	await stopServer(stack.n8n);
 	await whileDown();
 	await startServer(stack.n8n);
 	stack.cookie = await ownerSession(stack.n8n);
+	await untilWebhooksRegistered(stack);
 }
 
 export async function executions(stack: PauseStack, workflowId: string): Promise<Execution[]> {
@@ -267,8 +269,7 @@ export async function knownIds(stack: PauseStack, workflowId: string): Promise<S
 }
 
 /** Net credits an account has spent (charges minus refunds). */
-export const charged = (sb: Sandbox, account: Account) =>
-	-sb.engine.ledger.filter((l) => l.ownerId === account.id && l.reason !== 'topup').reduce((s, l) => s + l.delta, 0);
+export const charged = (sb: Sandbox, account: Account) => spentBy(sb, account.id);
 
 export const runsOf = (sb: Sandbox, prompts: string[]) =>
 	[...sb.engine.runs.values()].filter((r) => prompts.includes(r.prompt));

@@ -23,6 +23,7 @@ import {
 	type RunData,
 } from '../../scripts/realN8n';
 import { bootStack, exampleId } from '../../scripts/stack';
+import { manualStart, SANDBOX_KEY } from './shared';
 
 let sb: Sandbox;
 let n8n: N8nInstance;
@@ -67,20 +68,13 @@ function mediaGenStep(
  * credential saved under the field's earlier name. Each branch keeps going on error, so each is checked alone.
  */
 function coreWorkflow() {
-	const key = { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } };
+	const key = SANDBOX_KEY;
 	const connect = (node: string) => [{ node, type: 'main', index: 0 }];
 	return {
 		id: CORE_ID,
 		name: 'Media Generation: core cases',
 		nodes: [
-			{
-				id: 'core-start',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
+			manualStart('core-start'),
 			mediaGenStep('Start Run', 0, { prompt: 'a quiet harbour at noon', waitForCompletion: false }, key),
 			{
 				...mediaGenStep(
@@ -221,7 +215,7 @@ describe('(d) n8n renders our catalogue-driven fields', () => {
 					model: { __rl: true, mode: 'list', value: model },
 				},
 				methodName,
-				credentials: { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } },
+				credentials: SANDBOX_KEY,
 			}),
 		});
 

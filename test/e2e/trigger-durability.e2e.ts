@@ -6,19 +6,15 @@ import { createHmac, randomUUID } from 'node:crypto';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import {
-	activateWorkflow,
 	CUSTOM_PREFIX,
-	importCredentials,
-	importWorkflow,
 	ownerSession,
-	prepareN8n,
 	rest,
 	restartServer,
 	setWorkflowActive,
-	startServer,
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
+import { startN8nWith, untilRegistered } from './shared';
 
 // 16 characters, like the ids n8n gives: n8n 1.x saves static data only for ids of at most 16
 // (isWorkflowIdValid in cli/src/utils.ts); the 17-character id used before made every save a no-op there.
@@ -66,18 +62,11 @@ async function deliverAll(ns: number[], width: number): Promise<number[]> {
 	return statuses;
 }
 
-/** n8n 2.40 activates published workflows after its banner (publication service): wait for the webhook. */
-async function webhookReady(ms = 120_000): Promise<void> {
-	const deadline = Date.now() + ms;
-	while (Date.now() < deadline) {
-		// Unsigned: the trigger answers 400 and starts nothing; 404 means not registered yet.
-		const res = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-		await res.text();
-		if (res.status !== 404) return;
-		await new Promise((r) => setTimeout(r, 1000));
-	}
-	throw new Error(`The trigger's webhook was not registered within ${ms / 1000} s:\n${n8n.log.join('').slice(-3000)}`);
-}
+/**
+ * n8n 2.40 activates published workflows after its banner (publication service): wait for the webhook. Its probe
+ * is unsigned: the trigger answers 400 and starts nothing; 404 means not registered yet.
+ */
+const webhookReady = () => untilRegistered(n8n, hookUrl, "The trigger's webhook");
 
 async function executionCount(): Promise<number> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW_ID }));
@@ -114,16 +103,13 @@ const not2xx = (statuses: number[]) => {
 };
 
 beforeAll(async () => {
-	n8n = await prepareN8n();
-	await importCredentials(n8n, [
-		// The optional field left holding a space: it must count as absent, never as an empty key.
-		{
-			id: 'mgDurableSecret',
-			name: 'Durable trigger secret',
-			type: 'mediaGenWebhookApi',
-			data: { secret: SECRET, previousSecret: ' ' },
-		},
-	]);
+	// The optional field left holding a space: it must count as absent, never as an empty key.
+	const secret = {
+		id: 'mgDurableSecret',
+		name: 'Durable trigger secret',
+		type: 'mediaGenWebhookApi',
+		data: { secret: SECRET, previousSecret: ' ' },
+	};
 	const trigger = {
 		id: randomUUID(),
 		name: TRIGGER,
@@ -142,16 +128,14 @@ beforeAll(async () => {
 		position: [240, 0],
 		parameters: {},
 	};
-	await importWorkflow(n8n, {
+	const workflow = {
 		id: WORKFLOW_ID,
 		name: 'Trigger durability',
 		nodes: [trigger, noOp],
 		connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
 		settings: {},
-	});
-	await activateWorkflow(n8n, WORKFLOW_ID);
-	await startServer(n8n);
-	cookie = await ownerSession(n8n);
+	};
+	({ n8n, cookie } = await startN8nWith([secret], [workflow]));
 	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${webhookId}/webhook`;
 	await webhookReady();
 });

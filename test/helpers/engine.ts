@@ -149,6 +149,14 @@ export async function useBinaryMode(mode: 'default' | 'filesystem' = 'default'):
 	return dir;
 }
 
+/** Our node in the one-node workflows of the engine tests (runNode, loadOptionsContext). */
+const TEST_NODE: Pick<INode, 'id' | 'name' | 'type' | 'position'> = {
+	id: 'node-mediagen-1',
+	name: 'Media Generation',
+	type: NODE_TYPE,
+	position: [0, 0],
+};
+
 /** n8n-core's real LoadOptionsContext for our node, as the editor builds it while a dropdown opens. */
 export function loadOptionsContext(
 	parameters: IDataObject,
@@ -156,11 +164,8 @@ export function loadOptionsContext(
 ): LoadOptionsContext {
 	const nodeTypes = new TestNodeTypes();
 	const node: INode = {
-		id: 'node-mediagen-1',
-		name: 'Media Generation',
-		type: NODE_TYPE,
+		...TEST_NODE,
 		typeVersion: 1,
-		position: [0, 0],
 		parameters: parameters as INode['parameters'],
 		credentials: { mediaGenApi: { id: '1', name: 'api' }, mediaGenAnonymousApi: { id: '2', name: 'anon' } },
 	};
@@ -211,8 +216,13 @@ let executionCounter = 0;
 
 export const nextExecutionId = () => `exec-${++executionCounter}-${Date.now()}`;
 
-/** Our node as the editor stores it: the three credentials named, defaults filled in. */
-export function mediaGenNode(nodeTypes: INodeTypes, base: Omit<INode, 'credentials' | 'typeVersion'>): INode {
+/** Our node as the editor stores it: the three credentials named, defaults filled in; `overrides` last. */
+export function mediaGenNode(
+	nodeTypes: INodeTypes,
+	base: Pick<INode, 'id' | 'name' | 'type' | 'position'>,
+	parameters: IDataObject,
+	overrides: Partial<INode> = {},
+): INode {
 	const node: INode = {
 		typeVersion: 1,
 		credentials: {
@@ -221,6 +231,8 @@ export function mediaGenNode(nodeTypes: INodeTypes, base: Omit<INode, 'credentia
 			mediaGenWebhookApi: { id: '3', name: 'Media Generation Webhook Signing Secret' },
 		},
 		...base,
+		parameters: parameters as INode['parameters'],
+		...overrides,
 	};
 	const type = nodeTypes.getByNameAndVersion(node.type, 1);
 	// Fill defaults the way the editor would store them.
@@ -304,18 +316,23 @@ export function startingExecutionData(nodeExecutionStack: IExecuteData[]): IRunE
 	} as unknown as IRunExecutionData;
 }
 
+/**
+ * Awaits an execution `start` begins. Where WorkflowExecute throws instead (a cancelled run), the run as its
+ * hooks reported it at the end (`done`, from executionHooks).
+ */
+export async function runToEnd(start: () => PromiseLike<IRun>, done: { promise: Promise<IRun> }): Promise<IRun> {
+	try {
+		return await start();
+	} catch {
+		return await done.promise;
+	}
+}
+
 /** Runs a one-node workflow (our MediaGen node fed with `items`) through WorkflowExecute. */
 export async function runNode(options: RunOptions): Promise<RunResult> {
 	await useBinaryMode(binaryMode === 'filesystem' ? 'filesystem' : 'default');
 	const nodeTypes = new TestNodeTypes(options.nodeType);
-	const node = mediaGenNode(nodeTypes, {
-		id: 'node-mediagen-1',
-		name: 'Media Generation',
-		type: NODE_TYPE,
-		position: [0, 0],
-		parameters: options.parameters as INode['parameters'],
-		...options.nodeOverrides,
-	});
+	const node = mediaGenNode(nodeTypes, TEST_NODE, options.parameters, options.nodeOverrides);
 	const workflow = new Workflow({
 		id: 'wf-test',
 		nodes: [node],
@@ -356,12 +373,7 @@ export async function runNode(options: RunOptions): Promise<RunResult> {
 		};
 	}
 	options.onStart?.({ cancel: () => running.cancel() });
-	let run: IRun;
-	try {
-		run = await running;
-	} catch {
-		run = await done.promise;
-	}
+	const run = await runToEnd(() => running, done);
 	const tasks = run.data.resultData.runData[node.name] ?? [];
 	const taskData = tasks[0];
 	const items = taskData?.data?.main?.[0] ?? [];
@@ -391,12 +403,7 @@ export async function resumeByTimer(
 	const { hooks, done } = executionHooks(paused.executionId, 'manual', [paused.node]);
 	const additionalData = additionalDataFor(credentials, { executionId: paused.executionId, hooks });
 	const execute = new WorkflowExecute(additionalData, 'manual', paused.run.data);
-	let run: IRun;
-	try {
-		run = await execute.processRunExecutionData(paused.workflow);
-	} catch {
-		run = await done.promise;
-	}
+	const run = await runToEnd(() => execute.processRunExecutionData(paused.workflow), done);
 	const tasks = run.data.resultData.runData[paused.node.name] ?? [];
 	const taskData = tasks[tasks.length - 1];
 	const err = (taskData?.error ?? run.data.resultData.error) as RunResult['error'] | undefined;

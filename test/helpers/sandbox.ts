@@ -2,6 +2,7 @@
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { SandboxConfig } from '../../sandbox/config';
 import type { Account } from '../../sandbox/types';
+import { spentBy } from './ledger';
 
 export interface TestBackend {
 	sandbox: Sandbox;
@@ -53,9 +54,6 @@ export async function startBackend(
 				})
 				.map((e) => ({ method: e.method, path: e.path, status: e.status, body: e.body })),
 		/** Net credits spent by an owner (charges minus refunds). */
-		charges: (ownerId = acct.id) =>
-			-sandbox.engine.ledger
-				.filter((l) => l.ownerId === ownerId && l.reason !== 'topup')
-				.reduce((s, l) => s + l.delta, 0),
+		charges: (ownerId = acct.id) => spentBy(sandbox, ownerId),
 	};
 }

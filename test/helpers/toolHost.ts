@@ -14,7 +14,6 @@ import {
 	type INode,
 	type INodeType,
 	type INodeTypeDescription,
-	type IRun,
 } from 'n8n-workflow';
 
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
@@ -23,6 +22,7 @@ import {
 	executionHooks,
 	mediaGenNode,
 	nextExecutionId,
+	runToEnd,
 	startingExecutionData,
 	TestNodeTypes,
 	useBinaryMode,
@@ -115,15 +115,16 @@ export interface ToolSetup {
 	nodeOverrides?: Partial<INode>;
 }
 
+/** The tool node below its parent stand-in. */
+const TOOL_NODE: Pick<INode, 'id' | 'name' | 'type' | 'position'> = {
+	id: 'node-mediagen-tool-1',
+	name: 'Generate Media',
+	type: TOOL_TYPE,
+	position: [0, 200],
+};
+
 function toolNode(setup: ToolSetup, nodeTypes: ToolNodeTypes): INode {
-	return mediaGenNode(nodeTypes, {
-		id: 'node-mediagen-tool-1',
-		name: 'Generate Media',
-		type: TOOL_TYPE,
-		position: [0, 200],
-		parameters: setup.parameters as INode['parameters'],
-		...setup.nodeOverrides,
-	});
+	return mediaGenNode(nodeTypes, TOOL_NODE, setup.parameters, setup.nodeOverrides);
 }
 
 /** The parent stand-in, its tool below it on the ai_tool connection. */
@@ -185,12 +186,7 @@ export async function agentCalls(setup: ToolSetup, calls: IDataObject[]): Promis
 		{ node: agent, data: { main: [calls.map((json) => ({ json }))] }, source: null },
 	]);
 	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
-	let run: IRun;
-	try {
-		run = await execute.processRunExecutionData(workflow);
-	} catch {
-		run = await done.promise;
-	}
+	const run = await runToEnd(() => execute.processRunExecutionData(workflow), done);
 	const task = run.data.resultData.runData[agent.name]?.[0];
 	if (!task?.data) throw new Error(`The agent stand-in did not run: ${JSON.stringify(task?.error ?? run.data)}`);
 	return task.data.main[0]!.map((item) => String(item.json.answer));

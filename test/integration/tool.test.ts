@@ -184,7 +184,8 @@ test('a model the free tier does not cover: the error names the models it does',
 });
 
 test('pause mode is hidden on the tool: n8n drops a saved Waiting = Pause there, and the call polls', async () => {
-	// The refusal behind it (nodes/MediaGen/run/runSettings.ts) is checked in test/unit/tool-result.test.ts.
+	// The refusal behind it (nodes/MediaGen/run/runSettings.ts) is checked in
+	// test/unit/nodes/MediaGen/run/runSettings.test.ts.
 	const spent = backend.charges();
 	const posts = submissions().length;
 	const [answer] = parsed(await mcpCall(generateTool({ waitMode: 'pause' }), { prompt: 'a paused call' }));

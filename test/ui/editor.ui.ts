@@ -8,6 +8,7 @@ import { newWebhookSecret } from '../../sandbox/webhooks';
 import { exampleId } from '../../scripts/stack';
 import type { DevStack } from '../../scripts/uiDev';
 import { helpOf, openEditorSession, type Editor, type EditorSession } from './editor';
+import { manualStart, SANDBOX_KEY } from '../e2e/shared';
 
 let dev: DevStack;
 let session: EditorSession;
@@ -15,7 +16,7 @@ let page: Page;
 let ed: Editor;
 let rest: EditorSession['rest'];
 
-const API_CREDENTIAL = { mediaGenApi: { id: 'mediagenSandboxKey', name: 'Media Generation sandbox' } };
+const API_CREDENTIAL = SANDBOX_KEY;
 const NODE = `${CUSTOM_PREFIX}mediaGen`;
 const NO_OPTIONS = 'No options to show yet: About the Model above says why.';
 
@@ -47,14 +48,7 @@ async function scratch(
 		body: JSON.stringify({
 			name: `UI test: ${name}`,
 			nodes: [
-				{
-					id: 'start',
-					name: 'Start',
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
+				manualStart(),
 				{ id: 'gen', name, type: NODE, typeVersion: 1, position: [240, 0], parameters, credentials },
 			],
 			connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },

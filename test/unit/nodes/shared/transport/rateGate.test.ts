@@ -1,0 +1,59 @@
+// nodes/shared/transport/rateGate.ts: the rate gate (reads the reset header, waits for a spent window, counts
+// requests in flight against what a header reports).
+import { acquireRateBudget, MAX_RESET_WAIT_MS, parseReset } from '../../../../../nodes/shared/transport/rateGate';
+
+describe('rate gate', () => {
+	test('reset is read as seconds from now, a Unix time in seconds or a Unix time in milliseconds', () => {
+		const now = 1_700_000_000_000;
+		expect(parseReset('2', now)).toBe(now + 2_000);
+		expect(parseReset('0.25', now)).toBe(now + 250);
+		expect(parseReset(String(now / 1000 + 30), now)).toBe(now + 30_000);
+		expect(parseReset(String(now + 12_000), now)).toBe(now + 12_000);
+		expect(parseReset('', now)).toBeUndefined();
+		expect(parseReset('soon', now)).toBeUndefined();
+	});
+
+	test('every reading of the reset is bounded: none is further away than one window, none in the past', () => {
+		const now = 1_700_000_000_000;
+		// Unix milliseconds read as seconds would be tens of thousands of years away.
+		expect(parseReset(String(now * 1000), now)).toBe(now + MAX_RESET_WAIT_MS);
+		expect(parseReset(String(now / 1000 + 3600), now)).toBe(now + MAX_RESET_WAIT_MS);
+		expect(parseReset('86400', now)).toBe(now + MAX_RESET_WAIT_MS);
+		expect(parseReset(String(now - 5_000), now)).toBe(now);
+		expect(MAX_RESET_WAIT_MS).toBeLessThanOrEqual(65_000);
+	});
+
+	test('a spent window whose reset comes as a Unix time in milliseconds holds the next request until then', async () => {
+		const id = `gate-ms-${Math.random()}`;
+		const first = await acquireRateBudget(id, 'read');
+		const resetAt = Date.now() + 300;
+		first({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetAt) });
+		// Read as seconds, this reset would hold the request for ever (the test would time out).
+		const second = await acquireRateBudget(id, 'read');
+		second();
+		expect(Date.now()).toBeGreaterThanOrEqual(resetAt);
+	});
+
+	test('counts requests in flight against the reported budget and waits for the reset once spent', async () => {
+		const id = `gate-${Math.random()}`;
+		const first = await acquireRateBudget(id, 'read');
+		const second = await acquireRateBudget(id, 'read');
+		// The first answer says 2 left; the second request is still in flight, so 1 is really left.
+		first({ 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': '0.3' });
+		const third = await acquireRateBudget(id, 'read');
+		second({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '0.3' });
+		third();
+		const started = Date.now();
+		const fourth = await acquireRateBudget(id, 'read');
+		expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+		fourth();
+	});
+
+	test('a deadline ends the wait: the request goes out, and its 429 is what the caller sees', async () => {
+		const id = `gate-${Math.random()}`;
+		(await acquireRateBudget(id, 'submit'))({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' });
+		const started = Date.now();
+		(await acquireRateBudget(id, 'submit', undefined, Date.now() + 100))();
+		expect(Date.now() - started).toBeLessThan(1_000);
+	});
+});
