@@ -2,7 +2,7 @@
 // Server Trigger with our Generate, Wait and Get tools, shows on the canvas with the tools attached; the tool's
 // panel has the prompt from the model and no Waiting mode (pause mode is hidden on the tool variant), says
 // that it answers with file URLs instead of downloading, and shows the Description the agent reads.
-// Writes docs/screenshots/mcp-tools-workflow.png and mcp-tool-panel.png (the README shows them).
+// Writes docs/screenshots/mcp-tools-workflow.png and mcp-tool-panel.png (docs/ai-tools.md shows them).
 import type { Page } from 'playwright-core';
 
 import { readExample } from '../../scripts/realN8n';
