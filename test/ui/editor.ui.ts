@@ -640,6 +640,40 @@ describe('credentials', () => {
 	});
 });
 
+describe('pause mode: a failure the step decides', () => {
+	// Checked before anything is sent or paused, so the same error in the output panel whatever the time limit.
+	test.each([0.2, 5])(
+		"a prompt over the limit with a %s-minute time limit: the node's error in the output panel, nothing charged",
+		async (minutes) => {
+			const name = `Paused Too Long ${String(minutes).replace('.', '-')}`;
+			const id = await scratch(
+				name,
+				generate('image', 'studio-image-v1', {
+					prompt: 'x'.repeat(2001),
+					waitMode: 'pause',
+					waiting: { timeoutMinutes: minutes },
+				}),
+				{
+					...API_CREDENTIAL,
+					mediaGenWebhookApi: { id: 'mediagenSandboxWebhook', name: 'Media Generation sandbox webhook' },
+				},
+			);
+			await ed.openWorkflow(id);
+			await ed.openNode(name);
+			const before = await credits();
+			await page.locator('[data-test-id="node-execute-button"]').click();
+			const error = page.locator('[data-test-id="node-error-message"]');
+			await error.waitFor({ timeout: 60_000 });
+			expect(await error.innerText()).toBe('Prompt is 2001 characters long; Studio Image takes at most 2000.');
+			expect(await page.locator('[data-test-id="output-panel"]').innerText()).toMatch(
+				/Nothing was (sent|submitted) and nothing was charged/,
+			);
+			expect(await credits()).toBe(before);
+			await ed.closeNode();
+		},
+	);
+});
+
 describe('pause mode with the wrong signing secret', () => {
 	test('the run is read back with the API credential: the execution succeeds with its file and one warning naming the secret', async () => {
 		const credential = await rest<{ id: string }>('/rest/credentials', {
