@@ -752,7 +752,11 @@ describe('trigger and Run Look', () => {
 		expect(text).toContain('Then publish the workflow');
 		expect(text).not.toMatch(/Activate the workflow/);
 		expect(text).toContain('Testing: deliveries go to the URL you registered, normally the Production URL');
-		expect(text).toContain("put your account's signing secret (account settings → Webhooks) in the credential");
+		expect(text).toContain(
+			"Which secret: for an endpoint in your account settings, put that endpoint's signing secret in the Webhook " +
+				'Signing Secret credential',
+		);
+		expect(text).toContain('a delivery whose signature does not match is checked by reading its run from the service');
 		expect(text).not.toMatch(/_sandbox|testEvent: true/);
 		expect(await ed.ndv.innerText()).toContain('Waits for a finished Media Generation run');
 		await ed.shot('trigger-setup', undefined, { x: 25, y: 60, width: 830, height: 560 });
