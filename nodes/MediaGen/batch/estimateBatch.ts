@@ -6,7 +6,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { identityProblem } from '../../shared/answers';
 import { apiRequest, type Identity } from '../../shared/transport';
 import { failedItem, prepareAll, typedRequest } from './prepareItems';
-import { withSameColumns } from '../run/runOutput';
+import { itemsInInputOrder } from '../run/runOutput';
 import { priceRequestOf, type PreparedRun } from '../run/preparedRun';
 import { describeBasis } from '../cost/priceBook';
 import { HISTORY_PAGES, priceBookFor } from '../cost/runHistory';
@@ -104,7 +104,7 @@ export async function estimateBatch(
 		...(bad.length ? { refusedItems: bad.length } : {}),
 		...(balance.note ? { creditsLeftNote: balance.note } : {}),
 	};
-	const items = withSameColumns([...out.keys()].sort((a, b) => a - b).map((i) => out.get(i)!));
+	const items = itemsInInputOrder(out);
 	if (ctx.getNodeParameter('estimateSummary', 0, 'lastItem') === 'everyItem') {
 		for (const item of items) Object.assign(item.json, summary);
 		return items;

@@ -55,7 +55,10 @@ function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: numbe
 	});
 }
 
-/** A Continue On Fail item with the columns a run item has (id, options), so n8n's table shows no "undefined". */
+/**
+ * A Continue On Fail item that leads with `id` and has `options`, as a run item does, also when no item of the batch
+ * succeeded; `itemsInInputOrder` gives it a run's other columns when others did.
+ */
 export function failedItem(error: unknown, itemIndex: number, request: ItemRequest): INodeExecutionData {
 	const item = errorItem(error, itemIndex, request);
 	item.json = { id: item.json.id ?? null, ...item.json };

@@ -12,7 +12,7 @@ import { withPaidRuns } from '../run/paidRuns';
 import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
 import { uniquePerItem } from '../run/requestKey';
 import type { ItemRequest } from '../run/runErrors';
-import { runToItem, withSameColumns } from '../run/runOutput';
+import { itemsInInputOrder, runToItem } from '../run/runOutput';
 import { spendingCapFor, submitUnderCap } from '../run/spendingCap';
 import { submitRun, type SubmitContext } from '../run/submission';
 import { itemDeadline } from '../run/timeLimit';
@@ -97,5 +97,5 @@ export async function runBatch(
 		if (paid.length && e.context) e.context.paidRuns = paid;
 		throw error;
 	}
-	return withSameColumns([...out.keys()].sort((a, b) => a - b).map((i) => out.get(i)!));
+	return itemsInInputOrder(out);
 }

@@ -6,7 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
 import { addRunDetails, errorItem, failedRunError } from '../run/runErrors';
-import { runToItem, withSameColumns } from '../run/runOutput';
+import { itemsInInputOrder, runToItem } from '../run/runOutput';
 import type { Outcome } from './batchWalk';
 
 const NOTES: Record<'unsent' | 'unconfirmed', string> = {
@@ -87,5 +87,5 @@ export async function outputItems(
 		withPaidRuns(first.error, paid);
 		return await Promise.reject(first.error);
 	}
-	return withSameColumns([...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!));
+	return itemsInInputOrder(byItem);
 }

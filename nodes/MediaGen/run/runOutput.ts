@@ -63,3 +63,8 @@ export function withSameColumns(items: INodeExecutionData[]): INodeExecutionData
 	for (const item of items) for (const key of columns) if (!(key in item.json)) item.json[key] = null;
 	return items;
 }
+
+/** A batch's output: its items in input order, with the same columns (`byItem` maps input index to item). */
+export function itemsInInputOrder(byItem: Map<number, INodeExecutionData>): INodeExecutionData[] {
+	return withSameColumns([...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!));
+}
