@@ -87,7 +87,7 @@ function setCredits({ ctx, res, params, body }: ControlCall): void {
 
 function updateAccount(call: ControlCall): void {
 	const account = accountOf(call);
-	for (const k of ['concurrency', 'tier', 'watermarked'] as const) {
+	for (const k of ['concurrency', 'tier', 'watermarked', 'priceFactor'] as const) {
 		if (call.body[k] !== undefined) (account as unknown as Json)[k] = call.body[k];
 	}
 	sendJson(call.res, 200, { ok: true });

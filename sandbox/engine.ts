@@ -224,7 +224,10 @@ export class Engine {
 		checkSwitches(config);
 		checkModeration(req, receivedUploadAt);
 		const options: Options = { ...model.defaults, ...(req.options as Options) };
-		const cost = useFreeRun(caller, model, config.freeDailyRuns) ? 0 : priceOf(model, options, audioSeconds);
+		const planFactor = caller.type === 'account' ? caller.account.priceFactor : 1;
+		const cost = useFreeRun(caller, model, config.freeDailyRuns)
+			? 0
+			: Math.max(1, Math.round(priceOf(model, options, audioSeconds) * planFactor));
 		checkConcurrency(caller, this.activeRunCount(caller.ownerId));
 		checkBalance(caller, this.balanceOf(caller.ownerId), cost);
 		if (providerFailure) this.failAtProvider(caller, cost);

@@ -7,7 +7,9 @@ import type { SandboxConfig } from './config';
 import type { Account, Caller } from './types';
 import { newWebhookSecret } from './webhooks';
 
-export type NewAccount = Partial<Pick<Account, 'tier' | 'credits' | 'concurrency' | 'watermarked' | 'email'>> & {
+export type NewAccount = Partial<
+	Pick<Account, 'tier' | 'credits' | 'concurrency' | 'watermarked' | 'email' | 'priceFactor'>
+> & {
 	apiKey?: string;
 };
 
@@ -26,6 +28,7 @@ export function newAccount(input: NewAccount, accountNumber: number): Account {
 		webhookSecret: newWebhookSecret(),
 		endpoints: [],
 		freeRunsToday: { day: '', count: 0 },
+		priceFactor: input.priceFactor ?? 1,
 	};
 }
 

@@ -70,6 +70,11 @@ export interface Account {
 	webhookSecret: string;
 	endpoints: Endpoint[];
 	freeRunsToday: { day: string; count: number };
+	/**
+	 * The plan's prices against the catalogue's (spec: an API key is "billed … with the plan's limits and prices"):
+	 * each run costs round(catalogue price × priceFactor). 1 by default.
+	 */
+	priceFactor: number;
 }
 
 export interface Endpoint {
