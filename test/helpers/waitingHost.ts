@@ -4,6 +4,12 @@
 // WebhookContext over the stored execution data (node context, input items) and calls the node's
 // webhook(). Returned workflowData resumes the execution: those items become the node's output; a thrown
 // error resumes it as failed; anything else leaves it waiting.
+// A node may answer the call itself before its webhook() returns, and keep working: n8n hands the node the
+// Express response (additionalData.httpResponse, n8n-core webhook-context.js getResponseObject), awaits webhook()
+// (n8n/dist/webhooks/webhook-helpers.js: 2.41.1 line 542, 1.123.81 line 301: runWebhook) and, when it returns
+// noWebhookResponse, sends nothing more (2.41.1 lines 590-595 and 1.123.81 lines 342-347; webhook-request-handler.js
+// 2.41.1 line 72, 1.123.81 line 71); workflowData then resumes the execution (2.41.1 line 596 on). Nothing in
+// waiting-webhooks.js bounds how long webhook() may run. So here too: whatever the node wrote goes out at once.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookContext } from 'n8n-core';
@@ -37,8 +43,8 @@ export interface WaitingHost {
 	/** Resolves when the execution resumes (or rejects after `ms`). */
 	resumed(executionId: string, ms?: number): Promise<Resumed>;
 	isWaiting(executionId: string): boolean;
-	/** Answers of every call, in order. */
-	answers: Array<{ executionId: string; status: number; body: string }>;
+	/** Answers of every call, in order, with how long after the call arrived each was sent (ms). */
+	answers: Array<{ executionId: string; status: number; body: string; ms: number }>;
 	/** How long each call kept the process busy in the node's webhook(), in ms. */
 	busyMs: number[];
 	/** CPU time (user + system) this process spent while each call ran, in ms; the last is the resuming call. */
@@ -62,13 +68,14 @@ export async function startWaitingHost(options: { nodeType?: INodeType } = {}): 
 		const url = new URL(req.url ?? '/', 'http://127.0.0.1');
 		const executionId = decodeURIComponent(url.pathname.split('/').pop() ?? '');
 		const entry = paused.get(executionId);
+		const arrived = performance.now();
 		let status = 200;
 		let sent = '';
 		const send = (code: number, body: unknown) => {
 			status = code;
 			sent = JSON.stringify(body);
 			if (!res.headersSent) res.writeHead(code, { 'content-type': 'application/json' }).end(sent);
-			answers.push({ executionId, status: code, body: sent });
+			answers.push({ executionId, status: code, body: sent, ms: performance.now() - arrived });
 		};
 		// Not saved as waiting yet: n8n answers 409 (running), and the service delivers again later.
 		if (!entry) return send(409, { error: 'The execution is running already' });

@@ -25,11 +25,15 @@ export class BatchMemory {
 	readonly refused = new Map<number, Refusal>();
 	/** Items being submitted right now by some call (so two calls never send the same item). */
 	readonly sending = new Set<number>();
+	/** Items sent whose answer was lost: the run may have been made and charged, so the key is sent again. */
+	readonly unanswered = new Set<number>();
 	/**
 	 * True when this process knows every item sent so far (it paused the batch, or it found where sending
 	 * stopped): an item it does not know is then an item never sent.
 	 */
 	complete = false;
+	/** Read-backs under way, by run ID: calls naming the same run share one read. */
+	readonly readingBack = new Map<string, Promise<RunRecord | undefined>>();
 	/** Set while a call learns which items were sent: other calls wait for it instead of asking again. */
 	learning?: Promise<string | undefined>;
 	/** Genuine deliveries this process has seen. */

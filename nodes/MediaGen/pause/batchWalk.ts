@@ -10,14 +10,18 @@ import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import type { PauseState } from './pauseState';
 import type { BatchMemory } from './batchMemory';
-import { sendFromResumeCall, type ResumeCallSend } from '../run/submission';
+import { pauseCapRefusal } from './pauseCap';
+import { sendFromResumeCall, type ResumeCallSend } from './resumeSend';
 
 export type Outcome =
 	| { position: number; kind: 'finished'; run: RunRecord }
 	| { position: number; kind: 'running'; run: RunRecord }
 	| { position: number; kind: 'refused'; message: string; description?: string }
-	/** Never sent (exactly known), or not known to this process once the time limit has passed. */
-	| { position: number; kind: 'unsent' | 'unconfirmed' };
+	/**
+	 * Never sent (exactly known), not known to this process once the time limit has passed, or sent with no
+	 * answer ever reaching n8n (the run may have been made and charged).
+	 */
+	| { position: number; kind: 'unsent' | 'unconfirmed' | 'unanswered' };
 
 export interface BatchReport {
 	outcomes: Outcome[];
@@ -49,7 +53,12 @@ export class BatchWalk {
 		// The runs sent before the pause are named by the record; their states come from deliveries or reads.
 		state.items.forEach((entry, position) => {
 			if (entry.runId && !memory.runs.has(position)) {
-				const run = { id: entry.runId, status: 'PENDING', createdAt: entry.createdAt ?? 0 } as RunRecord;
+				const run = {
+					id: entry.runId,
+					status: 'PENDING',
+					createdAt: entry.createdAt ?? 0,
+					cost: entry.cost,
+				} as RunRecord;
 				memory.runs.set(position, { run, watched: false });
 			}
 		});
@@ -64,10 +73,35 @@ export class BatchWalk {
 		this.callEnds = Date.now() + CALL_BUDGET_MS;
 	}
 
-	/** Sends an item's request with its key: the run that key made before, or a new one. */
+	/**
+	 * Sends an item's request with its key: the run that key made before, or a new one. An item whose answer was
+	 * lost stays unanswered (maybe charged) until an answer says what its key made.
+	 */
 	private async send(position: number): Promise<ResumeCallSend> {
 		const { body, item } = this.state.items[position];
-		return await sendFromResumeCall(this.ctx, this.identity, body, item, this.deadline());
+		const result = await sendFromResumeCall(this.ctx, this.identity, body, item, this.deadline());
+		if (!('later' in result)) this.memory.unanswered.delete(position);
+		else if (result.lost) this.memory.unanswered.add(position);
+		return result;
+	}
+
+	/** The credits an item's run cost, when this process knows its run. */
+	private readonly costOf = (position: number): number | undefined => {
+		const known = this.memory.runs.get(position);
+		if (!known) return undefined;
+		const cost = Number(known.run.cost);
+		return Number.isFinite(cost) ? cost : (this.state.items[position].price ?? 0);
+	};
+
+	/**
+	 * The cap's word on sending an item now, on what the runs sent before it really cost (pauseCap.ts); a refused
+	 * item is recorded as its outcome. An unanswered item was sent already: sending its key again costs nothing.
+	 */
+	private refusedByCap(position: number): boolean {
+		if (this.memory.unanswered.has(position)) return false;
+		const refusal = pauseCapRefusal(this.state, position, this.costOf);
+		if (refusal) this.memory.refused.set(position, refusal);
+		return !!refusal;
 	}
 
 	private async read(run: RunRecord, position: number): Promise<RunRecord | undefined> {
@@ -109,6 +143,8 @@ export class BatchWalk {
 			if (this.isKnown(position)) continue;
 			// Past the time limit nothing may be submitted, and a re-sent key of a never-sent item would be.
 			if (budget-- <= 0 || Date.now() > this.state.deadline) return 'still learning which runs were sent';
+			// Decided as the process that sent the batch decided it, on the same costs: refused now, never sent.
+			if (this.refusedByCap(position)) continue;
 			const result = await this.send(position);
 			if ('later' in result) return result.later;
 			if ('busy' in result) break;
@@ -131,11 +167,18 @@ export class BatchWalk {
 		}
 	}
 
-	/** Sends the next unsent items in input order while fewer runs than the slots are in flight. */
+	/**
+	 * Sends the next unsent items in input order while fewer runs than the slots are in flight, one at a time: each
+	 * is checked against the cap on the real costs of all sent before it, so no two go out at once (another call
+	 * sending now carries on with the slots this call freed). An unanswered item is sent again first; nothing
+	 * after it goes out before its key's answer says what it cost.
+	 */
 	private async sendOwed(): Promise<string | undefined> {
+		if (this.memory.sending.size > 0) return undefined;
 		for (let position = 0; position < this.state.items.length; position++) {
 			if (this.isKnown(position)) continue;
 			if (this.memory.inFlight() >= this.state.lanes || Date.now() > this.state.deadline) return undefined;
+			if (this.refusedByCap(position)) continue;
 			this.memory.sending.add(position);
 			const result = await this.send(position).finally(() => this.memory.sending.delete(position));
 			if ('later' in result) return result.later;
@@ -168,13 +211,15 @@ export class BatchWalk {
 				const final = FINAL_STATUSES.includes(known.run.status);
 				return { position, kind: final ? 'finished' : 'running', run: known.run };
 			}
+			if (this.memory.unanswered.has(position)) return { position, kind: 'unanswered' };
 			return { position, kind: this.memory.complete ? 'unsent' : 'unconfirmed' };
 		});
 		return {
 			outcomes,
 			complete: outcomes.every((o) => o.kind === 'finished' || o.kind === 'refused'),
 			inFlight: this.memory.inFlight(),
-			waiting: outcomes.filter((o) => o.kind === 'unsent' || o.kind === 'unconfirmed').length,
+			waiting: outcomes.filter((o) => o.kind === 'unsent' || o.kind === 'unconfirmed' || o.kind === 'unanswered')
+				.length,
 		};
 	}
 }

@@ -9,6 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { describeWebhookCredentialProblem } from '../../shared/signingSecret';
 import type { Identity } from '../../shared/transport';
 import { batchMemoryOf } from './batchMemory';
+import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './readBack';
 import { timerOutcomeItems } from './timerOutcome';
 import { resumeUrlProblem } from '../run/checkRequest';
 import { concurrencyOf } from '../run/concurrency';
@@ -17,6 +18,7 @@ import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } fro
 import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
 import { refusalOf } from '../run/runErrors';
 import { capRefusalsBeforePause, type SpendingCap } from '../run/spendingCap';
+import { expectedSpend, pauseCapRefusal } from './pauseCap';
 import { submitIfSlotFree, submitRun } from '../run/submission';
 import { itemDeadline } from '../run/timeLimit';
 
@@ -47,6 +49,14 @@ export async function pauseRuns(
 		await ctx.getCredentials('mediaGenWebhookApi').catch(() => ({})),
 	);
 	if (secretProblem) {
+		// The problem's own advice (copy it from account settings) is no help to an anonymous ID, which has none.
+		if (identity.kind === 'anonymous') {
+			throw new NodeOperationError(
+				ctx.getNode(),
+				'Waiting → Pause needs the webhook signing secret, which an anonymous ID has no way to get',
+				{ description: `${ANONYMOUS_SECRET}: ${ANONYMOUS_CHOICES}. Nothing was charged.` },
+			);
+		}
 		throw new NodeOperationError(ctx.getNode(), `Waiting → Pause needs the webhook signing secret: ${secretProblem}`, {
 			description:
 				"Select a Media Generation Webhook Signing Secret credential on this node holding your account's signing " +
@@ -54,12 +64,13 @@ export async function pauseRuns(
 				'node checks with it that each call really comes from the service. Nothing was charged.',
 		});
 	}
-	const overCap = capRefusalsBeforePause(ctx.getNode(), ready, cap, continueOnFail);
+	const plan = capRefusalsBeforePause(ctx.getNode(), ready, cap, continueOnFail);
 	const items: PausedItem[] = [];
 	for (const [position, p] of ready.entries()) {
 		const body = await withFileAddresses(ctx, identity, p);
 		body.webhookUrl = itemWebhookUrl(resumeUrl, position);
-		const refusedOverCap = overCap(position);
+		const refusedOverCap = plan.refusal(position);
+		const price = plan.prices[position];
 		items.push({
 			item: p.itemIndex,
 			body,
@@ -67,6 +78,7 @@ export async function pauseRuns(
 			binaryProperty: p.settings.binaryProperty,
 			...(p.extraJson ? { extraJson: p.extraJson } : {}),
 			...(refusedOverCap ? { refused: { message: refusedOverCap } } : {}),
+			...(cap && price !== undefined ? { price } : {}),
 		});
 	}
 	const lanes = Math.max(1, await concurrencyOf(ctx, identity, items.length));
@@ -78,6 +90,7 @@ export async function pauseRuns(
 		deadline: Math.max(...ready.map((p) => itemDeadline(String(p.body.kind), p.settings.timeoutMs))),
 		pausedAt: Date.now(),
 		continueOnFail,
+		...(cap ? { cap: { limit: cap.cap, spentBefore: plan.spentBefore } } : {}),
 		items,
 		invalid: invalid.map(({ itemIndex, error }) => ({ item: itemIndex, ...refusalOf(error) })),
 	};
@@ -87,9 +100,16 @@ export async function pauseRuns(
 	const claimed = new Set<string>();
 	const memory = batchMemoryOf(state.batchId!);
 	memory.complete = true;
+	const costOf = (position: number) => (items[position].runId ? items[position].cost : undefined);
 	for (const [position, entry] of items.entries()) {
 		if (memory.inFlight() === lanes) break;
 		if (entry.refused) continue;
+		// Checked again on what the plan really charged for the runs sent so far (pauseCap.ts).
+		const overCap = pauseCapRefusal(state, position, costOf);
+		if (overCap) {
+			entry.refused = overCap;
+			continue;
+		}
 		const settings = ready[position].settings;
 		const s = { ctx, identity, settings, itemIndex: entry.item, claimed };
 		try {
@@ -98,12 +118,14 @@ export async function pauseRuns(
 			if (!run) break;
 			entry.runId = run.id;
 			entry.createdAt = run.createdAt;
+			entry.cost = Number(run.cost) || 0;
 			memory.learn(position, run, true);
 		} catch (error) {
 			if (!continueOnFail) throw withStartedRuns(error, items);
 			entry.refused = refusalOf(error);
 		}
 	}
+	if (cap) cap.plan(expectedSpend(state, costOf) - cap.spent);
 	ctx.getContext('node')[PAUSE_STATE_KEY] = state;
 	const input = ctx.getInputData();
 	// When no delivery comes (n8n unreachable, or every delivery fails the signature check), n8n's own timer

@@ -20,11 +20,22 @@ export interface PausedItem {
 	runId?: string;
 	/** The service's createdAt of that run. */
 	createdAt?: number;
+	/** The credits the service charged for that run (its `cost`). */
+	cost?: number;
+	/** Under a spending cap: the price predicted for this item before the pause (pauseCap.ts). */
+	price?: number;
 	/** A submission the service refused before pausing (the item's outcome). */
 	refused?: Refusal;
 	download: boolean;
 	binaryProperty: string;
 	extraJson?: IDataObject;
+}
+
+/** Max Credits per Execution as the batch saw it at the pause (checked on real costs by pauseCap.ts). */
+export interface PauseCap {
+	limit: number;
+	/** Credits this step had already spent in this execution (earlier passes) when the batch was planned. */
+	spentBefore: number;
 }
 
 export interface PauseState {
@@ -41,6 +52,8 @@ export interface PauseState {
 	/** Epoch ms the batch paused (names batches recorded before batchId existed). */
 	pausedAt: number;
 	continueOnFail: boolean;
+	/** Max Credits per Execution, when set (absent in batches paused by older versions: not checked again). */
+	cap?: PauseCap;
 	items: PausedItem[];
 	/** Items refused while being read and checked (Continue On Fail): error items, in input order. */
 	invalid: Array<{ item: number; message: string; description?: string }>;

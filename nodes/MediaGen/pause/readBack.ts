@@ -6,6 +6,7 @@
 // read and can only make the node learn the truth sooner.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
+import { getIdentity } from '../../shared/transport';
 import type { BatchMemory } from './batchMemory';
 import { positionFromQuery, type PauseState } from './pauseState';
 
@@ -38,18 +39,44 @@ export function wakeTarget(
 }
 
 /**
+ * What an anonymous ID can know of the secret: the spec has per-account endpoint secrets in account settings and
+ * says nothing of the calls back to an anonymous ID's runs.
+ */
+export const ANONYMOUS_SECRET =
+	'An anonymous ID has no account settings, and the service does not say which secret signs the calls back to ' +
+	'its runs';
+
+/** What an anonymous ID can do instead: the two ways the spec offers. */
+export const ANONYMOUS_CHOICES =
+	'choose Waiting → Poll, which needs no secret, or use a Media Generation API credential (an API key), whose ' +
+	"account's signing secret is in account settings → Webhooks";
+
+/** Whether the step calls the service with an anonymous ID. */
+export async function callsAnonymously(ctx: IWebhookFunctions): Promise<boolean> {
+	return (await getIdentity(ctx).catch(() => undefined))?.kind === 'anonymous';
+}
+
+/**
  * The warning the output carries once per execution when runs were taken on their read-back: the delivery
  * reached n8n but was signed with a secret the credential does not hold.
  */
-export function unsignedWarning(ctx: IWebhookFunctions, memory: BatchMemory): string {
+export function unsignedWarning(ctx: IWebhookFunctions, memory: BatchMemory, anonymous = false): string {
 	const count = memory.readBackTaken;
 	const credential = ctx.getNode().credentials?.mediaGenWebhookApi?.name;
 	const named = credential ? `the Webhook Signing Secret credential "${credential}"` : 'the Webhook Signing Secret';
-	return (
+	const what =
 		`${count} deliver${count === 1 ? 'y' : 'ies'} to this step failed the signature check ` +
 		`(${memory.lastFailure ?? 'signature does not match'}). Nothing was lost: the node read ` +
-		`${count === 1 ? 'that run' : 'those runs'} back from the service with your API credential and took ` +
-		`${count === 1 ? 'it' : 'them'} from there. To stop this warning, check the secret in ${named}: ` +
+		`${count === 1 ? 'that run' : 'those runs'} back from the service with your ` +
+		`${anonymous ? 'anonymous ID' : 'API credential'} and took ${count === 1 ? 'it' : 'them'} from there.`;
+	if (anonymous) {
+		return (
+			`${what} ${ANONYMOUS_SECRET}, so this will happen again, at one extra read per delivery and nothing more. ` +
+			`To avoid it, ${ANONYMOUS_CHOICES}.`
+		);
+	}
+	return (
+		`${what} To stop this warning, check the secret in ${named}: ` +
 		"it is not the one that signs deliveries to a run's own Webhook URL. Ask the service which secret that " +
 		'is (it may differ from the account signing secret in account settings → Webhooks). Leaving it as it is ' +
 		'costs one extra read per delivery and nothing more.'

@@ -9,6 +9,7 @@ import type { VerifyResult } from '../../shared/signature';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
 import type { BatchMemory } from './batchMemory';
+import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './readBack';
 
 type Refused = Extract<VerifyResult, { ok: false }>;
 
@@ -20,16 +21,24 @@ function isSecretMismatch(verdict: Refused): boolean {
 	return verdict.field === 'Signing Secret' || verdict.reason === 'Signature does not match';
 }
 
-function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: BatchMemory): Error {
+/** What to do about the secret: an account's holder puts in its signing secret; an anonymous ID has none. */
+function secretAdvice(anonymous: boolean): string {
+	if (anonymous) return `${ANONYMOUS_SECRET}: for this step, ${ANONYMOUS_CHOICES}.`;
+	return (
+		"Put your account's signing secret (account settings → Webhooks), which signs deliveries to a run's own " +
+		'Webhook URL, into the Webhook Signing Secret credential (keep the old one as the previous secret while you ' +
+		'switch).'
+	);
+}
+
+function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: BatchMemory, anonymous: boolean): Error {
 	const count = memory.failedChecks;
 	const error = new NodeOperationError(ctx.getNode(), SIGNATURE_FAILURE, {
 		description:
 			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +
 			`${memory.lastFailure ?? 'signature does not match'}), their runs could not be read back from the service ` +
-			'as finished with your API credential, and the time limit has passed, so this execution ' +
-			"stops here instead of waiting on. Put your account's signing secret (account settings → Webhooks), which " +
-			"signs deliveries to a run's own Webhook URL, into the Webhook Signing Secret credential (keep the old one " +
-			'as the previous secret while you switch). The runs ' +
+			`as finished with your ${anonymous ? 'anonymous ID' : 'API credential'}, and the time limit has passed, so ` +
+			`this execution stops here instead of waiting on. ${secretAdvice(anonymous)} The runs ` +
 			'keep going and are charged: find them with Generation → Get Many, or run this step again with Additional ' +
 			"Fields → Request Key set to an item's request key to get its run without paying again.",
 	});
@@ -46,6 +55,7 @@ export function refuseDelivery(
 	verdict: Refused,
 	state: PauseState | undefined,
 	memory: BatchMemory | undefined,
+	anonymous = false,
 ): Error | undefined {
 	ctx.logger.warn(
 		`Media Generation "${ctx.getNode().name}": refused a delivery to waiting execution ` +
@@ -55,5 +65,6 @@ export function refuseDelivery(
 	memory.failedChecks++;
 	memory.lastFailure = verdict.reason;
 	const expired = Date.now() > state.deadline;
-	return expired && isSecretMismatch(verdict) && memory.verified === 0 ? signatureError(ctx, state, memory) : undefined;
+	if (!expired || !isSecretMismatch(verdict) || memory.verified > 0) return undefined;
+	return signatureError(ctx, state, memory, anonymous);
 }

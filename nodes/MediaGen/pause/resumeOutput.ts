@@ -17,19 +17,29 @@ const NOTES: Record<'unsent' | 'unconfirmed', string> = {
 		'paying again, or a new one if not.',
 };
 
+/** Sent, with no answer ever reaching n8n: said before the advice given for an unconfirmed item. */
+const UNANSWERED =
+	'Its submission was sent, but no answer reached n8n, even after sending it again with the same request key until ' +
+	'the time limit: the run may have been made and charged.';
+
+function noteFor(kind: Outcome['kind']): string {
+	if (kind === 'unanswered') return `${UNANSWERED} ${NOTES.unconfirmed}`;
+	return NOTES[kind === 'unconfirmed' ? 'unconfirmed' : 'unsent'];
+}
+
 function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
 	const entry = state.items[outcome.position];
 	const run = 'run' in outcome ? outcome.run : undefined;
 	const json: IDataObject = {
 		...(run
 			? (run as unknown as IDataObject)
-			: { status: outcome.kind === 'unconfirmed' ? 'UNCONFIRMED' : 'NOT_SUBMITTED' }),
+			: { status: outcome.kind === 'unsent' ? 'NOT_SUBMITTED' : 'UNCONFIRMED' }),
 		...entry.extraJson,
 		requestKey: entry.body.requestKey,
 		timedOut: true,
 		note: run
 			? `Not finished within the time limit. The run keeps going: pick it up with Generation → Wait (run ID ${run.id}).`
-			: NOTES[outcome.kind === 'unconfirmed' ? 'unconfirmed' : 'unsent'],
+			: noteFor(outcome.kind),
 	};
 	if (run) json.runId = run.id;
 	return { json, pairedItem: { item: entry.item } };
@@ -79,8 +89,9 @@ export async function outputItems(
 	}
 	const first = failures.sort((a, b) => a.item - b.item)[0];
 	if (first && !state.continueOnFail) {
+		// Charged at submission: succeeded, or CANCELED (the service does not say a canceled run is refunded).
 		const paid = outcomes.flatMap((o) =>
-			o.kind === 'finished' && o.run.status === 'SUCCEEDED'
+			o.kind === 'finished' && (o.run.status === 'SUCCEEDED' || o.run.status === 'CANCELED')
 				? [{ id: o.run.id, itemIndex: state.items[o.position].item, cost: o.run.cost, status: o.run.status }]
 				: [],
 		);

@@ -20,7 +20,7 @@ import { batchKeyOf, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type Paus
 import { BatchWalk, type BatchReport } from './batchWalk';
 import { batchMemoryOf, type BatchMemory } from './batchMemory';
 import { refuseDelivery } from './refusedDelivery';
-import { unsignedWarning, wakeTarget } from './readBack';
+import { callsAnonymously, unsignedWarning, wakeTarget, type WakeTarget } from './readBack';
 import { outputItems } from './resumeOutput';
 
 export const resumeWebhooks: IWebhookDescription[] = [
@@ -37,6 +37,12 @@ export const resumeWebhooks: IWebhookDescription[] = [
 /** After a call has built the output, others wait this long before they may try (n8n may not have resumed). */
 const RESUME_CLAIM_MS = 30_000;
 const SLOT_WAIT_MAX_MS = 15_000;
+/**
+ * The service counts a delivery not answered 2xx within 10 seconds as failed and sends it again (Delivery rules
+ * 1 and 2), and each of its reads may take far longer. A call that must ask the service before it can answer
+ * (a read-back) answers "deliver again later" after this long, and goes on with its read.
+ */
+const ANSWER_WITHIN_MS = 6_000;
 
 /** The batch the step recorded before pausing (node context data, saved with the waiting execution). */
 function readPauseState(ctx: IWebhookFunctions): PauseState | undefined {
@@ -84,6 +90,39 @@ async function waitForSlot(batch: BatchWalk, state: PauseState): Promise<BatchRe
 }
 
 type Answer = (status: number, body: IDataObject) => IWebhookResponseData;
+
+/**
+ * Reads back the run a call that failed the signature check names (calls naming the same run share one read).
+ * When the service is slow, the call is answered 503 first, so the service delivers it again, and the read goes
+ * on: what it finds is taken by this call, and the repeat then finds the run known.
+ */
+async function readBackInTime(
+	ctx: IWebhookFunctions,
+	state: PauseState,
+	memory: BatchMemory,
+	target: WakeTarget,
+	answer: Answer,
+): Promise<RunRecord | undefined> {
+	let reading = memory.readingBack.get(target.runId);
+	if (!reading) {
+		const itemIndex = state.items[target.position].item;
+		reading = readFinalRun(ctx, await getIdentity(ctx), target.runId, itemIndex).finally(() =>
+			memory.readingBack.delete(target.runId),
+		);
+		memory.readingBack.set(target.runId, reading);
+	}
+	const done = new AbortController();
+	const late = sleep(ANSWER_WITHIN_MS, done.signal).then(
+		() => answer(503, { error: 'retry', message: 'Checking this run with the service: please deliver it again.' }),
+		() => undefined,
+	);
+	try {
+		return await reading;
+	} finally {
+		done.abort();
+		await late;
+	}
+}
 type Handled =
 	| { respond: IWebhookResponseData }
 	| { stop: Error }
@@ -106,19 +145,19 @@ async function wakeUp(
 	if (target && memory!.isFinal(target.position) && memory!.inFlight() > 0) {
 		return { respond: answer(200, { received: true }) };
 	}
-	const itemIndex = target ? state!.items[target.position].item : undefined;
-	const run = target ? await readFinalRun(ctx, await getIdentity(ctx), target.runId, itemIndex) : undefined;
+	const run = target ? await readBackInTime(ctx, state!, memory!, target, answer) : undefined;
 	if (target && run) {
 		memory!.failedChecks++;
 		memory!.lastFailure = verdict.reason;
-		memory!.readBackTaken++;
+		// Calls sharing one read (the service's repeat of a call answered late) count it once.
+		if (!memory!.isFinal(target.position)) memory!.readBackTaken++;
 		ctx.logger.warn(
 			`Media Generation "${ctx.getNode().name}": a delivery to waiting execution ${ctx.getExecutionId()} failed ` +
 				`the signature check (${verdict.reason}); its run ${run.id} read back as ${run.status}, so it was taken`,
 		);
 		return { run, position: target.position };
 	}
-	const stop = refuseDelivery(ctx, verdict, state, memory);
+	const stop = refuseDelivery(ctx, verdict, state, memory, state && (await callsAnonymously(ctx)));
 	return stop ? { stop } : { respond: answer(verdict.status, { error: 'unauthorized', message: verdict.reason }) };
 }
 
@@ -150,20 +189,21 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	const position = readBack?.position ?? namedPosition(ctx, state, delivered);
 	const batch = new BatchWalk(ctx, await getIdentity(ctx), state, memory);
 	const taken = takeDelivery(memory, position, delivered);
+	// Answered now, before any request to the service (whose reads may each take a minute, while it waits 10 s
+	// for the answer): what the delivery says is in this process's memory, and the call goes on after the answer.
+	// n8n lets a waiting webhook answer first and keep working (test/helpers/waitingHost.ts names where).
+	answer(200, { received: true });
 	let report = await batch.walk();
 	// A process that learnt this item's run only now (by its request key) can take the delivery now.
 	if (!taken && takeDelivery(memory, position, delivered)) report = { ...batch.report(), later: report.later };
 	if (!report.complete && Date.now() <= state.deadline) {
 		// Runs still in flight: their deliveries carry the batch on (and retry what the service refused now).
-		if (report.inFlight > 0 || claimActive(memory)) return { respond: answer(200, { received: true }) };
-		answer(200, { received: true });
+		if (report.inFlight > 0 || claimActive(memory)) return { respond: { noWebhookResponse: true } };
 		report = await waitForSlot(batch, state);
 		if (!report.complete && Date.now() <= state.deadline) return { respond: { noWebhookResponse: true } };
 	}
-	// Another delivery is building the output: only one may (n8n 1.x would resume twice).
-	if (claimActive(memory)) {
-		return { respond: answer(503, { error: 'busy', message: 'Being resumed; deliver again later.' }) };
-	}
+	// Another call is building the output: only one may (n8n 1.x would resume twice).
+	if (claimActive(memory)) return { respond: { noWebhookResponse: true } };
 	memory.resumingSince = Date.now();
 	if (!report.complete) {
 		batch.renewBudget();
@@ -194,7 +234,7 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	// Answer the delivery now: downloads may take longer than the service waits for an answer.
 	answer(200, { received: true, resumed: true });
 	// Told once per execution: on the first item, or in the error that ends the step.
-	const warning = memory.readBackTaken > 0 ? unsignedWarning(this, memory) : undefined;
+	const warning = memory.readBackTaken > 0 ? unsignedWarning(this, memory, await callsAnonymously(this)) : undefined;
 	try {
 		const items = await outputItems(this, state, report.outcomes).catch((error: Error) => {
 			const described = error as Error & { description?: string | null };

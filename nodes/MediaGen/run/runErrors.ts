@@ -64,8 +64,8 @@ export function runError(
 }
 
 /**
- * A FAILED run is refunded automatically; a CANCELED one (never produced by the API so far)
- * says nothing of credits.
+ * A FAILED run is refunded automatically; of a CANCELED one (never produced by the API so far) only its record's
+ * status and cost are known.
  */
 export function failedRunError(
 	ctx: IExecuteFunctions | IWebhookFunctions,
@@ -74,12 +74,14 @@ export function failedRunError(
 	requestKey?: string,
 ): NodeOperationError {
 	if (run.status === 'CANCELED') {
+		// The spec lists CANCELED but says neither who cancels (clients cannot) nor whether its credits come back.
 		return runError(
 			ctx,
 			run,
-			`Run ${run.id} was cancelled by the service: ${run.error ?? 'no reason given'}`,
-			`The service does not say whether the ${run.cost} credits were returned: check Account → Get. A new execution ` +
-				`starts a new run.`,
+			`Run ${run.id} was cancelled: the service's record says CANCELED (${run.error ?? 'no reason given'})`,
+			`The service's record says CANCELED and that the run cost ${run.cost} credit${run.cost === 1 ? '' : 's'}; ` +
+				'the service does not say whether credits come back for a canceled run (they do for a failed one): check ' +
+				'Account → Get. A new execution starts a new run.',
 			itemIndex,
 			requestKey,
 		);

@@ -248,20 +248,31 @@ function unknownPriceInPause(node: INode, itemIndex: number, why: string | undef
 	});
 }
 
+/** Pause mode's plan of a batch under the cap (see capRefusalsBeforePause). */
+export interface PausePlan {
+	/** The refusal message of a position, if it has one. */
+	refusal(position: number): string | undefined;
+	/** Each position's predicted price (undefined where it is unknown). */
+	prices: Array<number | undefined>;
+	/** What this step had spent in this execution before the batch. */
+	spentBefore: number;
+}
+
 /**
  * In pause mode the cap is applied before pausing, in item order, at the predicted prices: an item whose price
  * would take the total over the cap is refused (it is never submitted). The others are counted in the saved total
- * now, since the resume calls that send them cannot save anything. A price that cannot be predicted cannot be
- * planned: such an item is refused before anything is sent (Waiting → Poll sends it alone and waits for its price).
- * Returns each position's refusal message, if it has one.
+ * now, since the resume calls that send them cannot save anything; each is checked again on the real costs just
+ * before it is sent (pause/pauseCap.ts). A price that cannot be predicted cannot be planned: such an item is
+ * refused before anything is sent (Waiting → Poll sends it alone and waits for its price).
  */
 export function capRefusalsBeforePause(
 	node: INode,
 	ready: PreparedRun[],
 	cap: SpendingCap | undefined,
 	continueOnFail: boolean,
-): (position: number) => string | undefined {
-	if (!cap) return () => undefined;
+): PausePlan {
+	if (!cap) return { refusal: () => undefined, prices: [], spentBefore: 0 };
+	const spentBefore = cap.spent;
 	const refusals = new Map<number, string>();
 	const prices = ready.map((p) => cap.book.price(priceRequestOf(p)));
 	const unknown = prices.findIndex((price) => price.credits === null);
@@ -277,5 +288,9 @@ export function capRefusalsBeforePause(
 			cap.plan(price.credits);
 		}
 	}
-	return (position) => refusals.get(position);
+	return {
+		refusal: (position) => refusals.get(position),
+		prices: prices.map((price) => price.credits ?? undefined),
+		spentBefore,
+	};
 }

@@ -1,27 +1,20 @@
 // POST /generations with a request key, so a repeated submission is never charged twice, and the one place a
 // 409 busy (every run slot of the account taken) is handled: Poll mode waits it out, pause mode's set-up stops
-// sending (submitIfSlotFree), a resume call leaves the item for a later call (sendFromResumeCall). A lost or
+// sending (submitIfSlotFree); a resume call leaves the item for a later call (pause/resumeSend.ts). A lost or
 // unreadable answer is sent again with the same key (the service returns the run it made, uncharged) until the
 // item's time limit, then the item fails with that key.
 // The key is the only tie between an item and a run: runs are never matched by content, because an
 // identical request of another execution, workflow or person looks the same in the list.
 // A keyed run that comes back FAILED (refunded, from an earlier try) is followed by a fresh run under
 // key-r2 …; a keyed run made for another prompt or model is refused instead of returning the wrong file.
-import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import {
-	apiRequest,
-	isBusySubmission,
-	isLostAnswer,
-	isTransientFailure,
-	MediaGenApiError,
-	type Identity,
-} from '../../shared/transport';
+import { apiRequest, isBusySubmission, isLostAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import type { RunRecord } from '../../shared/records';
 import { retryKey } from './requestKey';
-import { addRunDetails, refusalOf, runError, type Refusal } from './runErrors';
+import { addRunDetails, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
 import { itemDeadline } from './timeLimit';
 
@@ -174,41 +167,4 @@ async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSlot: boo
 		last = run;
 	}
 	return last!;
-}
-
-/** What one send from a resume call brought: the item's run, or why it must wait for a later call, or its refusal. */
-export type ResumeCallSend = { run: RunRecord } | { busy: true } | { later: string } | { refused: Refusal };
-
-/**
- * A resume call sends a paused batch's item with its key: the run that key made before, or a new one. It never
- * waits: every slot busy (409) or a passing failure leaves the item for a later call; any other refusal is its outcome.
- */
-export async function sendFromResumeCall(
-	ctx: IWebhookFunctions,
-	identity: Identity,
-	body: IDataObject,
-	itemIndex: number,
-	deadline: number,
-): Promise<ResumeCallSend> {
-	try {
-		const res = await apiRequest<{ generation: RunRecord }>(
-			ctx,
-			{
-				method: 'POST',
-				path: '/generations',
-				body,
-				retryTransient: 1,
-				itemIndex,
-				deadline,
-				expect: generationAnswerProblem,
-			},
-			identity,
-		);
-		return { run: res.body.generation };
-	} catch (error) {
-		if (isBusySubmission(error)) return { busy: true };
-		// Rate limited, briefly unreachable or answering oddly: try again on a later call.
-		if (isTransientFailure(error)) return { later: String((error as Error).message) };
-		return { refused: refusalOf(error) };
-	}
 }
