@@ -143,6 +143,28 @@ test('point 8: every read taking 12 s, resume calls still answer within 10 s and
 	for (const ms of answered) expect(ms).toBeLessThan(10_000);
 }, 120_000);
 
+test('point 8: a call read back while every read takes 12 s is answered within 10 s; nothing is lost', async () => {
+	const { own, creds } = ownAccount();
+	// The credential holds another secret than the one signing the deliveries: each is read back.
+	creds.mediaGenWebhookApi = { secret: `whsec_${Buffer.alloc(24, 9).toString('base64')}` };
+	backend.sandbox.faults.set([{ route: 'GET /generations/:id', rate: 1, kinds: ['slow'], slowMs: 12_000 }]);
+	const paused = await pause(creds, prompts(1, 'slow read-back'));
+	const resumed = await host.resumed(paused.executionId, 80_000);
+	expect(resumed.error).toBeUndefined();
+	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
+	expect(String(resumed.items[0].json.warning)).toMatch(/Nothing was lost/);
+	expect(runsOf(own.id)).toHaveLength(1);
+	expect(backend.charges(own.id)).toBe(5);
+	expectLedgerAgrees(own.id, resumed.items);
+	const delivery = backend.sandbox.engine.webhooks.deliveries.find((d) => d.url.includes(`/${paused.executionId}?`))!;
+	// Answered "deliver again" while the read went on, never left to time out.
+	for (const attempt of delivery.attempts) expect(attempt.error).not.toBe('timeout');
+	const answered = host.answers.filter((a) => a.executionId === paused.executionId);
+	console.log(`read-back calls with 12 s reads: ${answered.map((a) => `${a.status} after ${Math.round(a.ms)} ms`)}`);
+	for (const a of answered) expect(a.ms).toBeLessThan(10_000);
+	console.log(`reads of the run: ${backend.requests(`GET /v1/generations/${runsOf(own.id)[0].id}`).length}`);
+}, 120_000);
+
 describe('point 9: an anonymous ID is told what it can do', () => {
 	const anonymous = (secret?: string): Creds => ({
 		...backend.anonCredentials(),
