@@ -5,6 +5,7 @@
 // sandbox's ledger.
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
 import { runNode, type RunResult } from '../helpers/engine';
 import { runCharges } from '../helpers/ledger';
 import { pauseParameters } from '../helpers/pauseStep';
@@ -171,6 +172,15 @@ describe('point 9: an anonymous ID is told what it can do', () => {
 		...(secret ? { mediaGenWebhookApi: { secret } } : {}),
 	});
 	const anonParams = { authentication: 'anonymous' };
+
+	test("the editor's pause notice for an anonymous ID names what it can do", () => {
+		const properties = new MediaGen().description.properties;
+		const notice = properties.find((p) => p.name === 'pauseNoticeAnonymous')!;
+		expect(notice.displayOptions?.show).toMatchObject({ waitMode: ['pause'], authentication: ['anonymous'] });
+		expect(notice.displayName).toMatch(/anonymous ID has no account settings.*Choose Poll.*use an API key/);
+		const general = properties.find((p) => p.name === 'pauseNotice')!;
+		expect(general.displayOptions?.show).toMatchObject({ authentication: ['apiKey'] });
+	});
 
 	test('pause set-up without a usable signing secret', async () => {
 		const before = backend.sandbox.engine.ledger.length;

@@ -197,7 +197,34 @@ export const runSettingsFields: INodeProperties[] = [
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { ...RUN_OPERATIONS, waitForCompletion: [true], waitMode: ['pause'], '@tool': [false] } },
+		displayOptions: {
+			show: {
+				...RUN_OPERATIONS,
+				waitForCompletion: [true],
+				waitMode: ['pause'],
+				'@tool': [false],
+				authentication: ['apiKey'],
+			},
+		},
+	},
+	{
+		// An anonymous ID has no account settings, and the spec does not say which secret signs its runs' calls back.
+		displayName:
+			'Pause mode needs a webhook signing secret, and an anonymous ID has no account settings to get one from: the ' +
+			'service does not say which secret signs the calls back to its runs. Choose Poll, which needs no secret, or ' +
+			"use an API key, whose account's signing secret is in account settings → Webhooks.",
+		name: 'pauseNoticeAnonymous',
+		type: 'notice',
+		default: '',
+		displayOptions: {
+			show: {
+				...RUN_OPERATIONS,
+				waitForCompletion: [true],
+				waitMode: ['pause'],
+				'@tool': [false],
+				authentication: ['anonymous'],
+			},
+		},
 	},
 	...downloadOutputsFields(
 		'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',
