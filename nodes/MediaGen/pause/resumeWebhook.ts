@@ -4,6 +4,8 @@
 // final, resumes the execution with the same items, files and errors as Poll mode. A call that fails the
 // signature check is still a wake-up call: its run is read back from the service (readBack.ts) and taken
 // when final, with one warning in the output. Other calls get 401 and change nothing; repeats are harmless.
+// A genuine delivery is answered before any request to the service, and a read-back within seconds, so the service
+// (which waits 10 s) never times a call out however slow it is; the call's work goes on after its answer.
 // It throws only on purpose: a failed run without Continue On Fail, or deliveries that all failed the
 // signature check by the time limit, fail the execution. The webhook's description, which the node lists, is here
 // too: n8n serves it under the execution's resume URL (/webhook-waiting/<execution id>?signature=…) only while
