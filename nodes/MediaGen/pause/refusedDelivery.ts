@@ -8,6 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { VerifyResult } from '../../shared/signature';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
+import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
 import type { BatchMemory } from './batchMemory';
 
 type Refused = Extract<VerifyResult, { ok: false }>;
@@ -30,8 +31,8 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 			"stops here instead of waiting on. Put your account's signing secret (account settings → Webhooks), which " +
 			"signs deliveries to a run's own Webhook URL, into the Webhook Signing Secret credential (keep the old one " +
 			'as the previous secret while you switch). The runs ' +
-			'keep going and are charged: find them with Generation → Get Many, or run this step again with Additional ' +
-			"Fields → Request Key set to an item's request key to get its run without paying again.",
+			'keep going and are charged: find them with Generation → Get Many, or run this step again with ' +
+			`${requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length))} to get them without paying again.`,
 	});
 	const started = state.items.flatMap((i) => (i.runId ? [{ id: i.runId, itemIndex: i.item }] : []));
 	return withPaidRuns(error, started);
