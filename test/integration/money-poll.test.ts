@@ -169,3 +169,22 @@ describe('3. the spending cap counts a run whose answer was lost', () => {
 		}
 	});
 });
+
+describe('uploads: the spec counts MB as a million bytes', () => {
+	test('a 10.3 MB image is refused before anything is sent, naming the file and the limit', async () => {
+		const own = ownAccount();
+		const bytes = Buffer.alloc(10_300_000);
+		bytes.write('\x89PNG\r\n\x1a\n', 'binary');
+		const item: INodeExecutionData = {
+			json: { prompt: 'edit this' },
+			binary: { data: { data: bytes.toString('base64'), mimeType: 'image/png', fileName: 'holiday.png' } },
+		};
+		const uploads = backend.requests('POST /v1/uploads').length;
+		const r = await own.generate({ model: 'lumora-image-2', referenceImageProperties: 'data' }, [item]);
+		expect(r.error?.message).toMatch(/the file "holiday\.png" in "data" is 10\.3 MB .*at most 10 MB/);
+		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged/);
+		expect(backend.requests('POST /v1/uploads').length).toBe(uploads);
+		expect(own.keys()).toEqual([]);
+		expect(own.charges() === 0).toBe(true);
+	});
+});
