@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // nodes/MediaGen/run/requestKey.ts: the request keys of a batch's items and of a retry.
 import {
 	assignRequestKeys,
