@@ -5,7 +5,9 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Account } from '../../sandbox/types';
+import { resumeByTimer, runNode } from '../helpers/engine';
 import { generate as generateRun } from '../helpers/generate';
+import { pauseParameters } from '../helpers/pauseStep';
 import { spentBy } from '../helpers/ledger';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
@@ -26,6 +28,8 @@ function ownAccount(account: Partial<Account> = {}) {
 	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 1_000, concurrency: 3, ...account });
 	const creds = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] } };
 	return {
+		creds,
+		webhookSecret: own.webhookSecret,
 		generate: (params: IDataObject, items?: INodeExecutionData[], extra = {}) =>
 			generateRun(creds, { prompt: '={{ $json.prompt }}', ...params }, items, extra),
 		charges: () => spentBy(backend.sandbox, own.id),
@@ -107,6 +111,34 @@ describe('1. the advice to run again with a Request Key charges nothing more', (
 		expect(again.error).toBeUndefined();
 		expect(again.items[0].json.id).toBe(made.id);
 		expect(own.runs()).toHaveLength(2);
+		expect(own.charges()).toBe(10);
+	});
+});
+
+describe('1. in pause mode too', () => {
+	test("n8n's timer ends a 2-item pause: the advice in its items, followed in Poll mode, charges nothing more", async () => {
+		const own = ownAccount();
+		const items = prompts('a paused kite', 'another paused kite');
+		const paused = await runNode({
+			parameters: pauseParameters({ waiting: { timeoutMinutes: 0.5 / 60 } }),
+			items,
+			credentials: { ...own.creds, mediaGenWebhookApi: { secret: own.webhookSecret } },
+			// Nothing listens there: no delivery ever ends the wait.
+			webhookWaitingBaseUrl: 'http://127.0.0.1:9/webhook-waiting',
+		});
+		expect(paused.run.status).toBe('waiting');
+		const ended = await resumeByTimer(paused, own.creds);
+		const made = own.runs();
+		expect(made).toHaveLength(2);
+		expect(own.charges()).toBe(10);
+		const description = String(ended.items[0].json.description);
+		// The older wording named "the requestKey here": the item's own key.
+		const requestKey = /Request Key set to (the expression )?"/.test(description)
+			? requestKeyFrom(description)
+			: String(ended.items[0].json.requestKey);
+		const again = await own.generate({ additionalFields: { requestKey } }, items);
+		expect(again.error).toBeUndefined();
+		expect(again.items.map((i) => i.json.id)).toEqual(made.map((r) => r.id));
 		expect(own.charges()).toBe(10);
 	});
 });
