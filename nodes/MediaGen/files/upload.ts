@@ -109,7 +109,8 @@ function messageOf(body: unknown): string {
 
 /**
  * The refusal of a PUT to a signed upload address. It is called expired only when the slot's time has passed
- * (`expiredAfter`: its validity in seconds) or the service says so; any other 403 (a signature refused) says what it is.
+ * (`expiredAfter`: its validity in seconds) or the service says so; any other 403 (a refused signature) says what
+ * it is.
  */
 export function uploadRefusal(
 	node: INode,
