@@ -1,6 +1,7 @@
 // The media types the nodes read and write, with their families, labels and file extensions (pure).
 
-export const MB = 1024 * 1024;
+/** The spec's megabyte (its size caps: images 10 MB, audio and video 50 MB), as the service counts it. */
+export const MB = 1_000_000;
 
 /** Every media type the node reads or writes: its family, label, extension and other names for it. */
 export const MEDIA_TYPES: Record<

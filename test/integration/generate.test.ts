@@ -225,7 +225,7 @@ describe('bad input is refused before any credit is spent, naming the field', ()
 		[
 			'an oversize reference image',
 			{ kind: 'image', model: 'lumora-image-2', prompt: 'p', referenceImageProperties: 'data' },
-			/is 10\.0 MB; image files may be at most 10 MB/,
+			/is 10\.5 MB \(\d+ bytes\); image files may be at most 10 MB/,
 			() => [
 				{
 					json: {},

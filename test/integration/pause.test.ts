@@ -211,7 +211,9 @@ describe('pause mode never waits without end', () => {
 			expect(item.json.prompt).toBeUndefined();
 			expect(String(item.json.requestKey)).toMatch(/-\d+$/);
 			expect(String(item.json.description)).toMatch(/Most likely the service could not reach this n8n/);
-			expect(String(item.json.description)).toMatch(/Request Key set to the requestKey here/);
+			expect(String(item.json.description)).toMatch(
+				/Request Key set to the expression "n8n-[^"]*-{{ \$itemIndex \+ 1 }}"/,
+			);
 			expect(String(item.json.description)).not.toMatch(/WEBHOOK_URL|n8n's log/);
 		}
 		expect(own.charges()).toBe(10);

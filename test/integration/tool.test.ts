@@ -140,7 +140,7 @@ test('a normal execution keeps its key: instance, execution, node, loop pass and
 	});
 	expect(r.error).toBeUndefined();
 	expect(keysSince(posts)).toEqual([
-		expect.stringMatching(new RegExp(`^n8n-[^-]*-${r.executionId}-node-mediagen-1-0-0$`)),
+		expect.stringMatching(new RegExp(`^n8n-[^-]*-${r.executionId}-node-mediagen-1-0-1$`)),
 	]);
 });
 

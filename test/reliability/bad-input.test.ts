@@ -227,7 +227,7 @@ const cases: Case[] = [
 	[
 		'an oversize reference image',
 		gen('image', 'lumora-image-2', 'p', { referenceImageProperties: 'd' }),
-		/is 10\.0 MB; image files may be at most 10 MB/,
+		/is 10\.5 MB \(\d+ bytes\); image files may be at most 10 MB/,
 		{ items: () => [{ json: {}, binary: { d: bin('image/png', Buffer.alloc(10 * 1024 * 1024 + 1), 'big.png') } }] },
 	],
 	[

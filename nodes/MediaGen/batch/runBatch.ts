@@ -2,15 +2,15 @@
 // with Continue On Fail off, one bad item stops the whole batch before the first submission. Then the
 // items run as many at once as the account allows, inside the spending cap; without Continue On Fail no
 // new item starts after a failure, and the error lists the runs already paid for so none is lost.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { Identity } from '../../shared/transport';
 import type { RunRecord } from '../../shared/records';
 import { pauseRuns } from '../pause/pauseRuns';
 import { concurrencyOf } from '../run/concurrency';
-import { withPaidRuns } from '../run/paidRuns';
+import { chargedRunOf, withPaidRuns } from '../run/paidRuns';
 import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
-import { uniquePerItem } from '../run/requestKey';
+import { assignRequestKeys } from '../run/requestKey';
 import type { ItemRequest } from '../run/runErrors';
 import { itemsInInputOrder, runToItem } from '../run/runOutput';
 import { spendingCapFor, submitUnderCap } from '../run/spendingCap';
@@ -38,10 +38,8 @@ export async function runBatch(
 	const continueOnFail = ctx.continueOnFail();
 	// 1. Read and check every item before anything can be charged.
 	const { ready, bad } = await prepareAll(ctx, prepare);
-	const keys = uniquePerItem(
-		ready.map((p) => ({ itemIndex: p.itemIndex, key: String(p.body.requestKey), typed: p.typedKey })),
-	);
-	for (const p of ready) p.body.requestKey = keys.get(p.itemIndex);
+	const batch = assignRequestKeys(ctx.getInputData().length, ready);
+	for (const p of ready) p.batchKeys = batch;
 
 	const cap = await spendingCapFor(ctx, identity, ready);
 
@@ -56,7 +54,7 @@ export async function runBatch(
 		const p = ready[n];
 		// The time limit covers the whole item: waiting for a slot or a rate window counts too.
 		const deadline = itemDeadline(String(p.body.kind), p.settings.timeoutMs);
-		const s: SubmitContext = { ctx, identity, settings: p.settings, itemIndex: p.itemIndex, claimed, deadline };
+		const s: SubmitContext = { ctx, identity, settings: p.settings, itemIndex: p.itemIndex, claimed, deadline, batch };
 		p.body = await withFileAddresses(ctx, identity, p);
 		let run = await submitUnderCap(cap, ctx.getNode(), p, async () => await submitRun(s, p.body));
 		runs.set(p.itemIndex, run);
@@ -75,27 +73,23 @@ export async function runBatch(
 	const out = new Map<number, INodeExecutionData>();
 	for (const { itemIndex, error } of bad)
 		out.set(itemIndex, failedItem(error, itemIndex, typedRequest(ctx, itemIndex)));
-	let firstFailure: { itemIndex: number; error: unknown } | undefined;
+	const failures: Array<{ itemIndex: number; error: unknown }> = [];
 	const notStarted: number[] = [];
 	for (const [n, r] of results.entries()) {
 		const itemIndex = ready[n].itemIndex;
 		if (!r) notStarted.push(itemIndex);
 		else if (r.ok) out.set(itemIndex, r.value);
 		else if (continueOnFail) out.set(itemIndex, failedItem(r.error, itemIndex, requestOf(ready[n])));
-		else firstFailure ??= { itemIndex, error: r.error };
+		else failures.push({ itemIndex, error: r.error });
 	}
-	if (firstFailure) {
-		const { error, itemIndex } = firstFailure;
-		// The runs already paid for, so the user can fetch them with Generation → Get.
-		const paidFor = [...runs.entries()]
-			.filter(([i, r]) => i !== itemIndex && r.status !== 'FAILED' && r.cost >= 0)
-			.map(([i, r]) => ({ id: r.id, itemIndex: i, cost: r.cost, status: r.status }));
-		const e = withPaidRuns(error as { description?: string | null; context?: IDataObject }, paidFor, notStarted);
-		const paid = [...runs.entries()]
-			.filter(([i]) => i !== itemIndex)
-			.map(([i, r]) => ({ item: i + 1, runId: r.id, status: r.status, cost: r.cost }));
-		if (paid.length && e.context) e.context.paidRuns = paid;
-		throw error;
+	if (failures.length) {
+		const [{ error, itemIndex }] = failures;
+		// Every other item that was or may have been charged, so the user can fetch its run without paying again.
+		const errorOf = new Map(failures.map((f) => [f.itemIndex, f.error]));
+		const charged = ready
+			.filter((p) => p.itemIndex !== itemIndex)
+			.flatMap((p) => chargedRunOf(p.itemIndex, runs.get(p.itemIndex), errorOf.get(p.itemIndex)) ?? []);
+		throw withPaidRuns(error, charged, notStarted, batch);
 	}
 	return itemsInInputOrder(out);
 }

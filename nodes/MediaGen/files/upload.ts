@@ -1,6 +1,6 @@
 // Files in: reads and checks an item's binary property before anything is sent, then uploads it through a
 // signed slot (streamed when n8n keeps binary data on disk).
-import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { uploadSlotProblem } from '../../shared/answers';
@@ -83,8 +83,9 @@ export async function prepareBinaryFile(
 	if (bytes > cap) {
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`${field}: the file in "${property}" is ${(bytes / MB).toFixed(1)} MB; ` +
-				`${type.family} files may be at most ${cap / MB} MB`,
+			`${field}: the file ${binary.fileName ? `"${binary.fileName}" ` : ''}in "${property}" is ` +
+				`${(bytes / MB).toFixed(1)} MB (${bytes} bytes); ${type.family} files may be at most ${cap / MB} MB ` +
+				`(${cap} bytes)`,
 			{
 				description: 'Shrink or compress the file, then run again. Nothing was sent or charged.',
 				itemIndex,
@@ -95,6 +96,47 @@ export async function prepareBinaryFile(
 		throw new NodeOperationError(ctx.getNode(), `${field}: the file in "${property}" is empty`, { itemIndex });
 	}
 	return { property, mime, bytes, open };
+}
+
+function messageOf(body: unknown): string {
+	try {
+		const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
+		return (JSON.parse(text) as { message?: string }).message ?? '';
+	} catch {
+		return '';
+	}
+}
+
+/**
+ * The refusal of a PUT to a signed upload address. It is called expired only when the slot's time has passed
+ * (`expiredAfter`: its validity in seconds) or the service says so; any other 403 (a refused signature) says what
+ * it is.
+ */
+export function uploadRefusal(
+	node: INode,
+	field: string,
+	response: { statusCode: number; body: unknown },
+	expiredAfter: number | undefined,
+	itemIndex: number,
+): NodeOperationError {
+	const detail = messageOf(response.body);
+	const expired = expiredAfter !== undefined || /expire/i.test(detail);
+	const minutes = Math.round((expiredAfter ?? 300) / 60) || 5;
+	return new NodeOperationError(
+		node,
+		expired
+			? `${field}: the upload slot expired before the file was sent (slots are valid for ${minutes} minutes)`
+			: `${field}: the upload address refused the file (HTTP ${response.statusCode})${detail ? `: ${detail}` : ''}`,
+		{
+			description: expired
+				? 'Run the node again to get a fresh slot. Very large files on a slow link may need a faster connection. ' +
+					'Nothing was charged: files are only charged as part of a run.'
+				: 'Run the node again (each run asks for a new upload slot); if it happens again, check that nothing ' +
+					'between n8n and the service (a proxy) changes the upload address. Nothing was charged: files are ' +
+					'only charged as part of a run.',
+			itemIndex,
+		},
+	);
 }
 
 export interface UploadResult {
@@ -111,6 +153,8 @@ export async function uploadFile(
 	itemIndex: number,
 	field: string,
 ): Promise<UploadResult> {
+	// The slot's validity counts from before it was asked for, so "expired" is said only when it surely is.
+	const askedAt = Date.now();
 	const slot = await apiRequest<{ upload_url: string; url: string; expires_in: number }>(
 		ctx,
 		{
@@ -137,31 +181,8 @@ export async function uploadFile(
 		timeout: 10 * 60_000,
 	})) as { statusCode: number; body: unknown };
 	if (response.statusCode < 200 || response.statusCode >= 300) {
-		let detail = '';
-		try {
-			const text = Buffer.isBuffer(response.body)
-				? response.body.toString('utf8')
-				: typeof response.body === 'string'
-					? response.body
-					: JSON.stringify(response.body);
-			detail = (JSON.parse(text) as { message?: string }).message ?? '';
-		} catch {
-			detail = '';
-		}
-		const expired = /expire/i.test(detail) || response.statusCode === 403;
-		throw new NodeOperationError(
-			ctx.getNode(),
-			expired
-				? `${field}: the upload slot expired before the file was sent ` +
-					`(slots are valid for ${Math.round(slot.body.expires_in / 60) || 5} minutes)`
-				: `${field}: sending the file failed (HTTP ${response.statusCode})${detail ? `: ${detail}` : ''}`,
-			{
-				description: expired
-					? 'Run the node again to get a fresh slot. Very large files on a slow link may need a faster connection.'
-					: 'Run the node again. Nothing was charged: files are only charged as part of a run.',
-				itemIndex,
-			},
-		);
+		const expired = Date.now() > askedAt + Number(slot.body.expires_in) * 1000;
+		throw uploadRefusal(ctx.getNode(), field, response, expired ? slot.body.expires_in : undefined, itemIndex);
 	}
 	return { url, mime: file.mime, bytes: file.bytes };
 }

@@ -111,7 +111,7 @@ export async function pauseRuns(
 			continue;
 		}
 		const settings = ready[position].settings;
-		const s = { ctx, identity, settings, itemIndex: entry.item, claimed };
+		const s = { ctx, identity, settings, itemIndex: entry.item, claimed, batch: ready[position].batchKeys };
 		try {
 			const run = memory.inFlight() === 0 ? await submitRun(s, entry.body) : await submitIfSlotFree(s, entry.body);
 			// Every slot is taken by other batches: deliveries send this item and the next as slots come free.

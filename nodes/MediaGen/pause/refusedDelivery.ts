@@ -8,6 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { VerifyResult } from '../../shared/signature';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
+import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
 import type { BatchMemory } from './batchMemory';
 import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './readBack';
 
@@ -39,8 +40,8 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 			`${memory.lastFailure ?? 'signature does not match'}), their runs could not be read back from the service ` +
 			`as finished with your ${anonymous ? 'anonymous ID' : 'API credential'}, and the time limit has passed, so ` +
 			`this execution stops here instead of waiting on. ${secretAdvice(anonymous)} The runs ` +
-			'keep going and are charged: find them with Generation → Get Many, or run this step again with Additional ' +
-			"Fields → Request Key set to an item's request key to get its run without paying again.",
+			'keep going and are charged: find them with Generation → Get Many, or run this step again with ' +
+			`${requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length))} to get them without paying again.`,
 	});
 	const started = state.items.flatMap((i) => (i.runId ? [{ id: i.runId, itemIndex: i.item }] : []));
 	return withPaidRuns(error, started);

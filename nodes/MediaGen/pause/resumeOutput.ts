@@ -5,16 +5,17 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
+import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
 import { addRunDetails, errorItem, failedRunError } from '../run/runErrors';
 import { itemsInInputOrder, runToItem } from '../run/runOutput';
 import type { Outcome } from './batchWalk';
 
-const NOTES: Record<'unsent' | 'unconfirmed', string> = {
-	unsent: 'Not submitted within the time limit, so nothing was charged for it. Run it again to make it.',
-	unconfirmed:
+const NOTES: Record<'unsent' | 'unconfirmed', (state: PauseState) => string> = {
+	unsent: () => 'Not submitted within the time limit, so nothing was charged for it. Run it again to make it.',
+	unconfirmed: (state) =>
 		'The time limit passed before this n8n process could confirm whether it was submitted. Run this step again ' +
-		'with Additional Fields → Request Key set to the requestKey here: you get its run if it was made, without ' +
-		'paying again, or a new one if not.',
+		`with ${requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length))}: you get its run if it was ` +
+		'made, without paying again, or a new one if not.',
 };
 
 /** Sent, with no answer ever reaching n8n: said before the advice given for an unconfirmed item. */
@@ -22,9 +23,9 @@ const UNANSWERED =
 	'Its submission was sent, but no answer reached n8n, even after sending it again with the same request key until ' +
 	'the time limit: the run may have been made and charged.';
 
-function noteFor(kind: Outcome['kind']): string {
-	if (kind === 'unanswered') return `${UNANSWERED} ${NOTES.unconfirmed}`;
-	return NOTES[kind === 'unconfirmed' ? 'unconfirmed' : 'unsent'];
+function noteFor(kind: Outcome['kind'], state: PauseState): string {
+	if (kind === 'unanswered') return `${UNANSWERED} ${NOTES.unconfirmed(state)}`;
+	return NOTES[kind === 'unconfirmed' ? 'unconfirmed' : 'unsent'](state);
 }
 
 function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
@@ -39,7 +40,7 @@ function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
 		timedOut: true,
 		note: run
 			? `Not finished within the time limit. The run keeps going: pick it up with Generation → Wait (run ID ${run.id}).`
-			: noteFor(outcome.kind),
+			: noteFor(outcome.kind, state),
 	};
 	if (run) json.runId = run.id;
 	return { json, pairedItem: { item: entry.item } };

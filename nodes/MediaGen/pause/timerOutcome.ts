@@ -5,6 +5,7 @@
 // again. Pure: no n8n calls.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
 import type { PauseState } from './pauseState';
 
 function minutes(ms: number): string {
@@ -17,14 +18,15 @@ export const TIMER_ERROR =
 	'check the runs at that moment';
 
 function timerNote(state: PauseState): string {
+	const retype = requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length));
 	return (
 		`No call from the service ended the wait within ${minutes(state.deadline - state.pausedAt)} plus one minute, ` +
 		'so n8n ended it, and this step could not check the runs at that moment. Most likely the service could not ' +
 		"reach this n8n (n8n's address for calls from outside must be public https: ask whoever runs your n8n), or " +
 		'the runs were still going, or their calls could not be checked (the Webhook Signing Secret did not match ' +
 		'and the service could not be asked about the runs). Runs that were sent keep going and are charged. To ' +
-		'get a run without paying again, run this step again with Additional Fields → Request Key set to the ' +
-		'requestKey here. To wait without depending on calls from the service, choose Waiting → Poll.'
+		`get them without paying again, run this step again with ${retype}. ` +
+		'To wait without depending on calls from the service, choose Waiting → Poll.'
 	);
 }
 

@@ -1,28 +1,67 @@
 // One wording, wherever a step stops after some of its runs were paid for (poll batch, pause set-up, resume):
-// the user learns which runs cost credits and how to get their files without paying again, and which items
-// never started (they cost nothing).
+// the user learns which runs cost credits (or may have: a submission whose answer was lost) and how to get their
+// files without paying again, and which items never started (they cost nothing). The list is built once
+// (chargedRunOf per item) and written both into the error's description and into its context (`paidRuns`).
+import type { IDataObject } from 'n8n-workflow';
 
-/** A run this step started and the service charges for. */
+import type { RunRecord } from '../../shared/records';
+import { requestKeyAdvice, type BatchKeys } from './requestKey';
+import { runDetailsOf } from './runErrors';
+
+/** A run this step started and the service charges for; without `id`, a submission that may have made one. */
 export interface PaidRun {
-	id: string;
+	id?: string;
 	itemIndex: number;
 	cost?: number;
 	status?: string;
+	requestKey?: string;
 }
 
-export function paidRunsNote(runs: PaidRun[]): string {
-	if (!runs.length) return '';
-	const lines = runs.map((run) => {
-		const facts = [`item ${run.itemIndex + 1}`];
-		if (run.cost !== undefined) facts.push(`${run.cost} credit${run.cost === 1 ? '' : 's'}`);
-		if (run.status) facts.push(run.status);
-		return `${run.id} (${facts.join(', ')})`;
-	});
-	return (
-		`Runs of this step already paid for: ${lines.join('; ')}. Their files are not passed on because the step ` +
-		'failed: get them with Generation → Get (Run ID), which charges nothing (Generation → Wait for a run still ' +
-		'going), or turn on "Continue On Fail" (Settings) so finished items are passed on beside the error.'
-	);
+/**
+ * What an item of a stopped step may have been charged for: its run (known from the submission's answer or named
+ * in its error) unless refunded, or its request key when the submission's answer was lost. Undefined: nothing.
+ */
+export function chargedRunOf(itemIndex: number, run?: RunRecord, error?: unknown): PaidRun | undefined {
+	const details = error === undefined ? {} : runDetailsOf(error);
+	const id = details.runId ?? run?.id;
+	const requestKey = details.requestKey;
+	if (!id) return details.mayBeCharged ? { itemIndex, ...(requestKey ? { requestKey } : {}) } : undefined;
+	const status = details.status ?? run?.status;
+	if (status === 'FAILED') return undefined;
+	const cost = details.cost ?? run?.cost;
+	return { id, itemIndex, ...(cost === undefined ? {} : { cost }), ...(status ? { status } : {}), requestKey };
+}
+
+function facts(run: PaidRun, withCost: boolean): string {
+	const list = [`item ${run.itemIndex + 1}`];
+	if (withCost && run.cost !== undefined) list.push(`${run.cost} credit${run.cost === 1 ? '' : 's'}`);
+	if (withCost && run.status) list.push(run.status);
+	if (run.requestKey) list.push(`request key ${run.requestKey}`);
+	return list.join(', ');
+}
+
+export function paidRunsNote(runs: PaidRun[], batch?: BatchKeys): string {
+	const known = runs.filter((run) => run.id);
+	const unanswered = runs.filter((run) => !run.id);
+	const notes: string[] = [];
+	if (known.length) {
+		notes.push(
+			`Runs of this step already paid for: ${known.map((run) => `${run.id} (${facts(run, true)})`).join('; ')}. ` +
+				'Their files are not passed on because the step failed: get them with Generation → Get (Run ID), which ' +
+				'charges nothing (Generation → Wait for a run still going), or turn on "Continue On Fail" (Settings) so ' +
+				'finished items are passed on beside the error.',
+		);
+	}
+	if (unanswered.length) {
+		const retype = batch ? requestKeyAdvice(batch) : "Additional Fields → Request Key set to the item's request key";
+		notes.push(
+			'Submissions whose answer was lost, so they may have been charged: ' +
+				`${unanswered.map((run) => facts(run, false)).join('; ')}. ` +
+				`To get their runs without paying again, run this step again with ${retype}: the service returns the ` +
+				'run it made for each key (or makes one if it made none) and charges nothing twice.',
+		);
+	}
+	return notes.join(' ');
 }
 
 /** Item numbers as a person counts them (from 1), the first five and how many more. */
@@ -35,14 +74,25 @@ function listItems(indexes: number[]): string {
 }
 
 /**
- * Adds the note to an error's description (what n8n shows under the message), and which items of a stopped batch
- * were never started (they cost nothing).
+ * Adds the note to an error's description (what n8n shows under the message) and the runs to its context
+ * (`paidRuns`), and which items of a stopped batch were never started (they cost nothing). `batch`: the step's
+ * request keys, for the advice to send them again.
  */
-export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] = []): E {
+export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] = [], batch?: BatchKeys): E {
 	const unstarted = notStarted.length ? `Items ${listItems(notStarted)} were not started and cost nothing.` : '';
-	const note = [paidRunsNote(runs), unstarted].filter(Boolean).join(' ');
+	const note = [paidRunsNote(runs, batch), unstarted].filter(Boolean).join(' ');
 	if (!note) return error;
-	const e = error as { description?: string | null };
+	const e = error as { description?: string | null; context?: IDataObject };
 	e.description = e.description ? `${e.description}\n\n${note}` : note;
+	if (runs.length && typeof e === 'object') {
+		e.context ??= {};
+		e.context.paidRuns = runs.map((run) => ({
+			item: run.itemIndex + 1,
+			runId: run.id ?? null,
+			requestKey: run.requestKey ?? null,
+			status: run.status ?? (run.id ? null : 'UNCONFIRMED'),
+			cost: run.cost ?? null,
+		}));
+	}
 	return error;
 }

@@ -7,6 +7,7 @@ import type { Identity } from '../../shared/transport';
 import { uploadFile, type PreparedFile } from '../files/upload';
 import type { RunSettings } from './runSettings';
 import type { PriceRequest } from '../cost/priceBook';
+import type { BatchKeys } from './requestKey';
 
 /** A reference file: an address to send as it is, or a binary property to upload just before submitting. */
 export type FileSource = { url: string } | { file: PreparedFile; field: string };
@@ -28,6 +29,8 @@ export interface PreparedRun {
 	maxCredits?: number;
 	/** Fields added to the output item (for example the app and look). */
 	extraJson?: IDataObject;
+	/** The request keys of the item's batch (set once its keys are assigned), for the advice to send them again. */
+	batchKeys?: BatchKeys;
 }
 
 /** The item's request with every reference file as an address: files from binary properties are uploaded (free). */

@@ -15,10 +15,21 @@ export interface RunDetails {
 	refunded?: number;
 	errorCode?: string;
 	issues?: string[];
+	/** The submission's answer was lost: its run may have been made and charged (under `requestKey`). */
+	mayBeCharged?: boolean;
 }
 
 /** The fields of RunDetails, in the order error items show them. */
-const DETAIL_KEYS = ['runId', 'requestKey', 'status', 'cost', 'refunded', 'errorCode', 'issues'] as const;
+const DETAIL_KEYS = [
+	'runId',
+	'requestKey',
+	'status',
+	'cost',
+	'refunded',
+	'errorCode',
+	'issues',
+	'mayBeCharged',
+] as const;
 
 interface WithContext {
 	context?: IDataObject;

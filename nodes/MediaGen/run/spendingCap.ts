@@ -4,10 +4,11 @@
 // catalogue's at default options, else what this account was charged for the same model and options. A run whose
 // price is unknown is sent only while the total is under the cap, and alone: submissions under a cap go one at a
 // time, each waiting for the service's answer, which carries the price. So the cap is passed by at most the price
-// of one run whose price could not be predicted. Before anything is sent, a batch whose known prices alone cross
-// the cap is refused (without Continue On Fail); pause mode counts its later runs before the pause. The total is
-// kept per execution and node, across loop passes, in the node's context data (saved with the execution); a tool
-// call that n8n runs without execution data keeps it in this process instead (capStore).
+// of one run whose price could not be predicted. A submission whose answer was lost counts at its predicted price
+// (it may have been charged), and a run its error names at its cost. Before anything is sent, a batch whose known
+// prices alone cross the cap is refused (without Continue On Fail); pause mode counts its later runs before the
+// pause. The total is kept per execution and node, across loop passes, in the node's context data (saved with the
+// execution); a tool call that n8n runs without execution data keeps it in this process instead (capStore).
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -15,7 +16,7 @@ import type { Identity } from '../../shared/transport';
 import type { Price, PriceBook, PriceRequest } from '../cost/priceBook';
 import { priceBookFor } from '../cost/runHistory';
 import { priceRequestOf, type PreparedRun } from './preparedRun';
-import { addRunDetails } from './runErrors';
+import { addRunDetails, runDetailsOf } from './runErrors';
 
 export interface CapRefusal {
 	cap: number;
@@ -121,17 +122,35 @@ export class SpendingCap {
 			const price = this.book.price(request);
 			const over = price.credits === null ? this.spent >= this.cap : this.spent + price.credits > this.cap;
 			if (over) return { cap: this.cap, spent: this.spent, price } as CapRefusal;
-			const run = await submit();
-			const cost = Number(run.cost) || 0;
-			if (!this.total.counted.includes(run.id)) {
-				this.total.spent += cost;
-				this.total.counted.push(run.id);
-			}
+			const run = await submit().catch(async (error: unknown) => {
+				this.countFailedSubmission(error, price);
+				return await Promise.reject(error);
+			});
+			this.count(run.id, Number(run.cost) || 0);
 			this.book.learn(request, run, audioUrl?.());
 			return run;
 		});
 		this.queue = turn.catch(() => undefined);
 		return await turn;
+	}
+
+	private count(id: string, credits: number): void {
+		if (this.total.counted.includes(id)) return;
+		this.total.spent += credits;
+		this.total.counted.push(id);
+	}
+
+	/**
+	 * A submission that failed may still have been charged: a run its error names (a request key that returned a
+	 * run made for another request) counts at its cost; a send whose answer was lost counts at its predicted
+	 * price, or, when that is unknown, as everything left under the cap (so no second run of unknown price goes).
+	 */
+	private countFailedSubmission(error: unknown, price: Price): void {
+		const details = runDetailsOf(error);
+		if (details.runId && details.status !== 'FAILED')
+			this.count(details.runId, Number(details.cost ?? price.credits) || 0);
+		else if (details.mayBeCharged)
+			this.count(`key:${details.requestKey}`, price.credits ?? Math.max(0, this.cap - this.spent));
 	}
 
 	/** A failed run is refunded by the service: its cost no longer counts. */

@@ -13,13 +13,10 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { apiRequest, isBusySubmission, isLostAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import type { RunRecord } from '../../shared/records';
-import { retryKey } from './requestKey';
+import { MAX_FRESH_RUNS, requestKeyAdvice, retryKey, type BatchKeys } from './requestKey';
 import { addRunDetails, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
-import { itemDeadline } from './timeLimit';
-
-/** How many fresh runs a retry may start after refunded failures of the same item. */
-const MAX_FRESH_RUNS = 10;
+import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 /** The longest pause between two sends of a submission whose answers are lost. */
 const LOST_ANSWER_PAUSE_MAX_MS = 10_000;
 const BUSY_BACKOFF_MAX_MS = 15_000;
@@ -33,16 +30,33 @@ export interface SubmitContext {
 	claimed: Set<string>;
 	/** Epoch ms the item must be done by (the time limit counts from the item's start); else from now. */
 	deadline?: number;
+	/** The request keys of the item's batch, for the advice to send them again; else this item's alone. */
+	batch?: BatchKeys;
 }
 
-/** What differs between the request and the run the key returned: empty when it is the same request. */
+/** Two option values that mean the same: 5 and "5", true and "true" (a look's options are free-form JSON). */
+export function sameOptionValue(a: unknown, b: unknown): boolean {
+	if (a === b) return true;
+	const scalar = (v: unknown) => typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean';
+	if (scalar(a) && scalar(b)) {
+		const numeric = (v: unknown) => typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && !isNaN(+v));
+		if (numeric(a) && numeric(b)) return Number(a) === Number(b);
+		return String(a) === String(b);
+	}
+	return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * What differs between the request and the run the key returned: empty when it is the same request. Options are
+ * compared by meaning: the service may return an option in another JSON type than it was sent.
+ */
 export function mismatchOf(run: RunRecord, body: IDataObject): string[] {
 	const differs: string[] = [];
 	if (run.model !== body.model) differs.push(`model (${run.model})`);
 	if (run.prompt !== body.prompt) differs.push('prompt');
 	const sent = (body.options ?? {}) as Record<string, unknown>;
 	const used = (run.options ?? {}) as Record<string, unknown>;
-	const changed = Object.keys(sent).filter((k) => used[k] !== undefined && used[k] !== sent[k]);
+	const changed = Object.keys(sent).filter((k) => used[k] !== undefined && !sameOptionValue(used[k], sent[k]));
 	if (changed.length) differs.push(`options (${changed.join(', ')})`);
 	return differs;
 }
@@ -60,31 +74,49 @@ function mismatchError(s: SubmitContext, run: RunRecord, key: string, differs: s
 	);
 }
 
-function lostSubmissionError(s: SubmitContext, body: IDataObject, tries: number, last: unknown) {
+function lostSubmissionError(s: SubmitContext, body: IDataObject, firstKey: string, tries: number, last: unknown) {
 	const key = String(body.requestKey);
+	const batch = s.batch ?? { inputCount: 1, items: [{ itemIndex: s.itemIndex, key: firstKey }] };
 	// The last failure's description says what to check: lost answers more often mean a wrong Base URL (or a
 	// proxy) than a broken service.
 	const hint = last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
+	const problem = String((last as Error)?.message ?? last).replace(/\.+$/, '');
 	const error = new NodeOperationError(
 		s.ctx.getNode(),
 		`No usable answer to the submission of this run after ${tries} tr${tries === 1 ? 'y' : 'ies'} within its time ` +
 			'limit: the run may have started and been charged',
 		{
 			description:
-				`Its request key is ${key}. To get that run without paying again, put this key in Additional Fields → ` +
-				'Request Key and run this step again: the service then returns the run it made for this key (or makes ' +
-				'one if it made none) and charges nothing twice. ' +
-				`Last problem: ${String((last as Error)?.message ?? last)}.${hint}`,
+				`Its request key is ${key}. To get that run without paying again, run this step again with ` +
+				`${requestKeyAdvice(batch)}: the service then returns the run it made for each key (or makes one if it ` +
+				`made none) and charges nothing twice. Last problem: ${problem}.${hint}`,
 			itemIndex: s.itemIndex,
 		},
 	);
-	return addRunDetails(error, { requestKey: key });
+	return addRunDetails(error, { requestKey: key, mayBeCharged: true });
+}
+
+/** An item that waited (for the spending cap's turn or a run slot) until its deadline is not sent at all. */
+function notSubmittedError(s: SubmitContext, kind: string): NodeOperationError {
+	const seconds = Math.round(timeLimitMs(kind, s.settings.timeoutMs) / 1000);
+	const error = new NodeOperationError(
+		s.ctx.getNode(),
+		`Not submitted within its time limit (${seconds} seconds): it waited for earlier runs of this step`,
+		{
+			description:
+				'Nothing was charged for it. Raise "Time Limit" under Waiting, or send fewer items at once: under Max ' +
+				'Credits per Execution the runs are submitted one at a time.',
+			itemIndex: s.itemIndex,
+		},
+	);
+	return addRunDetails(error, { errorCode: TIME_LIMIT_CODE });
 }
 
 /** One key: waits out 409 busy (unless told not to), sends again after lost answers, until the deadline. */
 async function submitWithKey(
 	s: SubmitContext,
 	body: IDataObject,
+	firstKey: string,
 	deadline: number,
 	waitForSlot: boolean,
 ): Promise<RunRecord> {
@@ -121,14 +153,16 @@ async function submitWithKey(
 				await sleep(busyPause, signal);
 				continue;
 			}
-			if (!isLostAnswer(failure)) throw addRunDetails(failure, { requestKey: String(body.requestKey) });
+			// After a lost answer the run may exist (and be charged) whatever a later send is told.
+			const details = { requestKey: String(body.requestKey), ...(lost ? { mayBeCharged: true } : {}) };
+			if (!isLostAnswer(failure)) throw addRunDetails(failure, details);
 			lost++;
 			const pauseMs = Math.min(1000 * 2 ** lost, LOST_ANSWER_PAUSE_MAX_MS, deadline - Date.now());
 			if (pauseMs > 0) {
 				await sleep(pauseMs, signal);
 				continue;
 			}
-			throw lostSubmissionError(s, body, tries, failure);
+			throw lostSubmissionError(s, body, firstKey, tries, failure);
 		}
 	}
 }
@@ -156,8 +190,13 @@ async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSlot: boo
 	const deadline = s.deadline ?? itemDeadline(String(body.kind), s.settings.timeoutMs);
 	let last: RunRecord | undefined;
 	for (let attempt = 1; attempt <= MAX_FRESH_RUNS; attempt++) {
+		// A new key is never sent past the deadline: its run would be charged after the item gave up on it.
+		if (Date.now() >= deadline) {
+			if (last) return last;
+			throw notSubmittedError(s, String(body.kind));
+		}
 		const key = retryKey(firstKey, attempt);
-		const run = await submitWithKey(s, { ...body, requestKey: key }, deadline, waitForSlot);
+		const run = await submitWithKey(s, { ...body, requestKey: key }, firstKey, deadline, waitForSlot);
 		const differs = mismatchOf(run, body);
 		if (differs.length) throw mismatchError(s, run, key, differs);
 		body.requestKey = key;

@@ -1,5 +1,6 @@
 // nodes/MediaGen/run/paidRuns.ts: the note naming runs already paid for when a step stops.
-import { paidRunsNote, withPaidRuns } from '../../../../../nodes/MediaGen/run/paidRuns';
+import { chargedRunOf, paidRunsNote, withPaidRuns } from '../../../../../nodes/MediaGen/run/paidRuns';
+import { runRecord } from '../../../../helpers/runRecord';
 
 describe('runs already paid for when a step stops', () => {
 	test('each run is named with its item, cost and status, with how to get its files without paying again', () => {
@@ -25,5 +26,42 @@ describe('runs already paid for when a step stops', () => {
 		expect(error.description).toMatch(
 			/^5 credits were refunded\.\n\nRuns of this step already paid for: gen_a \(item 2\)/,
 		);
+	});
+});
+
+describe('every item that may have been charged is named (issue 41)', () => {
+	test('a run known or named in its error, and a submission whose answer was lost; a refunded run is not', () => {
+		const lost = { context: { requestKey: 'k-2', mayBeCharged: true } };
+		const mismatch = { context: { runId: 'gen_m', status: 'SUCCEEDED', cost: 25, requestKey: 'k-3' } };
+		expect(chargedRunOf(1, undefined, lost)).toEqual({ itemIndex: 1, requestKey: 'k-2' });
+		expect(chargedRunOf(2, undefined, mismatch)).toEqual({
+			id: 'gen_m',
+			itemIndex: 2,
+			cost: 25,
+			status: 'SUCCEEDED',
+			requestKey: 'k-3',
+		});
+		expect(chargedRunOf(3, undefined, { context: { requestKey: 'k-4' } })).toBeUndefined();
+		expect(chargedRunOf(4, runRecord({ status: 'FAILED' }))).toBeUndefined();
+	});
+
+	test('the note and the context name them, with the advice that sends every key again', () => {
+		const error = Object.assign(new Error('stopped'), { context: {} as Record<string, unknown> });
+		const batch = {
+			inputCount: 2,
+			items: [
+				{ itemIndex: 0, key: 'k-1' },
+				{ itemIndex: 1, key: 'k-2' },
+			],
+		};
+		withPaidRuns(error, [{ itemIndex: 1, requestKey: 'k-2' }], [], batch);
+		expect((error as { description?: string }).description).toContain(
+			'Submissions whose answer was lost, so they may have been charged: item 2, request key k-2. To get their ' +
+				'runs without paying again, run this step again with Additional Fields → Request Key set to the ' +
+				'expression "k-{{ $itemIndex + 1 }}"',
+		);
+		expect(error.context.paidRuns).toEqual([
+			{ item: 2, runId: null, requestKey: 'k-2', status: 'UNCONFIRMED', cost: null },
+		]);
 	});
 });

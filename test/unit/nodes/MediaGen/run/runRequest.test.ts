@@ -96,7 +96,7 @@ test('the prepared item: the body with webhook URL and key, the settings, the ca
 	const keyed = preparedRunOf(context(), 0, request(paidImage, { extraJson: { app: 'a', look: 'b' } }), {
 		images: [],
 	});
-	expect(keyed.body.requestKey).toBe('n8n-instance-123-42-node-1-0-0');
+	expect(keyed.body.requestKey).toBe('n8n-instance-123-42-node-1-0-1');
 	expect(keyed.typedKey).toBe(false);
 	expect(keyed.maxCredits).toBeUndefined();
 	expect(keyed.extraJson).toEqual({ app: 'a', look: 'b' });

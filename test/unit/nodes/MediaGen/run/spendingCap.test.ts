@@ -93,3 +93,36 @@ describe('the spending cap', () => {
 		expect(cap.firstCertainOverrun([atDefaults, longer, longer])).toBeUndefined();
 	});
 });
+
+describe('a submission that failed may still have been charged (issue 41)', () => {
+	const lost = (requestKey: string) =>
+		Object.assign(new Error('no usable answer'), { context: { requestKey, mayBeCharged: true } });
+
+	test('a lost answer counts at its predicted price, so the next run that would cross the cap is refused', async () => {
+		const cap = new SpendingCap(10, {}, book());
+		await expect(cap.submit(atDefaults, async () => Promise.reject(lost('k-1')))).rejects.toThrow('no usable answer');
+		expect(cap.spent).toBe(5);
+		await cap.submit(atDefaults, async () => ({ id: 'r2', cost: 5 }));
+		expect(isCapRefusal(await cap.submit(atDefaults, async () => ({ id: 'r3', cost: 5 })))).toBe(true);
+	});
+
+	test('a lost answer of unknown price fills the cap: no second run of unknown price goes', async () => {
+		const cap = new SpendingCap(100, {}, book());
+		await expect(cap.submit(longer, async () => Promise.reject(lost('v-1')))).rejects.toThrow();
+		expect(cap.spent).toBe(100);
+		expect(isCapRefusal(await cap.submit(longer, async () => ({ id: 'v2', cost: 144 })))).toBe(true);
+	});
+
+	test('a run an error names (a key that returned a run of another request) counts at its cost, once', async () => {
+		const cap = new SpendingCap(100, {}, book());
+		const named = Object.assign(new Error('Request key "k" already belongs to run gen_x'), {
+			context: { runId: 'gen_x', status: 'SUCCEEDED', cost: 25, requestKey: 'k' },
+		});
+		await expect(cap.submit(atDefaults, async () => Promise.reject(named))).rejects.toThrow();
+		await expect(cap.submit(atDefaults, async () => Promise.reject(named))).rejects.toThrow();
+		expect(cap.spent).toBe(25);
+		const refusedAt400 = Object.assign(new Error('invalid'), { context: { requestKey: 'k2' } });
+		await expect(cap.submit(atDefaults, async () => Promise.reject(refusedAt400))).rejects.toThrow();
+		expect(cap.spent).toBe(25);
+	});
+});

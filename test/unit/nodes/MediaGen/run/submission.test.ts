@@ -1,5 +1,5 @@
 // nodes/MediaGen/run/submission.ts: how a run returned for a request key is told from a run of another request.
-import { mismatchOf } from '../../../../../nodes/MediaGen/run/submission';
+import { mismatchOf, sameOptionValue } from '../../../../../nodes/MediaGen/run/submission';
 import { runRecord as run } from '../../../../helpers/runRecord';
 
 describe('request keys', () => {
@@ -11,5 +11,18 @@ describe('request keys', () => {
 			'model (n)',
 			'options (resolution)',
 		]);
+	});
+
+	test("options are compared by meaning: a look's option returned in another JSON type is the same request", () => {
+		const body = { model: 'm', prompt: 'p', options: { resolution: '1K', duration: '5', audio: 'true', fps: 24 } };
+		const returned = run({ options: { resolution: '1K', duration: 5, audio: true, fps: '24.0' } as never });
+		expect(mismatchOf(returned, body)).toEqual([]);
+		expect(mismatchOf(run({ options: { resolution: '1K', duration: 6 } as never }), body)).toEqual([
+			'options (duration)',
+		]);
+		expect(sameOptionValue('5', 5)).toBe(true);
+		expect(sameOptionValue('', 0)).toBe(false);
+		expect(sameOptionValue('1K', '1k')).toBe(false);
+		expect(sameOptionValue({ a: [1] }, { a: [1] })).toBe(true);
 	});
 });
