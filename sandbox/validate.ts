@@ -179,4 +179,5 @@ export const ACCEPTED_UPLOAD_TYPES: Record<string, 'image' | 'video' | 'audio'> 
 	'audio/x-m4a': 'audio',
 };
 
-export const UPLOAD_CAPS = { image: 10 * 1024 * 1024, video: 50 * 1024 * 1024, audio: 50 * 1024 * 1024 };
+/** The spec's caps in megabytes (1 MB = 1,000,000 bytes). */
+export const UPLOAD_CAPS = { image: 10_000_000, video: 50_000_000, audio: 50_000_000 };

@@ -27,7 +27,7 @@ export async function openUploadSlot(ctx: SandboxContext, call: ApiCall): Promis
 	const family = ACCEPTED_UPLOAD_TYPES[mime.toLowerCase()];
 	if (!family) throw new ApiFailure(400, 'invalid', `Type ${mime} is not accepted`, [ACCEPTED_TYPES_TEXT], rate);
 	if (bytes > UPLOAD_CAPS[family]) {
-		const megabytes = UPLOAD_CAPS[family] / 1024 / 1024;
+		const megabytes = UPLOAD_CAPS[family] / 1_000_000;
 		throw new ApiFailure(413, 'too_large', `${family} files may be at most ${megabytes} MB`, undefined, rate);
 	}
 	const { engine, config } = ctx;

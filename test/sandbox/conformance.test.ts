@@ -391,6 +391,9 @@ describe('uploads and media', () => {
 			'too_large',
 		);
 		expect((await api('POST', '/uploads', { mime: 'video/mp4', bytes: 51 * 1024 * 1024 })).status).toBe(413);
+		// The caps are in the spec's megabytes (1,000,000 bytes): 10.3 MB is over, exactly 10 MB is not.
+		expect((await api('POST', '/uploads', { mime: 'image/png', bytes: 10_300_000 })).status).toBe(413);
+		expect((await api('POST', '/uploads', { mime: 'image/png', bytes: 10_000_000 })).status).toBe(200);
 		sb.config.timeScale = 0.0001;
 		const quick = (await api('POST', '/uploads', { mime: 'image/png', bytes: png.length })).json;
 		await settle(100);
