@@ -158,7 +158,7 @@ test('a body that differs from the run record in any field is refused after one 
 	expect(host.started).toHaveLength(0);
 });
 
-test('a webhook-id that disagrees with the body, a status never delivered, or a run past the memory: no read', async () => {
+test("a webhook-id not the body's, a status never delivered, a run past the memory: no read", async () => {
 	host = await hostTrigger({}, { secret: newWebhookSecret() }, 0, { apiCredentials: api() });
 	const wrong = newWebhookSecret();
 	const run = await finishedRun('whose delivery is this');
@@ -191,7 +191,7 @@ test('a run the service reports as CANCELED is never taken, nor labelled failed'
 	expect(host.started).toHaveLength(0);
 });
 
-test('the exact body of a finished run, called in again and again: one read each, one start, with the record', async () => {
+test('the exact body of a finished run, called in twice: one read, one start, with the record', async () => {
 	host = await hostTrigger({}, { secret: newWebhookSecret() }, 0, { apiCredentials: api() });
 	const wrong = newWebhookSecret();
 	const ok = await finishedRun('claimed twice');

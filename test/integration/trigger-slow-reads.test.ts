@@ -40,7 +40,7 @@ async function deliveredOrLate(runId: string): Promise<void> {
 	}
 }
 
-test('reads take 12 s: a delivery failing the signature check is answered in time and starts one execution', async () => {
+test('reads take 12 s: an unsigned delivery is answered in time and starts one execution', async () => {
 	backend = await startBackend({ strict: true, timeScale: 0.0005, faults: SLOW_READS });
 	const api = { baseUrl: backend.sandbox.baseUrl, apiKey: backend.account.keys[0] };
 	host = await hostTrigger({}, { secret: backend.account.webhookSecret }, 0, { apiCredentials: api });
@@ -71,7 +71,7 @@ test('reads take 12 s: a delivery failing the signature check is answered in tim
 	expect(backend.charges()).toBe(5);
 }, 60_000);
 
-test('reads take 12 s: a signed delivery with Download Outputs is answered at once and starts one execution', async () => {
+test('reads take 12 s: a signed delivery with Download Outputs is answered at once, starts once', async () => {
 	backend = await startBackend({ timeScale: 0.0005, faults: SLOW_READS });
 	host = await hostTrigger({ downloadOutputs: true }, { secret: backend.account.webhookSecret });
 	const runId = await submit({ prompt: 'slow service, signed', webhookUrl: host.url });
