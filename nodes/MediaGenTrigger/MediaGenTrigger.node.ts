@@ -89,9 +89,11 @@ export class MediaGenTrigger implements INodeType {
 				displayName:
 					"Which secret: for an endpoint in your account settings, put that endpoint's signing secret in the " +
 					'Webhook Signing Secret credential. For a Webhook URL typed into a step, the service may sign with ' +
-					'another secret, so also attach a Media Generation API credential to this trigger: then a delivery ' +
-					'whose signature does not match is checked by reading its run from the service, and starts the ' +
-					'workflow once if the run is real and finished.',
+					'another secret, so also attach a Media Generation API credential (an API key) to this trigger: then a ' +
+					'delivery whose signature does not match is checked by reading its run from the service, and starts the ' +
+					"workflow once if it says exactly what the service's record says. Runs made with an anonymous ID cannot " +
+					'start this trigger: an anonymous ID has no account settings and so no signing secret, and an API key ' +
+					'cannot read its runs back. Wait for those runs in the Generate step instead.',
 				name: 'secretNotice',
 				type: 'notice',
 				default: '',
@@ -99,7 +101,7 @@ export class MediaGenTrigger implements INodeType {
 			{
 				displayName:
 					'Nothing arrives? Without an API credential, a delivery signed with another secret is refused and starts ' +
-					'nothing, and n8n cannot show it here. Your account settings list the last 50 deliveries: failed ' +
+					"nothing, and n8n cannot show it here. An account's settings list its last 50 deliveries: failed " +
 					'deliveries to this URL most likely mean the credential holds another secret than the one signing ' +
 					'them. Attach the API credential, or correct the secret.',
 				name: 'refusedNotice',
