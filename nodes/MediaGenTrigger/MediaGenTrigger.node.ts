@@ -25,10 +25,16 @@ import { KIND_OPTIONS } from '../shared/fields';
 import type { RunRecord } from '../shared/records';
 import { isSignatureMismatch } from '../shared/runReadBack';
 import { headerOf, verifyDelivery } from '../shared/signature';
-import { outcomeOf, readClaim, type Claim } from './claim';
+import { outcomeOf, readClaim } from './claim';
 import { isRepeatDelivery, wasAccepted } from './dedupe';
 import { modelIds, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
 import { confirmClaim, finishAfterAnswering, hasApiCredential, refusedDeliveryLog } from './readBack';
+
+/** The answer to a delivery whose read-back outlasts the service's 10 s: the service's retry then gets 200. */
+const STILL_CHECKING = {
+	error: 'checking',
+	message: 'The run is being read back from the service; a retry of this delivery will be answered',
+};
 
 export class MediaGenTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -226,25 +232,22 @@ export class MediaGenTrigger implements INodeType {
 		if (!verdict.ok) {
 			const readable = isSignatureMismatch(verdict) && hasApiCredential(this);
 			const claim = readable ? readClaim(headerOf(headers, 'webhook-id'), raw, Date.now()) : undefined;
-			if (claim && 'runId' in claim && wasAccepted(store, memoryKey, claim.webhookId, Date.now())) {
+			const claimed = claim && 'runId' in claim ? claim : undefined;
+			if (claimed && wasAccepted(store, memoryKey, claimed.webhookId, Date.now())) {
 				return answer(200, { received: true, duplicate: true });
 			}
-			const checked =
-				claim && 'runId' in claim
-					? await finishAfterAnswering(confirmClaim(this, claim), () =>
-							answer(503, {
-								error: 'checking',
-								message: 'The run is being read back from the service; a retry of this delivery will be answered',
-							}),
-						)
-					: claim;
-			if (!checked || 'problem' in checked) {
+			const checked = claimed
+				? await finishAfterAnswering(confirmClaim(this, claimed), () => answer(503, STILL_CHECKING))
+				: (claim as { problem: string } | undefined);
+			if (!claimed || !checked || 'problem' in checked) {
 				if (verdict.field) this.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
-				else if (isSignatureMismatch(verdict))
-					this.logger.warn(refusedDeliveryLog(this, verdict.reason, checked?.problem));
+				else if (isSignatureMismatch(verdict)) {
+					const problem = checked && 'problem' in checked ? checked.problem : undefined;
+					this.logger.warn(refusedDeliveryLog(this, verdict.reason, problem));
+				}
 				return reject(verdict.status, verdict.reason);
 			}
-			readBack = { run: checked.run, webhookId: (claim as Claim).webhookId };
+			readBack = { run: checked.run, webhookId: claimed.webhookId };
 			this.logger.warn(
 				`Media Generation Trigger "${node.name}": a delivery failed the signature check (${verdict.reason}); ` +
 					`its run ${readBack.run.id} read back as ${readBack.run.status} with the API credential, exactly as ` +

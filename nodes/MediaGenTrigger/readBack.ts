@@ -66,7 +66,7 @@ export function refusedDeliveryLog(ctx: IWebhookFunctions, reason: string, readB
 	const node = ctx.getNode();
 	const credential = node.credentials?.mediaGenWebhookApi?.name;
 	const way = readBackProblem
-		? `It was not taken on a read-back with the API credential either: ${readBackProblem}.`
+		? `It was not taken with the API credential either: ${readBackProblem}.`
 		: 'Attach a Media Generation API credential (an API key) to the trigger to take deliveries of your ' +
 			"account's runs after reading them back from the service.";
 	return (
