@@ -23,13 +23,15 @@ export class MediaGenWebhookApi implements ICredentialType {
 			required: true,
 			placeholder: 'whsec_…',
 			description:
-				'whsec_ followed by base64 text, from your account settings. Which one: for deliveries to an endpoint ' +
-				"registered in your account settings, that endpoint's secret. For deliveries to a run's own Webhook URL " +
-				'(a Webhook URL typed into a Generate or Run Look step, and Waiting → Pause), try your account signing ' +
-				'secret (account settings → Webhooks); the service may sign those with another. When it does not match: ' +
-				'Waiting → Pause reads each run back with your API credential and takes it, with a warning on the output; ' +
-				'the trigger does the same when an API credential is attached to it, and otherwise refuses the delivery, ' +
-				"which then shows as failed in your account settings' list of deliveries.",
+				'whsec_ followed by base64 text. Which one: for deliveries to an endpoint registered in your account ' +
+				"settings, that endpoint's secret. For deliveries to a run's own Webhook URL (a Webhook URL typed into a " +
+				'Generate or Run Look step, and Waiting → Pause), the service does not say which secret signs them: with an ' +
+				'API key, try your account signing secret (account settings → Webhooks). An anonymous ID has no account ' +
+				'settings and no signing secret: enter any secret of this shape (whsec_ and at least 16 random bytes in ' +
+				'base64); its deliveries then fail the check. When a delivery fails the check: Waiting → Pause reads its run ' +
+				"back with the step's own credential (API key or anonymous ID) and takes it, with a warning on the output; " +
+				'the trigger does the same only with a Media Generation API credential (an API key) attached to it, and ' +
+				'otherwise refuses the delivery. The trigger therefore never takes runs made with an anonymous ID.',
 		},
 		{
 			displayName: 'Previous Signing Secret',

@@ -24,10 +24,17 @@ import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS } from '../shared/fields';
 import type { RunRecord } from '../shared/records';
 import { isSignatureMismatch } from '../shared/runReadBack';
-import { verifyDelivery } from '../shared/signature';
-import { isRepeatDelivery } from './dedupe';
+import { headerOf, verifyDelivery } from '../shared/signature';
+import { outcomeOf, readClaim } from './claim';
+import { isRepeatDelivery, wasAccepted } from './dedupe';
 import { modelIds, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
-import { hasApiCredential, readDeliveredRun, refusedDeliveryLog } from './readBack';
+import { confirmClaim, finishAfterAnswering, hasApiCredential, refusedDeliveryLog } from './readBack';
+
+/** The answer to a delivery whose read-back outlasts the service's 10 s: the service's retry then gets 200. */
+const STILL_CHECKING = {
+	error: 'checking',
+	message: 'The run is being read back from the service; a retry of this delivery will be answered',
+};
 
 export class MediaGenTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -88,9 +95,11 @@ export class MediaGenTrigger implements INodeType {
 				displayName:
 					"Which secret: for an endpoint in your account settings, put that endpoint's signing secret in the " +
 					'Webhook Signing Secret credential. For a Webhook URL typed into a step, the service may sign with ' +
-					'another secret, so also attach a Media Generation API credential to this trigger: then a delivery ' +
-					'whose signature does not match is checked by reading its run from the service, and starts the ' +
-					'workflow once if the run is real and finished.',
+					'another secret, so also attach a Media Generation API credential (an API key) to this trigger: then a ' +
+					'delivery whose signature does not match is checked by reading its run from the service, and starts the ' +
+					"workflow once if it says exactly what the service's record says. Runs made with an anonymous ID cannot " +
+					'start this trigger: an anonymous ID has no account settings and so no signing secret, and an API key ' +
+					'cannot read its runs back. Wait for those runs in the Generate step instead.',
 				name: 'secretNotice',
 				type: 'notice',
 				default: '',
@@ -98,7 +107,7 @@ export class MediaGenTrigger implements INodeType {
 			{
 				displayName:
 					'Nothing arrives? Without an API credential, a delivery signed with another secret is refused and starts ' +
-					'nothing, and n8n cannot show it here. Your account settings list the last 50 deliveries: failed ' +
+					"nothing, and n8n cannot show it here. An account's settings list its last 50 deliveries: failed " +
 					'deliveries to this URL most likely mean the credential holds another secret than the one signing ' +
 					'them. Attach the API credential, or correct the secret.',
 				name: 'refusedNotice',
@@ -200,27 +209,49 @@ export class MediaGenTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const req = this.getRequestObject();
 		const res = this.getResponseObject();
-		const reject = (status: number, message: string): IWebhookResponseData => {
-			res.status(status).json({ error: status === 400 ? 'bad_request' : 'unauthorized', message });
+		// Every call is answered here (n8n saves the static data before it starts the execution), at most once:
+		// a read-back still going near the service's 10 s limit is answered first and finished afterwards.
+		let answered = false;
+		const answer = (status: number, body: IDataObject): IWebhookResponseData => {
+			if (!answered) res.status(status).json(body);
+			answered = true;
 			return { noWebhookResponse: true };
 		};
+		const reject = (status: number, message: string) =>
+			answer(status, { error: status === 400 ? 'bad_request' : 'unauthorized', message });
 		const node = this.getNode();
 		const credentials = await this.getCredentials('mediaGenWebhookApi');
 		const raw = req.rawBody as Buffer | undefined;
 		if (!raw) return reject(400, 'The delivery has no body');
-		const verdict = verifyDelivery(req.headers as Record<string, unknown>, raw, credentials);
+		const headers = req.headers as Record<string, unknown>;
+		const verdict = verifyDelivery(headers, raw, credentials);
+		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+		const store = this.getWorkflowStaticData('node');
 		// The reason never includes the secret or the expected signature.
 		let readBack: { run: RunRecord; webhookId: string } | undefined;
 		if (!verdict.ok) {
-			if (isSignatureMismatch(verdict) && hasApiCredential(this)) readBack = await readDeliveredRun(this, raw);
-			if (!readBack) {
+			const readable = isSignatureMismatch(verdict) && hasApiCredential(this);
+			const claim = readable ? readClaim(headerOf(headers, 'webhook-id'), raw, Date.now()) : undefined;
+			const claimed = claim && 'runId' in claim ? claim : undefined;
+			if (claimed && wasAccepted(store, memoryKey, claimed.webhookId, Date.now())) {
+				return answer(200, { received: true, duplicate: true });
+			}
+			const checked = claimed
+				? await finishAfterAnswering(confirmClaim(this, claimed), () => answer(503, STILL_CHECKING))
+				: (claim as { problem: string } | undefined);
+			if (!claimed || !checked || 'problem' in checked) {
 				if (verdict.field) this.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
-				else if (isSignatureMismatch(verdict)) this.logger.warn(refusedDeliveryLog(this, verdict.reason));
+				else if (isSignatureMismatch(verdict)) {
+					const problem = checked && 'problem' in checked ? checked.problem : undefined;
+					this.logger.warn(refusedDeliveryLog(this, verdict.reason, problem));
+				}
 				return reject(verdict.status, verdict.reason);
 			}
+			readBack = { run: checked.run, webhookId: claimed.webhookId };
 			this.logger.warn(
 				`Media Generation Trigger "${node.name}": a delivery failed the signature check (${verdict.reason}); ` +
-					`its run ${readBack.run.id} read back as ${readBack.run.status} with the API credential, so it was taken`,
+					`its run ${readBack.run.id} read back as ${readBack.run.status} with the API credential, exactly as ` +
+					'the delivery said, so it was taken',
 			);
 		}
 		const deliveryId = readBack?.webhookId ?? (verdict as { id: string }).id;
@@ -229,22 +260,20 @@ export class MediaGenTrigger implements INodeType {
 			const note = 'Until then only the Signing Secret is used.';
 			this.logger.warn(`Media Generation Trigger "${node.name}": ${previousProblem} ${note}`);
 		}
-		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
-		if (isRepeatDelivery(this.getWorkflowStaticData('node'), memoryKey, deliveryId, Date.now())) {
-			return { webhookResponse: { received: true, duplicate: true } };
+		if (isRepeatDelivery(store, memoryKey, deliveryId, Date.now())) {
+			return answer(200, { received: true, duplicate: true });
 		}
-		// Accepted deliveries are answered here, so that n8n saves the static data before the execution starts.
-		const start = (item: INodeExecutionData): IWebhookResponseData => {
-			res.status(200).json({ received: true });
-			return { noWebhookResponse: true, workflowData: [[item]] };
-		};
+		const start = (item: INodeExecutionData): IWebhookResponseData => ({
+			...answer(200, { received: true }),
+			workflowData: [[item]],
+		});
 
 		const delivery: Delivery = readBack
-			? { run: readBack.run, outcome: readBack.run.status === 'SUCCEEDED' ? 'succeeded' : 'failed' }
+			? { run: readBack.run, outcome: outcomeOf(readBack.run.status) }
 			: readDelivery(raw, deliveryId);
 		if ('testEvent' in delivery) {
 			if (this.getNodeParameter('testEvents', 'pass') === 'drop')
-				return { webhookResponse: { received: true, ignored: 'test event' } };
+				return answer(200, { received: true, ignored: 'test event' });
 			return start({ json: delivery.testEvent });
 		}
 		const { run, outcome } = delivery;
@@ -253,14 +282,13 @@ export class MediaGenTrigger implements INodeType {
 			kinds: this.getNodeParameter('kinds', []) as string[],
 			models: modelIds(this.getNodeParameter('models', '')),
 		};
-		if (!passesFilters(run, outcome, filters)) return { webhookResponse: { received: true, filtered: true } };
+		if (!passesFilters(run, outcome, filters)) return answer(200, { received: true, filtered: true });
 		const item: INodeExecutionData = { json: runItemJson(run, outcome, deliveryId) };
 		if (outcome === 'succeeded' && (this.getNodeParameter('downloadOutputs', false) as boolean)) {
 			// Answer first: the service counts an answer later than 10 s as a failed delivery and sends it again,
 			// and a large file takes longer. n8n starts the execution once this returns, with the files.
-			res.status(200).json({ received: true });
+			answer(200, { received: true });
 			await addDownloads(this, run, item);
-			return { noWebhookResponse: true, workflowData: [[item]] };
 		}
 		return start(item);
 	}

@@ -63,3 +63,11 @@ export function isRepeatDelivery(store: Record<string, unknown>, memoryKey: stri
 	if (!duplicate || storeIsBehind) store[STORE_KEY] = memory;
 	return duplicate;
 }
+
+/** True when this trigger already accepted the delivery; records nothing (a read-back is asked first). */
+export function wasAccepted(store: Record<string, unknown>, memoryKey: string, id: string, now: number): boolean {
+	const memory = processMemory.get(memoryKey) ?? {};
+	processMemory.set(memoryKey, memory);
+	mergeSeen(memory, store[STORE_KEY], now);
+	return memory[id] !== undefined && now - memory[id] <= REMEMBER_MS;
+}

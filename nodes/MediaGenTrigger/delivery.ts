@@ -4,6 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { runRecordProblem } from '../shared/answers';
 import type { RunRecord } from '../shared/records';
+import { outcomeOf } from './claim';
 
 /** A run record with its outcome ("succeeded", "failed", …), or anything else: a test event. */
 export type Delivery = { run: RunRecord; outcome: string } | { testEvent: IDataObject };
@@ -26,9 +27,7 @@ export function readDelivery(raw: Buffer, webhookId: string): Delivery {
 		return { testEvent: { testEvent: true, webhookId, body: (body ?? raw.toString('utf8')) as IDataObject } };
 	}
 	const run = body as RunRecord;
-	const outcome =
-		run.status === 'SUCCEEDED' ? 'succeeded' : run.status === 'FAILED' ? 'failed' : run.status.toLowerCase();
-	return { run, outcome };
+	return { run, outcome: outcomeOf(run.status) };
 }
 
 /** The Models filter as typed: comma-separated ids. */

@@ -1,21 +1,26 @@
 // A delivery that fails the signature check is still a wake-up call: what the nodes believe is what the service
 // says when asked with the user's own API credential (GET /generations/{id}, which also settles the run). A
-// record of another identity is not found, so only the account's own runs can be read back.
+// record of another identity is not found, so only the account's own runs can be read back. A final run keeps its
+// status as the service gives it: CANCELED is neither succeeded nor failed (shared/records.ts FINAL_STATUSES).
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { generationAnswerProblem } from './answers';
 import { FINAL_STATUSES, type RunRecord } from './records';
 import { apiRequest, type Identity } from './transport';
 
-/** A webhook call answers within seconds: the read gets this long. */
+/** A webhook call answers within seconds: by default the read gets this long to start its waits. */
 const READ_BACK_MS = 5_000;
 
-/** The run as the service tells it to this identity when it is final, else undefined (not final, or not read). */
+/**
+ * The run as the service tells it to this identity when it is final, else undefined (not final, or not read).
+ * `withinMs` bounds the read's waits and each attempt; a caller that answers its own call first may give it longer.
+ */
 export async function readFinalRun(
 	ctx: IWebhookFunctions,
 	identity: Identity,
 	runId: string,
 	itemIndex?: number,
+	withinMs?: number,
 ): Promise<RunRecord | undefined> {
 	try {
 		const res = await apiRequest<{ generation: RunRecord }>(
@@ -24,7 +29,8 @@ export async function readFinalRun(
 				method: 'GET',
 				path: `/generations/${encodeURIComponent(runId)}`,
 				itemIndex,
-				deadline: Date.now() + READ_BACK_MS,
+				deadline: Date.now() + (withinMs ?? READ_BACK_MS),
+				...(withinMs === undefined ? {} : { timeoutMs: withinMs }),
 				expect: generationAnswerProblem,
 			},
 			identity,

@@ -94,7 +94,7 @@ export function verifyWebhook(
 }
 
 /** A header as Node's HTTP server gives it (a repeated header is a list: its first value counts). */
-function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
+export function headerOf(headers: Record<string, unknown>, name: string): string | undefined {
 	const v = headers[name];
 	return Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
 }

@@ -36,12 +36,16 @@ export function isBlankSecret(secret: unknown): boolean {
 export function describeWebhookSecretProblem(secret: unknown, field = 'Signing Secret'): string | undefined {
 	const read = readWebhookSecret(secret);
 	if ('key' in read) return undefined;
-	const copy = 'Copy the whole secret again from your account settings.';
+	// An anonymous ID has no account settings: no secret to copy, so the advice says where accounts find one and
+	// points anonymous users to the credential's help (any secret of this shape, for Waiting → Pause).
+	const copy =
+		"Copy the whole secret again from account settings → Webhooks (an anonymous ID has none: see the help of the credential's Signing Secret).";
 	switch (read.problem) {
 		case 'blank':
 			return (
-				`The ${field} is empty. Copy the endpoint's signing secret from your account settings: ` +
-				'it starts with whsec_ followed by base64 text.'
+				`The ${field} is empty: it takes a signing secret, whsec_ followed by base64 text. An account finds its ` +
+				'secrets in account settings → Webhooks; an anonymous ID has no account settings and no secret (the help of the ' +
+				"credential's Signing Secret says what to enter then)."
 			);
 		case 'prefixOnly':
 			return `The ${field} holds only the prefix whsec_ and no key. ${copy}`;

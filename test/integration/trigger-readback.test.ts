@@ -98,13 +98,26 @@ test('without an API credential the same delivery gets 401, starts nothing, and 
 	}
 });
 
+/** A run of the account, finished (its prompt picks the outcome: "[fail]" fails), as the service records it. */
+async function finishedRun(prompt: string): Promise<Record<string, unknown>> {
+	const { id } = await submit({ prompt });
+	const { engine } = backend.sandbox;
+	for (let i = 0; i < 100 && engine.isActive(engine.runs.get(id)!); i++) {
+		engine.settle(engine.runs.get(id)!);
+		await settle(20);
+	}
+	return engine.publicRun(engine.runs.get(id)!);
+}
+
+const reads = () => backend.requests('GET /v1/generations/').length;
+const outcomeOf = (run: Record<string, unknown>) => (run.status === 'SUCCEEDED' ? 'succeeded' : 'failed');
+
 test('forged calls with an API credential: a run of nobody gets one read and 401; a real run not final yet, 401', async () => {
 	host = await hostTrigger({}, { secret: newWebhookSecret() }, 0, { apiCredentials: api() });
 	const wrong = newWebhookSecret();
-	const reads = () => backend.requests('GET /v1/generations/').length;
 	let before = reads();
-	const fake = JSON.stringify({ id: 'gen_nobody', kind: 'image', model: 'x', status: 'SUCCEEDED', outputs: [] });
-	expect((await signed(host.url, wrong, 'msg_gen_nobody_succeeded', fake)).status).toBe(401);
+	const nobody = { ...(await finishedRun('template')), id: 'gen_nobody' };
+	expect((await signed(host.url, wrong, 'msg_gen_nobody_succeeded', JSON.stringify(nobody))).status).toBe(401);
 	expect(reads() - before).toBe(1);
 	// Not a run at all: no read.
 	before = reads();
@@ -112,26 +125,95 @@ test('forged calls with an API credential: a run of nobody gets one read and 401
 	expect(reads()).toBe(before);
 	// A real run of the account, still going, claimed as finished: read once, refused.
 	const stuck = await submit({ prompt: 'not yet [stuck]' });
-	const claim = JSON.stringify({ id: stuck.id, kind: 'image', model: 'studio-image-v1', status: 'SUCCEEDED' });
+	const claim = {
+		...backend.sandbox.engine.publicRun(backend.sandbox.engine.runs.get(stuck.id)!),
+		status: 'SUCCEEDED',
+	};
 	before = reads();
-	expect((await signed(host.url, wrong, `msg_${stuck.id}_succeeded`, claim)).status).toBe(401);
+	expect((await signed(host.url, wrong, `msg_${stuck.id}_succeeded`, JSON.stringify(claim))).status).toBe(401);
 	expect(reads() - before).toBe(1);
 	expect(host.started).toHaveLength(0);
 });
 
-test('a real finished run, called in with varied webhook-ids: the workflow starts once, with the record read back', async () => {
+test('a body that differs from the run record in any field is refused after one read and starts nothing', async () => {
 	host = await hostTrigger({}, { secret: newWebhookSecret() }, 0, { apiCredentials: api() });
-	const run = await submit({ prompt: 'claimed twice' });
-	for (let i = 0; i < 50 && backend.sandbox.engine.runs.get(run.id)?.status !== 'SUCCEEDED'; i++) {
-		backend.sandbox.engine.settle(backend.sandbox.engine.runs.get(run.id)!);
-		await settle(50);
-	}
 	const wrong = newWebhookSecret();
-	const claim = JSON.stringify({ id: run.id, kind: 'image', model: 'studio-image-v1', status: 'FAILED', prompt: 'x' });
-	expect((await signed(host.url, wrong, 'msg_one', claim)).status).toBe(200);
-	expect((await signed(host.url, wrong, 'msg_two', claim)).status).toBe(200);
-	expect(host.started).toHaveLength(1);
-	expect(host.started[0][0].json).toMatchObject({ id: run.id, status: 'SUCCEEDED', prompt: 'claimed twice' });
+	const run = await finishedRun('the real prompt');
+	const msg = `msg_${run.id}_succeeded`;
+	const variants = [
+		{ ...run, prompt: 'a prompt of my own' },
+		{ ...run, cost: 0 },
+		{ ...run, outputs: [] },
+		{ ...run, options: { ...(run.options as object), resolution: '4K' } },
+		{ ...run, refunded: 5 }, // only a failed run's body carries refunded
+		{ ...run, extra: 'anything' },
+		Object.fromEntries(Object.entries(run).filter(([k]) => k !== 'error')), // a field left out
+	];
+	for (const body of variants) {
+		const before = reads();
+		const answer = await signed(host.url, wrong, msg, JSON.stringify(body));
+		expect(answer.status).toBe(401);
+		expect(reads() - before).toBeLessThanOrEqual(1);
+	}
+	expect(host.started).toHaveLength(0);
+});
+
+test("a webhook-id not the body's, a status never delivered, a run past the memory: no read", async () => {
+	host = await hostTrigger({}, { secret: newWebhookSecret() }, 0, { apiCredentials: api() });
+	const wrong = newWebhookSecret();
+	const run = await finishedRun('whose delivery is this');
+	const { engine } = backend.sandbox;
+	const before = reads();
+	const body = JSON.stringify(run);
+	// Another run's id, the other outcome, no msg_ shape at all.
+	expect((await signed(host.url, wrong, 'msg_gen_other_succeeded', body)).status).toBe(401);
+	expect((await signed(host.url, wrong, `msg_${run.id}_failed`, body)).status).toBe(401);
+	expect((await signed(host.url, wrong, 'anything', body)).status).toBe(401);
+	// The service delivers succeeded and failed runs only.
+	const canceled = JSON.stringify({ ...run, status: 'CANCELED' });
+	expect((await signed(host.url, wrong, `msg_${run.id}_canceled`, canceled)).status).toBe(401);
+	// The same genuine body, 49 hours after the run began: past what the de-duplication memory covers.
+	const old = await finishedRun('an old run');
+	engine.runs.get(old.id as string)!.createdAt -= 49 * 3600_000;
+	const replay = JSON.stringify(engine.publicRun(engine.runs.get(old.id as string)!));
+	expect((await signed(host.url, wrong, `msg_${old.id}_succeeded`, replay)).status).toBe(401);
+	expect(reads()).toBe(before);
+	expect(host.started).toHaveLength(0);
+});
+
+test('a run the service reports as CANCELED is never taken, nor labelled failed', async () => {
+	host = await hostTrigger({}, { secret: newWebhookSecret() }, 0, { apiCredentials: api() });
+	const wrong = newWebhookSecret();
+	const run = await finishedRun('canceled later');
+	backend.sandbox.engine.runs.get(run.id as string)!.status = 'CANCELED';
+	expect((await signed(host.url, wrong, `msg_${run.id}_succeeded`, JSON.stringify(run))).status).toBe(401);
+	expect((await signed(host.url, wrong, `msg_${run.id}_failed`, JSON.stringify(run))).status).toBe(401);
+	expect(host.started).toHaveLength(0);
+});
+
+test('the exact body of a finished run, called in twice: one read, one start, with the record', async () => {
+	host = await hostTrigger({}, { secret: newWebhookSecret() }, 0, { apiCredentials: api() });
+	const wrong = newWebhookSecret();
+	const ok = await finishedRun('claimed twice');
+	const failed: Record<string, unknown> = { ...(await finishedRun('refunded [fail]')), refunded: 5 };
+	for (const run of [ok, failed]) {
+		// Keys in another order, as another serialiser would write them: the same JSON value.
+		const reordered = Object.fromEntries(Object.entries(run).reverse());
+		const msg = `msg_${run.id}_${outcomeOf(run)}`;
+		const before = reads();
+		expect((await signed(host.url, wrong, msg, JSON.stringify(reordered))).status).toBe(200);
+		expect((await signed(host.url, wrong, msg, JSON.stringify(run))).status).toBe(200);
+		expect(reads() - before).toBeLessThanOrEqual(1);
+	}
+	expect(host.started).toHaveLength(2);
+	const { refunded, ...failedRecord } = failed;
+	expect(host.started[0][0].json).toEqual({ ...ok, outcome: 'succeeded', webhookId: `msg_${ok.id}_succeeded` });
+	expect(host.started[1][0].json).toEqual({
+		...failedRecord,
+		outcome: 'failed',
+		refunded: 5,
+		webhookId: `msg_${failed.id}_failed`,
+	});
 });
 
 test('Download Outputs: the delivery is answered while a large file is still downloading', async () => {

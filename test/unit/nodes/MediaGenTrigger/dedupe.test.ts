@@ -2,11 +2,13 @@
 // stored copy.
 import {
 	alreadySeen,
+	isRepeatDelivery,
 	MAX_REMEMBERED,
 	mergeSeen,
 	pruneSeen,
 	REMEMBER_MS,
 	type SeenIds,
+	wasAccepted,
 } from '../../../../nodes/MediaGenTrigger/dedupe';
 
 const T0 = 1_700_000_000_000;
@@ -36,4 +38,16 @@ test('mergeSeen folds a stored copy in, keeps the first time, skips junk and say
 	expect(mergeSeen(memory, { a: T0 }, T0 + 10)).toBe(true); // b and c are missing from it
 	for (const stored of [undefined, null, 'text', 7, []]) expect(mergeSeen({}, stored, T0)).toBe(false);
 	expect(mergeSeen({ a: T0 }, undefined, T0)).toBe(true);
+});
+
+test('asking whether an id was accepted records nothing; the stored copy counts', () => {
+	const store: Record<string, unknown> = {};
+	expect(wasAccepted(store, 'wf:peek', 'msg_a', T0)).toBe(false);
+	expect(wasAccepted(store, 'wf:peek', 'msg_a', T0)).toBe(false);
+	expect(store).toEqual({});
+	expect(isRepeatDelivery(store, 'wf:peek', 'msg_a', T0)).toBe(false);
+	expect(wasAccepted(store, 'wf:peek', 'msg_a', T0 + REMEMBER_MS)).toBe(true);
+	expect(wasAccepted(store, 'wf:peek', 'msg_a', T0 + REMEMBER_MS + 1)).toBe(false);
+	// Another process (no memory of its own) reads the stored copy.
+	expect(wasAccepted({ seenWebhookIds: { msg_b: T0 } }, 'wf:other', 'msg_b', T0 + H)).toBe(true);
 });

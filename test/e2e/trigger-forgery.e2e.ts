@@ -1,0 +1,179 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
+// Real n8n (2.41.1 and 1.123.81), the trigger with an API credential attached, against the sandbox in strict mode
+// (a run's own Webhook URL gets deliveries signed with a secret no credential holds, so each is read back):
+// (a) a genuine per-run delivery starts exactly one execution, and a resend none;
+// (b) a call with a wrong signature whose body differs from the run record starts nothing and costs at most one
+//     read; one whose webhook-id is not its run's costs none;
+// (c) with every read taking 12 s, the service's sender (10 s limit) sees every attempt answered, and the run
+//     starts exactly one execution.
+import { createHmac, randomUUID } from 'node:crypto';
+
+import { startSandbox, type Sandbox } from '../../sandbox/server';
+import type { Account } from '../../sandbox/types';
+import { newWebhookSecret } from '../../sandbox/webhooks';
+import { CUSTOM_PREFIX, rest, stopServer, type N8nInstance } from '../../scripts/realN8n';
+import { SANDBOX_KEY, sandboxKeyCredential, startN8nWith, untilRegistered } from './shared';
+
+const WORKFLOW_ID = 'mgTriggerForgery';
+const TRIGGER = 'Media Generation Trigger';
+const webhookId = randomUUID();
+let sb: Sandbox;
+let account: Account;
+let n8n: N8nInstance;
+let cookie = '';
+let hookUrl = '';
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 120_000): Promise<T> {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const value = await probe();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
+
+async function executions(): Promise<Array<{ id: string; status: string }>> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW_ID }));
+	const path = `/rest/executions?filter=${filter}&limit=50`;
+	return (await rest<{ data: { results: Array<{ id: string; status: string }> } }>(n8n, cookie, path)).data.results;
+}
+
+/** The executions once no new one has shown up for 3 s (a wrongly started one would be on its way by then). */
+async function settledExecutions() {
+	let last = -1;
+	for (;;) {
+		await new Promise((r) => setTimeout(r, 3000));
+		const list = await executions();
+		if (list.length === last && list.every((e) => e.status !== 'running' && e.status !== 'new')) return list;
+		last = list.length;
+	}
+}
+
+const reads = () => sb.engine.log.filter((e) => e.method === 'GET' && e.path.startsWith('/v1/generations/')).length;
+const deliveryOf = (runId: string) => sb.engine.webhooks.deliveries.find((d) => d.runId === runId);
+
+async function submit(body: Record<string, unknown>): Promise<string> {
+	const res = await fetch(`${sb.baseUrl}/generations`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${account.keys[0]}`, 'content-type': 'application/json' },
+		body: JSON.stringify({ kind: 'image', model: 'studio-image-v1', options: { resolution: '1K' }, ...body }),
+	});
+	return ((await res.json()) as { generation: { id: string } }).generation.id;
+}
+
+/** A call to the trigger signed with a secret of the caller's own. */
+async function forged(id: string, body: string): Promise<number> {
+	const ts = String(Math.floor(Date.now() / 1000));
+	const key = Buffer.from(newWebhookSecret().slice(6), 'base64');
+	const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
+	const headers = {
+		'content-type': 'application/json',
+		'webhook-id': id,
+		'webhook-timestamp': ts,
+		'webhook-signature': signature,
+	};
+	const res = await fetch(hookUrl, { method: 'POST', headers, body });
+	await res.text();
+	return res.status;
+}
+
+beforeAll(async () => {
+	sb = await startSandbox({
+		strict: true,
+		timeScale: 0.01,
+		durations: { pendingMs: 300, image: 1500, video: 6000, music: 2000 },
+	});
+	account = sb.engine.createAccount({ credits: 5000, concurrency: 3 });
+	const secret = {
+		id: 'mgForgerySecret',
+		name: 'Account signing secret',
+		type: 'mediaGenWebhookApi',
+		data: { secret: account.webhookSecret, previousSecret: '' },
+	};
+	const trigger = {
+		id: randomUUID(),
+		name: TRIGGER,
+		type: `${CUSTOM_PREFIX}mediaGenTrigger`,
+		typeVersion: 1,
+		position: [0, 0],
+		webhookId,
+		parameters: {},
+		credentials: { mediaGenWebhookApi: { id: secret.id, name: secret.name }, ...SANDBOX_KEY },
+	};
+	const noOp = {
+		id: randomUUID(),
+		name: 'Finished Run',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [240, 0],
+		parameters: {},
+	};
+	const workflow = {
+		id: WORKFLOW_ID,
+		name: 'Trigger forgery',
+		nodes: [trigger, noOp],
+		connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
+		settings: { saveDataSuccessExecution: 'all' },
+	};
+	({ n8n, cookie } = await startN8nWith([sandboxKeyCredential(sb, account), secret], [workflow]));
+	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${webhookId}/webhook`;
+	await untilRegistered(n8n, hookUrl, "The trigger's webhook");
+});
+
+afterAll(async () => {
+	if (n8n) await stopServer(n8n);
+	await sb?.close();
+});
+
+test('(a) a genuine per-run delivery with the API credential attached starts exactly one execution', async () => {
+	const before = (await executions()).length;
+	const runId = await submit({ prompt: 'genuine per-run delivery', webhookUrl: hookUrl });
+	await until('the delivery', () => (deliveryOf(runId)?.delivered ? true : undefined));
+	sb.engine.webhooks.resend(deliveryOf(runId)!.id);
+	await until('the resend', () => (deliveryOf(runId)!.attempts.length >= 2 ? true : undefined));
+	const list = await settledExecutions();
+	expect(deliveryOf(runId)!.attempts.map((a) => a.status)).toEqual([200, 200]);
+	expect(list.length - before).toBe(1);
+	expect(list[0].status).toBe('success');
+	const raw = JSON.stringify(await rest(n8n, cookie, `/rest/executions/${list[0].id}`));
+	expect(raw).toContain(`msg_${runId}_succeeded`);
+	console.log(`(a) n8n ${n8n.version}: attempts ${JSON.stringify(deliveryOf(runId)!.attempts.map((a) => a.status))}`);
+});
+
+test('(b) a wrong signature and a body that is not the run record: nothing starts, at most one read', async () => {
+	// A finished run of the account that was never addressed to this trigger (no Webhook URL, no endpoint).
+	const runId = await submit({ prompt: 'addressed elsewhere' });
+	const run = sb.engine.runs.get(runId)!;
+	await until('the run to finish', () => (sb.engine.settle(run).status === 'SUCCEEDED' ? true : undefined));
+	const record = sb.engine.publicRun(run);
+	const before = (await executions()).length;
+	const measured: Record<string, number> = {};
+	let r = reads();
+	measured.alteredStatus = await forged(`msg_${runId}_succeeded`, JSON.stringify({ ...record, prompt: 'forged' }));
+	measured.alteredReads = reads() - r;
+	r = reads();
+	measured.wrongIdStatus = await forged(`msg_gen_other_succeeded`, JSON.stringify(record));
+	measured.wrongIdReads = reads() - r;
+	measured.executions = (await settledExecutions()).length - before;
+	console.log(`(b) n8n ${n8n.version}: ${JSON.stringify(measured)}`);
+	expect(measured).toEqual({ alteredStatus: 401, alteredReads: 1, wrongIdStatus: 401, wrongIdReads: 0, executions: 0 });
+});
+
+test('(c) every read takes 12 s: each attempt is answered within 10 s and the run starts one execution', async () => {
+	sb.faults.set([{ route: 'GET /generations/:id', rate: 1, kinds: ['slow'], slowMs: 12_000 }]);
+	try {
+		const before = (await executions()).length;
+		const runId = await submit({ prompt: 'slow reads', webhookUrl: hookUrl });
+		await until('the delivery', () => (deliveryOf(runId)?.delivered ? true : undefined), 180_000);
+		const list = await settledExecutions();
+		const attempts = deliveryOf(runId)!.attempts;
+		console.log(`(c) n8n ${n8n.version}: attempts ${JSON.stringify(attempts.map((a) => a.status ?? a.error))}`);
+		expect(attempts.filter((a) => a.status === null)).toEqual([]);
+		expect(attempts[attempts.length - 1].status).toBe(200);
+		expect(list.length - before).toBe(1);
+		expect(list[0].status).toBe('success');
+	} finally {
+		sb.faults.set([]);
+	}
+});

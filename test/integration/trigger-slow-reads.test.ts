@@ -1,0 +1,85 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
+// The service counts a delivery not answered 2xx within 10 s as failed and sends it again. With every
+// GET /generations/{id} taking 12 s, the trigger still answers each delivery in time (the sandbox's sender gives
+// up after 10 s and records a time-out): a signed delivery needs no read; one that fails the signature check is
+// answered 503 while its read goes on, starts the workflow when the read confirms it, and the service's retry is
+// then acknowledged as a repeat. Nothing is lost: exactly one execution per run, with the record read back.
+import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
+
+const SLOW_READS = [{ route: 'GET /generations/:id', rate: 1, kinds: ['slow' as const], slowMs: 12_000 }];
+
+let backend: TestBackend;
+let host: WebhookHost | undefined;
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+afterEach(async () => {
+	await host?.close();
+	host = undefined;
+	await backend.sandbox.close();
+});
+
+async function submit(body: Record<string, unknown>): Promise<string> {
+	const res = await fetch(`${backend.sandbox.baseUrl}/generations`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${backend.account.keys[0]}`, 'content-type': 'application/json' },
+		body: JSON.stringify({ kind: 'image', model: 'studio-image-v1', options: { resolution: '1K' }, ...body }),
+	});
+	return ((await res.json()) as { generation: { id: string } }).generation.id;
+}
+
+const deliveryOf = (runId: string) => backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === runId)!;
+
+/** Waits until the delivery is acknowledged or an attempt timed out, and every webhook() call has returned. */
+async function deliveredOrLate(runId: string): Promise<void> {
+	for (let i = 0; i < 1200; i++) {
+		const d = deliveryOf(runId);
+		const done = d && (d.delivered || d.attempts.some((a) => a.status === null));
+		if (done && host!.responses.length >= d.attempts.length) return;
+		await settle(50);
+	}
+}
+
+test('reads take 12 s: an unsigned delivery is answered in time and starts one execution', async () => {
+	backend = await startBackend({ strict: true, timeScale: 0.0005, faults: SLOW_READS });
+	const api = { baseUrl: backend.sandbox.baseUrl, apiKey: backend.account.keys[0] };
+	host = await hostTrigger({}, { secret: backend.account.webhookSecret }, 0, { apiCredentials: api });
+	const runId = await submit({ prompt: 'slow service', webhookUrl: host.url });
+	await deliveredOrLate(runId);
+	const delivery = deliveryOf(runId);
+	expect(delivery.attempts.map((a) => a.error)).not.toContain('timeout');
+	expect(delivery.attempts.every((a) => a.status !== null)).toBe(true);
+	expect(delivery.delivered).toBe(true);
+	// Answered 503 while the read was under way, then acknowledged as a repeat once the read confirmed the run.
+	expect(delivery.attempts[0].status).toBe(503);
+	expect(delivery.attempts[0].answer).toContain('retry');
+	expect(host.started).toHaveLength(1);
+	expect(host.started[0][0].json).toEqual({
+		...backend.sandbox.engine.publicRun(backend.sandbox.engine.runs.get(runId)!),
+		outcome: 'succeeded',
+		webhookId: `msg_${runId}_succeeded`,
+	});
+	// A resend from the account settings now: acknowledged at once, no read, no second execution.
+	const reads = backend.requests('GET /v1/generations/').length;
+	const attempts = delivery.attempts.length;
+	backend.sandbox.engine.webhooks.resend(delivery.id);
+	for (let i = 0; i < 600 && (delivery.attempts.length <= attempts || host.responses.length <= attempts); i++)
+		await settle(20);
+	expect(delivery.attempts[delivery.attempts.length - 1].status).toBe(200);
+	expect(backend.requests('GET /v1/generations/').length).toBe(reads);
+	expect(host.started).toHaveLength(1);
+	expect(backend.charges()).toBe(5);
+}, 60_000);
+
+test('reads take 12 s: a signed delivery with Download Outputs is answered at once, starts once', async () => {
+	backend = await startBackend({ timeScale: 0.0005, faults: SLOW_READS });
+	host = await hostTrigger({ downloadOutputs: true }, { secret: backend.account.webhookSecret });
+	const runId = await submit({ prompt: 'slow service, signed', webhookUrl: host.url });
+	await deliveredOrLate(runId);
+	const delivery = deliveryOf(runId);
+	expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
+	for (let i = 0; i < 200 && !host.started.length; i++) await settle(20);
+	expect(host.started).toHaveLength(1);
+	expect(host.started[0][0].binary?.data).toBeDefined();
+	expect(backend.charges()).toBe(5);
+}, 60_000);
