@@ -35,6 +35,7 @@ import {
 	type ScriptedTurn,
 } from '../helpers/scriptedChatModel';
 import { pageOf, postForm, settledStatus } from './recipes/formClient';
+import { parseFlatted } from './shared';
 import { problemsOf, type WorkflowNode } from './recipes/nodeIssues';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from './recipes/smtpSink';
 
@@ -104,10 +105,28 @@ function linkOf(mail: SinkMessage, approved: boolean): string {
 	return link;
 }
 
+/** What n8n stored for an execution: its status and, per node, each run's error or item count (for messages). */
+async function storedExecution(id: string): Promise<string> {
+	const res = await rest<{ data: { status: string; data: string } }>(n8n, cookie, `/rest/executions/${id}`);
+	const data = parseFlatted(res.data.data) as {
+		resultData?: {
+			error?: { message?: string };
+			runData?: Record<string, Array<{ error?: { message?: string }; data?: Record<string, unknown[][]> }>>;
+		};
+	};
+	const nodes = Object.entries(data.resultData?.runData ?? {}).map(
+		([name, runs]) =>
+			`${name}: ${runs.map((r) => r.error?.message ?? JSON.stringify(r.data).slice(0, 300)).join(' | ')}`,
+	);
+	return [`status ${res.data.status}`, data.resultData?.error?.message ?? '', ...nodes].join('\n');
+}
+
 /** Submits the form and follows the execution to its answer page, clicking the e-mail's button on the way. */
 async function askAndDecide(prompt: string, approve: boolean) {
 	const form = readRecipe().nodes.find((n) => n.type === 'n8n-nodes-base.formTrigger')!;
-	const { waitingUrl } = await postForm(`http://127.0.0.1:${n8n.port}/form/${form.webhookId}`, [`Make ${prompt}`]);
+	const { waitingUrl, executionId } = await postForm(`http://127.0.0.1:${n8n.port}/form/${form.webhookId}`, [
+		`Make ${prompt}`,
+	]);
 	const mail = await approvalMail(prompt);
 	const sentBeforeDecision = postsOf(prompt).length;
 	const clicked = await fetch(linkOf(mail, approve));
@@ -117,7 +136,9 @@ async function askAndDecide(prompt: string, approve: boolean) {
 		if ((await settledStatus(waitingUrl)) === 'form-waiting') answer = await pageOf(waitingUrl);
 		else await new Promise((r) => setTimeout(r, 1000));
 	}
-	return { mail, sentBeforeDecision, clickStatus: clicked.status, answer };
+	// When the answer page never came, say what n8n stored, so a failure names the step that went wrong.
+	const stored = answer ? '' : await storedExecution(executionId);
+	return { mail, sentBeforeDecision, clickStatus: clicked.status, answer, stored };
 }
 
 beforeAll(async () => {
@@ -145,6 +166,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+	// What the agent passed back to the model in each conversation (docs/ai-agents.md describes it).
+	for (const request of model?.requests ?? []) {
+		const lines = toolResults(request).map((r) => `  ${r.name} → ${r.text.slice(0, 400)}`);
+		process.stdout.write(`${requestOf(request)}:\n${lines.join('\n')}\n`);
+	}
 	if (n8n) await stopServer(n8n);
 	await smtp?.close();
 	await model?.close();
@@ -160,7 +186,8 @@ if (N8N_MAJOR >= 2)
 		});
 
 		test('approved: the estimate is free, nothing is sent before the click, then one run charged once', async () => {
-			const { mail, sentBeforeDecision, clickStatus, answer } = await askAndDecide(APPROVED_PROMPT, true);
+			const { mail, sentBeforeDecision, clickStatus, answer, stored } = await askAndDecide(APPROVED_PROMPT, true);
+			expect(stored).toBe('');
 			// Before the decision: Estimate Cost answered (free) and no submission was made for this prompt.
 			expect(sentBeforeDecision).toBe(0);
 			expect(mail.to).toEqual(['approver@example.com']);
@@ -180,7 +207,8 @@ if (N8N_MAJOR >= 2)
 		});
 
 		test('declined: nothing is sent, nothing charged, and the agent is told the call was rejected', async () => {
-			const { sentBeforeDecision, answer } = await askAndDecide(DECLINED_PROMPT, false);
+			const { sentBeforeDecision, answer, stored } = await askAndDecide(DECLINED_PROMPT, false);
+			expect(stored).toBe('');
 			expect(sentBeforeDecision).toBe(0);
 			expect(answer).toContain('Nothing was made: the approver declined.');
 			expect(postsOf(DECLINED_PROMPT)).toHaveLength(0);
