@@ -44,6 +44,7 @@ const WORKFLOW_ID = 'mgAgentAsks00001';
 const REVIEW_TYPE = 'n8n-nodes-base.emailSendHitlTool';
 const APPROVED_PROMPT = 'a lighthouse at dawn';
 const DECLINED_PROMPT = 'a fox in the snow';
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
 interface Recipe extends Record<string, unknown> {
 	nodes: Array<WorkflowNode & { webhookId?: string }>;
@@ -129,15 +130,26 @@ async function askAndDecide(prompt: string, approve: boolean) {
 	]);
 	const mail = await approvalMail(prompt);
 	const sentBeforeDecision = postsOf(prompt).length;
-	const clicked = await fetch(linkOf(mail, approve));
-	await clicked.text();
+	const link = linkOf(mail, approve);
+	// A browser's user agent, as a person clicks: n8n ignores approval links opened by bots and link scanners
+	// (n8n-nodes-base's sendAndWaitWebhook answers them with an empty page and keeps waiting; Node's fetch is one).
+	const clicked = await fetch(link, { headers: { 'user-agent': BROWSER } });
+	const clickPage = await clicked.text();
 	let answer = '';
 	for (const deadline = Date.now() + 120_000; Date.now() < deadline && !answer.includes("The agent's answer"); ) {
 		if ((await settledStatus(waitingUrl)) === 'form-waiting') answer = await pageOf(waitingUrl);
 		else await new Promise((r) => setTimeout(r, 1000));
 	}
 	// When the answer page never came, say what n8n stored, so a failure names the step that went wrong.
-	const stored = answer ? '' : await storedExecution(executionId);
+	const stored = answer
+		? ''
+		: `${await storedExecution(executionId)}\nclicked ${link} → ${clicked.url} ${clicked.status}: ${JSON.stringify(clickPage.slice(0, 600))}\n` +
+			n8n.log
+				.join('')
+				.split('\n')
+				.filter((l) => /error|warn|waiting|resum|hitl/i.test(l))
+				.slice(-30)
+				.join('\n');
 	return { mail, sentBeforeDecision, clickStatus: clicked.status, answer, stored };
 }
 
