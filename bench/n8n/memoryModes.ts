@@ -6,7 +6,7 @@
 // into binary data. Measured on n8n's process: peak RSS growth during the call (VmHWM after resetting it through
 // /proc/<pid>/clear_refs, minus VmRSS before), and how much the SQLite file grew. A last start lowers
 // N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE below the file to show what the step then says.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
@@ -74,7 +74,9 @@ async function call(sb: Sandbox, n8n: N8nInstance, bytes: number, prompt: string
 	await fetch(`${sb.rootUrl}/_sandbox/config`, { method: 'POST', body: JSON.stringify({ outputBytes: bytes }) });
 	const pid = n8n.server!.pid!;
 	const db = path.join(n8n.userFolder, '.n8n/database.sqlite');
-	const dbBefore = statSync(db).size;
+	// SQLite writes to its write-ahead log first: count both files.
+	const dbSize = () => [db, `${db}-wal`].reduce((sum, f) => sum + (existsSync(f) ? statSync(f).size : 0), 0);
+	const dbBefore = dbSize();
 	writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
 	const before = kb(status(pid), 'VmRSS');
 	const res = await fetch(`http://127.0.0.1:${n8n.port}/webhook/${HOOK}`, {
@@ -86,15 +88,18 @@ async function call(sb: Sandbox, n8n: N8nInstance, bytes: number, prompt: string
 	const peak = kb(status(pid), 'VmHWM');
 	return {
 		growthMb: (peak - before) / 1024,
-		dbGrowthMb: (statSync(db).size - dbBefore) / MB,
-		ok: res.ok && answer.includes('SUCCEEDED'),
+		dbGrowthMb: (dbSize() - dbBefore) / MB,
+		ok: res.ok && /"status":"SUCCEEDED"/.test(answer) && !/"error":/.test(answer),
 		answer: answer.slice(0, 600),
 	};
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function measureMode(sb: Sandbox, key: string, mode: string, extraEnv: Record<string, string> = {}) {
+async function measureMode(sb: Sandbox, mode: string, extraEnv: Record<string, string> = {}) {
+	// A fresh account per n8n: each fresh n8n numbers executions from 1 with the same instance id, so the default
+	// request keys repeat, and the service would return the earlier instance's run for them.
+	const key = sb.engine.createAccount({ credits: 100_000, concurrency: 3 }).keys[0];
 	const n8n = await prepareN8n();
 	n8n.env = { ...n8n.env, N8N_DEFAULT_BINARY_DATA_MODE: mode, ...extraEnv };
 	await importCredentials(n8n, [
@@ -123,7 +128,6 @@ async function main(): Promise<void> {
 	const sb = await startSandbox({
 		durations: { pendingMs: 0, image: 200, video: 300, music: 200 },
 	});
-	const account = sb.engine.createAccount({ credits: 100_000, concurrency: 3 });
 	// Limits far above what this bench sends (as bench/memory.ts sets them).
 	await fetch(`${sb.rootUrl}/_sandbox/config`, {
 		method: 'POST',
@@ -136,7 +140,7 @@ async function main(): Promise<void> {
 	try {
 		const figures: Record<string, string> = {};
 		for (const mode of ['filesystem', 'database']) {
-			const { n8n, call: run } = await measureMode(sb, account.keys[0], mode);
+			const { n8n, call: run } = await measureMode(sb, mode);
 			version = n8n.version;
 			try {
 				const fifty = [];
@@ -158,7 +162,7 @@ async function main(): Promise<void> {
 				`n8n ${version}, one process, SQLite, median of ${REPEATS} for 50 MB | ${figures.filesystem} | ${figures.database}`,
 		);
 		// Over the database mode's limit: what the step says (the limit lowered so a 200 MB file crosses it).
-		const { n8n, call: run } = await measureMode(sb, account.keys[0], 'database', {
+		const { n8n, call: run } = await measureMode(sb, 'database', {
 			N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '100',
 		});
 		try {
