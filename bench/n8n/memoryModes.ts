@@ -89,7 +89,7 @@ async function call(sb: Sandbox, n8n: N8nInstance, bytes: number, prompt: string
 	return {
 		growthMb: (peak - before) / 1024,
 		dbGrowthMb: (dbSize() - dbBefore) / MB,
-		ok: res.ok && /"status":"SUCCEEDED"/.test(answer) && !/"error":/.test(answer),
+		ok: res.ok && /"status":"SUCCEEDED"/.test(answer) && !/"error":"/.test(answer),
 		answer: answer.slice(0, 600),
 	};
 }
