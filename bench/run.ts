@@ -2,7 +2,7 @@
 // `npm run bench`: runs each benchmark in its own process (clean memory, no shared caches) and
 // prints one line per figure; with --write, stores the output in bench/RESULTS.md.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -84,11 +84,16 @@ if (process.argv.includes('--write')) {
 	const file = path.join(ROOT, 'bench/RESULTS.md');
 	// The real-n8n figures come from `npm run bench:n8n` and are kept as they are.
 	const n8nBlock = n8nBlockOf(file);
+	// So are `npm run bench:memory-modes`'s (bench/n8n/memoryModes.ts writes them between these markers).
+	const old = existsSync(file) ? readFileSync(file, 'utf8') : '';
+	const [from, to] = [old.indexOf('<!-- bench:memory-modes -->'), old.indexOf('<!-- /bench:memory-modes -->')];
+	const modesBlock = from >= 0 && to > from ? old.slice(from, to + '<!-- /bench:memory-modes -->'.length) : '';
 	writeFileSync(
 		file,
 		'# Benchmark results\n\n' +
 			`Run with \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}; machine: ${machine}.\n` +
 			'The machine is shared and noisy: the figures are ratios measured side by side in one run.\n\n' +
-			`\`\`\`\n${lines.join('\n')}\n\`\`\`\n${notes}${n8nBlock ? `\n${n8nBlock}\n` : ''}`,
+			`\`\`\`\n${lines.join('\n')}\n\`\`\`\n${notes}${n8nBlock ? `\n${n8nBlock}\n` : ''}` +
+			(modesBlock ? `\n${modesBlock}\n` : ''),
 	);
 }

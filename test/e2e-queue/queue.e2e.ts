@@ -3,7 +3,7 @@
 // installed from its tarball: batches and app looks run on workers with single-process outputs, two
 // executions on two workers share the account's concurrency, a worker killed mid-batch (what n8n does,
 // what is charged), and trigger deliveries to the webhook process, replays to main and after a restart
-// of the webhook process. Figures are printed at the end (docs/scale.md quotes them).
+// of the webhook process. Figures are printed at the end (ARCHITECTURE.md, Queue mode measured, quotes them).
 import { executeWorkflow, type RunData } from '../../scripts/realN8n';
 import type { QueueStack } from '../../scripts/queueStack';
 import {

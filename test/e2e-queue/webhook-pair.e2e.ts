@@ -2,7 +2,7 @@
 // Two webhook processes behind one address (a round-robin proxy on 127.0.0.1, as a load balancer would be)
 // in queue mode: a burst of 200 distinct trigger deliveries plus 100 repeats spread over both, then every
 // id replayed to each process, then both restarted and every id replayed to each again. Counts the
-// executions each webhook-id started (read from Postgres) and prints the figures (docs/scale.md
+// executions each webhook-id started (read from Postgres) and prints the figures (ARCHITECTURE.md
 // quotes them). n8n saves static data whole and offers the trigger no lock, so a repeat that lands
 // on the other process while the first copy is still being accepted can start a second execution.
 import { execFile } from 'node:child_process';

@@ -155,7 +155,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-	// What the agent passed back to the model, call by call (docs/ai-tools.md's transcript comes from it).
+	// What the agent passed back to the model, call by call (ARCHITECTURE.md, AI tools, quotes it).
 	const last = model?.requests.at(-1);
 	const lines = last ? toolResults(last).map((r) => `${r.name} → ${r.text}`) : [];
 	process.stdout.write(`AI Agent tool results on n8n ${n8n?.version}:\n${lines.join('\n')}\n`);

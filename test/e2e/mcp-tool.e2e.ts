@@ -4,7 +4,7 @@
 // over Streamable HTTP and over SSE. Checked against the sandbox's ledger: the tool list, three calls making
 // three runs each charged once, a repeated call making a new run unless the caller passes a key, a prompt over
 // the limit refused with a readable error and no charge, and a second MCP session making its own runs.
-// Prints what the client saw (docs/ai-tools.md's transcript comes from it).
+// Prints what the client saw (ARCHITECTURE.md, AI tools, quotes it).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

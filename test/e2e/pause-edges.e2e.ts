@@ -68,7 +68,7 @@ async function restartCase(prompts: string[], forced: boolean) {
 	await restartN8n(stack, async () => {
 		// n8n starts again only once each delivery has failed 3 times (at once, +1 and +5 scaled minutes): its next
 		// retry comes 30 scaled minutes (18 s) later, not while n8n starts. A delivery that lands while n8n migrates
-		// its database is answered 200 "n8n is starting up" and is lost (docs/guarantees.md, issue 28 point 3).
+		// its database is answered 200 "n8n is starting up" and is lost (ARCHITECTURE.md, Where n8n bends; issue 28 point 3).
 		await until('every run finished, each delivery failed 3 times', async () => {
 			const runs = runsOf(prompts);
 			for (const r of runs) sb.engine.settle(r);

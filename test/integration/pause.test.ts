@@ -294,7 +294,7 @@ describe('pause mode is refused before anything is spent where the service could
 		const posts = backend.requests('POST /v1/generations').length;
 		const r = await pause({ prompt: 'p' }, undefined, { webhookWaitingBaseUrl: waitingBase });
 		expect(r.error?.message).toMatch(message);
-		expect(r.error?.description).toMatch(/WEBHOOK_URL/);
+		expect(r.error?.description).toMatch(/Set N8N_WEBHOOK_URL \(n8n 1\.x: WEBHOOK_URL, the older name/);
 		expect(r.error?.description).toMatch(/Waiting → Poll/);
 		expect(backend.requests('POST /v1/generations').length).toBe(posts);
 		expect(backend.charges()).toBe(spent);

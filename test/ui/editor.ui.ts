@@ -1,6 +1,6 @@
 // The editor as a person sees it: `npm run dev` (sandbox + real n8n 2.40.7 with the package, credentials
 // and examples), driven in Debian's chromium through playwright-core. Every scenario asserts what the
-// panels show. Screenshots of the main panels are written to docs/screenshots/ (README.md and docs/editor.md show them).
+// panels show. Screenshots of the main panels are written to docs/screenshots/ (README.md and docs/generating.md show them).
 import type { Page } from 'playwright-core';
 
 import { CUSTOM_PREFIX } from '../../scripts/realN8n';

@@ -28,9 +28,10 @@ const TIMER_GRACE_MS = 60_000;
 function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), `Waiting → Pause cannot be used here: ${reason}`, {
 		description:
-			"The service calls n8n back at the execution's resume URL, which n8n builds from its WEBHOOK_URL setting. " +
-			"Set WEBHOOK_URL to n8n's public https address (for example https://n8n.example.com/) and restart n8n, " +
-			'or choose Waiting → Poll, which needs no address. Nothing was submitted and nothing was charged.',
+			"The service calls n8n back at the execution's resume URL, which n8n builds from its webhook address. " +
+			"Set N8N_WEBHOOK_URL (n8n 1.x: WEBHOOK_URL, the older name, which 2.x still reads) to n8n's public " +
+			'https address (for example https://n8n.example.com/) and restart n8n, or choose Waiting → Poll, ' +
+			'which needs no address. Nothing was submitted and nothing was charged.',
 	});
 }
 

@@ -7,6 +7,8 @@ export interface SinkMessage {
 	from: string;
 	to: string[];
 	text: string;
+	/** The HTML body (n8n's Send and Wait e-mails have only this). */
+	html: string;
 	attachments: Array<{ fileName: string; type: string; bytes: Buffer }>;
 }
 
@@ -58,7 +60,7 @@ function leaves(part: MimePart): MimePart[] {
 }
 
 export function parseMessage(raw: string, from: string, to: string[]): SinkMessage {
-	const message: SinkMessage = { from, to, text: '', attachments: [] };
+	const message: SinkMessage = { from, to, text: '', html: '', attachments: [] };
 	for (const part of leaves(parsePart(raw))) {
 		const disposition = part.headers['content-disposition'] ?? '';
 		const type = (part.headers['content-type'] ?? 'text/plain').split(';')[0].trim();
@@ -66,6 +68,7 @@ export function parseMessage(raw: string, from: string, to: string[]): SinkMessa
 			const fileName = /filename="?([^";]+)"?/i.exec(disposition)?.[1] ?? '';
 			message.attachments.push({ fileName, type, bytes: decode(part) });
 		} else if (type === 'text/plain') message.text += decode(part).toString('utf8');
+		else if (type === 'text/html') message.html += decode(part).toString('utf8');
 	}
 	return message;
 }
