@@ -206,7 +206,8 @@ test('the exact body of a finished run, called in twice: one read, one start, wi
 		expect(reads() - before).toBeLessThanOrEqual(1);
 	}
 	expect(host.started).toHaveLength(2);
-	const { refunded, ...failedRecord } = failed;
+	// The record read back has no `refunded`: the started item carries the delivered one beside the record.
+	const failedRecord = Object.fromEntries(Object.entries(failed).filter(([k]) => k !== 'refunded'));
 	expect(host.started[0][0].json).toEqual({ ...ok, outcome: 'succeeded', webhookId: `msg_${ok.id}_succeeded` });
 	expect(host.started[1][0].json).toEqual({
 		...failedRecord,
