@@ -1,0 +1,86 @@
+// Runs the money property over many generated cases in one waiting mode. The cases are fast-check's (the same
+// values fc.assert draws for this seed: fc.sample), run several at a time (each has its own sandbox, account and
+// relay, and most of a case is spent waiting). A case that breaks a rule is then replayed by fc.assert at its path,
+// which shrinks it and prints the seed, the path and the smallest counterexample.
+import fc from 'fast-check';
+
+import { caseArb } from './arbitraries';
+import type { BatchCase, WaitMode } from './batchCase';
+import { describeFailure, moneyProperty } from './moneyProperty';
+import { runCase, type CaseReport } from './runCase';
+
+export interface SuiteOptions {
+	mode: WaitMode;
+	seed: number;
+	runs: number;
+	/** Cases run at once. */
+	parallel: number;
+	onReport?: (report: CaseReport, c: BatchCase) => void;
+}
+
+/**
+ * The options `npm test` runs with, or what the environment says: PROPERTY_SEED, PROPERTY_RUNS, PROPERTY_PARALLEL.
+ * PROPERTY_PATH (with PROPERTY_SEED) replays one case and shrinks it, as fast-check printed them.
+ */
+export function optionsFromEnv(mode: WaitMode, seed: number, parallel: number): SuiteOptions & { path?: string } {
+	const env = process.env;
+	return {
+		mode,
+		seed: Number(env.PROPERTY_SEED ?? seed),
+		runs: Number(env.PROPERTY_RUNS ?? 300),
+		parallel: Number(env.PROPERTY_PARALLEL ?? parallel),
+		...(env.PROPERTY_PATH ? { path: env.PROPERTY_PATH } : {}),
+	};
+}
+
+/** The suite of one mode: every case, or the one case PROPERTY_PATH names (replayed and shrunk by fc.assert). */
+export async function runSuite(options: SuiteOptions & { path?: string }): Promise<void> {
+	if (options.path) {
+		await fc.assert(moneyProperty(options.mode), { seed: options.seed, path: options.path, numRuns: 1 });
+		return;
+	}
+	await assertNoFailure(options, await runCases(options));
+}
+
+export interface SuiteFailure {
+	index: number;
+	case: BatchCase;
+	report: CaseReport;
+}
+
+/** Runs every case; returns those that broke a rule, in generation order. */
+export async function runCases(options: SuiteOptions): Promise<SuiteFailure[]> {
+	const cases = fc.sample(caseArb(options.mode), { seed: options.seed, numRuns: options.runs });
+	const failures: SuiteFailure[] = [];
+	let next = 0;
+	const worker = async () => {
+		while (next < cases.length) {
+			const index = next++;
+			const report = await runCase(cases[index]);
+			options.onReport?.(report, cases[index]);
+			if (report.violations.length) failures.push({ index, case: cases[index], report });
+		}
+	};
+	await Promise.all(Array.from({ length: options.parallel }, worker));
+	return failures.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * Fails with the first failure shrunk by fast-check (its seed, path and counterexample), or, when the replay does
+ * not fail again (the case depends on timing), with the failure as first seen.
+ */
+export async function assertNoFailure(options: SuiteOptions, failures: SuiteFailure[]): Promise<void> {
+	if (!failures.length) return;
+	const first = failures[0];
+	const header =
+		`${failures.length} of ${options.runs} ${options.mode}-mode cases broke a money rule ` +
+		`(cases ${failures.map((f) => f.index).join(', ')}). First: seed ${options.seed}, path "${first.index}".`;
+	try {
+		await fc.assert(moneyProperty(options.mode), { seed: options.seed, path: String(first.index), numRuns: 1 });
+	} catch (error) {
+		throw new Error(`${header}\n${(error as Error).message}`);
+	}
+	throw new Error(
+		`${header} It did not fail again when replayed; as first seen:\n${describeFailure(first.case, first.report)}`,
+	);
+}
