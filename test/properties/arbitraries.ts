@@ -27,10 +27,14 @@ const modelsOf = (kind: string) => runnable.filter((m) => m.kind === kind);
 
 const OPTION_KEYS = ['aspect', 'tier', 'resolution', 'duration', 'format', 'audio'] as const;
 
-/** Prompts shared by many items (identical requests), a refunded failure, a moderated one, an empty (invalid) one. */
+/**
+ * Prompts shared by many items (identical requests). A troubled batch also has items whose run fails (refunded),
+ * whose prompt moderation refuses, or whose prompt is empty (refused before anything is sent).
+ */
 const PROMPTS = ['a red fox in the snow', 'a quiet harbour at dawn', 'a paper boat', 'a lighthouse in fog'];
-const promptArb = fc.oneof(
-	{ weight: 12, arbitrary: fc.constantFrom(...PROMPTS) },
+const plainPromptArb = fc.constantFrom(...PROMPTS);
+const troubledPromptArb = fc.oneof(
+	{ weight: 8, arbitrary: plainPromptArb },
 	{ weight: 2, arbitrary: fc.constantFrom(...PROMPTS.map((p) => `${p} [fail]`)) },
 	{ weight: 1, arbitrary: fc.constant('a forbidden picture') },
 	{ weight: 1, arbitrary: fc.constant('') },
@@ -109,8 +113,9 @@ const keySpecArb: fc.Arbitrary<KeySpec> = fc.oneof(
 /** 1 to 30, mostly small: length = 1 + 29 · u^2.5 for u uniform, so it shrinks towards 1. */
 const lengthArb = fc.noBias(fc.integer({ min: 0, max: 1000 })).map((u) => 1 + Math.floor(29 * (u / 1000) ** 2.5));
 
-function itemArb(step: GenerateSpec | RunLookSpec, keys: KeySpec): fc.Arbitrary<ItemSpec> {
+function itemArb(step: GenerateSpec | RunLookSpec, keys: KeySpec, troubled: boolean): fc.Arbitrary<ItemSpec> {
 	const perItemModel = step.operation === 'generate' && !step.model;
+	const promptArb = troubled ? troubledPromptArb : plainPromptArb;
 	return fc.record({
 		prompt: step.operation === 'generate' ? promptArb : fc.constant(''),
 		...(perItemModel ? { model: fc.constantFrom(...modelsOf(step.kind).map((m) => m.id)) } : {}),
@@ -118,15 +123,18 @@ function itemArb(step: GenerateSpec | RunLookSpec, keys: KeySpec): fc.Arbitrary<
 	}) as fc.Arbitrary<ItemSpec>;
 }
 
-/** A batch in one waiting mode; its cap is a share of its items' catalogue prices (0 to 150 %). */
+/** A batch in one waiting mode; its cap is a share of its items' catalogue prices (0 to 150 %, mostly 60 to 110). */
 export function batchArb(waitMode: WaitMode): fc.Arbitrary<BatchSpec> {
-	const limits = waitMode === 'poll' ? [0, 0, 0.02, 0.05, 0.2, 1] : [0.05, 0.1, 0.1, 0.25, 0.5];
-	return fc.tuple(stepArb, keySpecArb).chain(([step, requestKey]) =>
+	const limits = waitMode === 'poll' ? [0, 0, 0.05, 0.2, 1, 2] : [0.05, 0.1, 0.25, 0.25, 0.5];
+	return fc.tuple(stepArb, keySpecArb, fc.boolean()).chain(([step, requestKey, troubled]) =>
 		fc
 			.record({
 				length: lengthArb,
-				items: fc.array(itemArb(step, requestKey), { minLength: 30, maxLength: 30 }),
-				capShare: fc.option(fc.integer({ min: 0, max: 150 }), { nil: undefined, freq: 2 }),
+				items: fc.array(itemArb(step, requestKey, troubled), { minLength: 30, maxLength: 30 }),
+				capShare: fc.option(fc.oneof(fc.integer({ min: 0, max: 150 }), fc.integer({ min: 60, max: 110 })), {
+					nil: undefined,
+					freq: 2,
+				}),
 				timeoutMinutes: fc.constantFrom(...limits),
 				continueOnFail: fc.boolean(),
 			})

@@ -131,9 +131,10 @@ export async function startDeliveryRelay(
 		const arrival = ++arrivals;
 		count(action);
 		const executionId = decodeURIComponent(new URL(path, 'http://x').pathname.split('/').pop() ?? '');
+		// An execution that never paused (it failed first) has no time limit to wait for: n8n answers at once.
 		const waitTillOf = async () => {
-			await until(() => held.has(executionId), 600_000, 20);
-			return held.get(executionId)!.waitTill;
+			await until(() => held.has(executionId), 30_000, 20);
+			return held.get(executionId)?.waitTill ?? 0;
 		};
 		let body: IDataObject = {};
 		try {
@@ -203,6 +204,7 @@ export async function startDeliveryRelay(
 				if (k.startsWith('webhook-') || k === 'content-type') headers[k] = String(v);
 			}
 			void handle(req.url ?? '/', headers, Buffer.concat(chunks).toString('utf8'))
+				.catch((error: Error) => ({ status: 502, text: JSON.stringify({ error: error.message }) }))
 				.then(({ status, text }) => {
 					if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end(text);
 				})

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { caseArb } from './arbitraries';
 import type { BatchCase, WaitMode } from './batchCase';
 import type { ExecutionRecord } from './execute';
-import { runCase, type CaseReport } from './runCase';
+import { counted, runCase, type CaseReport } from './runCase';
 import { wallNow } from './warpClock';
 
 /** Wall-clock time spent shrinking a failure before fast-check is made to stop (ms). */
@@ -37,19 +37,25 @@ export function describeFailure(c: BatchCase, report: CaseReport): string {
 		`${report.violations.length} money rule(s) broken:`,
 		...report.violations.map((v) => `  rule ${v.rule} (${v.execution}): ${v.detail}`),
 		`case: ${JSON.stringify(c)}`,
+		`submissions by request key: ${JSON.stringify(report.submissions)}`,
 		`shown: ${JSON.stringify(report.executions.map(shown), null, 1)}`,
 	].join('\n');
 }
 
-/** The property for one waiting mode; `onReport` sees every case's report (the soak's summary). */
-export function moneyProperty(mode: WaitMode, onReport?: (report: CaseReport) => void) {
+/**
+ * The property for one waiting mode. `lastFailure()` describes the last case that failed: once fast-check has
+ * shrunk a failure, its smallest counterexample with every rule it broke and what the executions showed.
+ */
+export function moneyProperty(mode: WaitMode) {
 	let firstFailureAt: number | undefined;
-	return fc.asyncProperty(caseArb(mode), async (c) => {
+	let last = '';
+	const property = fc.asyncProperty(caseArb(mode), async (c) => {
 		if (firstFailureAt !== undefined && wallNow() - firstFailureAt > SHRINK_BUDGET_MS) return;
 		const report = await runCase(c);
-		onReport?.(report);
-		if (!report.violations.length) return;
+		if (!counted(report.violations).length) return;
 		firstFailureAt ??= wallNow();
-		throw new Error(describeFailure(c, report));
+		last = describeFailure(c, report);
+		throw new Error(last);
 	});
+	return { property, lastFailure: () => last };
 }

@@ -56,13 +56,18 @@ export function itemsPerSignature(c: Checked): Map<string, number> {
 export function checkChargedRunsShown(c: Checked, record: ExecutionRecord): Violation[] {
 	const shown = shownText(record);
 	const itemsText = JSON.stringify(record.items.map((i) => i.json));
+	// Items the node says it could not confirm (pause mode: another process sent them) name their key alone.
+	const unconfirmed = new Set(
+		record.items.filter((i) => i.json.status === 'UNCONFIRMED').map((i) => String(i.json.requestKey)),
+	);
 	const inOutput = new Set(record.items.map((i) => runOfItem(i.json)).filter(Boolean));
 	const out: Violation[] = [];
 	for (const run of chargedRuns(c, record)) {
 		if (inOutput.has(run.id)) continue;
 		if (shown.includes(run.id) && shown.includes(run.requestKey)) continue;
-		// Its ID never reached this execution's memory: lost answers, or n8n's timer (a resume call saves nothing).
-		const keyAlone = !run.answered || record.via === 'timer';
+		// Its ID never reached the memory of the process that ended the execution: its answer was lost, n8n's
+		// timer ended the wait (a resume call saves nothing), or the node says it could not confirm the item.
+		const keyAlone = !run.answered || record.via === 'timer' || unconfirmed.has(run.requestKey);
 		if (keyAlone && (shown.includes(run.requestKey) || itemsText.includes(`"${run.requestKey}"`))) continue;
 		const named = shown.includes(run.id) ? 'named without its request key' : 'not named';
 		out.push({

@@ -25,7 +25,19 @@ export interface CaseReport {
 	violations: Violation[];
 	stats: CaseStats;
 	executions: ExecutionRecord[];
+	/** Each request key's submissions as the sandbox answered them ("202", "drop_after→202", "500" …). */
+	submissions: Record<string, string[]>;
 }
+
+/**
+ * PROPERTY_FOCUS (a regular expression over "rule N: detail") makes only the violations it matches count, so that
+ * fast-check shrinks towards one kind of failure while others are still known (a tool for finding them one by one).
+ */
+const FOCUS = process.env.PROPERTY_FOCUS ? new RegExp(process.env.PROPERTY_FOCUS) : undefined;
+
+/** The violations that count (all of them unless PROPERTY_FOCUS says otherwise). */
+export const counted = (violations: Violation[]) =>
+	FOCUS ? violations.filter((v) => FOCUS.test(`rule ${v.rule}: ${v.detail}`)) : violations;
 
 /** Most advice keys followed per case: each is a whole execution more. */
 export const ADVICE_PER_CASE = Number(process.env.PROPERTY_ADVICE ?? 2);
@@ -46,6 +58,17 @@ function checkExecution(c: Checked, record: ExecutionRecord, earlier: ExecutionR
 	for (const rule of [1, 2, 5]) tally(stats.rulesChecked, rule);
 	if (c.case.batch.maxCredits !== undefined) tally(stats.rulesChecked, 4);
 	return found;
+}
+
+/** What the sandbox answered to each submission, by request key (an injected fault before the arrow). */
+function submissionsOf(stage: Stage): Record<string, string[]> {
+	const out: Record<string, string[]> = {};
+	for (const entry of stage.sandbox.engine.log) {
+		if (entry.method !== 'POST' || !entry.path.startsWith('/v1/generations')) continue;
+		const key = String((entry.body as { requestKey?: unknown } | undefined)?.requestKey ?? '(unread)');
+		(out[key] ??= []).push(entry.fault ? `${entry.fault}→${entry.status}` : String(entry.status));
+	}
+	return out;
 }
 
 function faultsSeen(stage: Stage, stats: CaseStats): void {
@@ -80,7 +103,7 @@ async function runStaged(c: BatchCase, stage: Stage, stats: CaseStats): Promise<
 		stats.adviceFollowed++;
 		executions.push(follow);
 	}
-	return { violations, stats, executions };
+	return { violations, stats, executions, submissions: submissionsOf(stage) };
 }
 
 export async function runCase(c: BatchCase): Promise<CaseReport> {
@@ -97,7 +120,7 @@ export async function runCase(c: BatchCase): Promise<CaseReport> {
 	const hang = new Promise<CaseReport>((resolve) => {
 		timer = wallSetTimeout(() => {
 			const detail = `the case did not finish within ${CASE_WALL_LIMIT_MS / 1000} s of wall-clock time`;
-			resolve({ violations: [{ rule: 1, execution: 'first run', detail }], stats, executions: [] });
+			resolve({ violations: [{ rule: 1, execution: 'first run', detail }], stats, executions: [], submissions: {} });
 		}, CASE_WALL_LIMIT_MS);
 	});
 	try {

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { caseArb } from './arbitraries';
 import type { BatchCase, WaitMode } from './batchCase';
 import { describeFailure, moneyProperty } from './moneyProperty';
-import { runCase, type CaseReport } from './runCase';
+import { counted, runCase, type CaseReport } from './runCase';
 
 export interface SuiteOptions {
 	mode: WaitMode;
@@ -36,7 +36,7 @@ export function optionsFromEnv(mode: WaitMode, seed: number, parallel: number): 
 /** The suite of one mode: every case, or the one case PROPERTY_PATH names (replayed and shrunk by fc.assert). */
 export async function runSuite(options: SuiteOptions & { path?: string }): Promise<void> {
 	if (options.path) {
-		await fc.assert(moneyProperty(options.mode), { seed: options.seed, path: options.path, numRuns: 1 });
+		await assertShrunk(options.mode, options.seed, options.path, 'Replayed:');
 		return;
 	}
 	await assertNoFailure(options, await runCases(options));
@@ -58,11 +58,22 @@ export async function runCases(options: SuiteOptions): Promise<SuiteFailure[]> {
 			const index = next++;
 			const report = await runCase(cases[index]);
 			options.onReport?.(report, cases[index]);
-			if (report.violations.length) failures.push({ index, case: cases[index], report });
+			if (counted(report.violations).length) failures.push({ index, case: cases[index], report });
 		}
 	};
 	await Promise.all(Array.from({ length: options.parallel }, worker));
 	return failures.sort((a, b) => a.index - b.index);
+}
+
+/** Replays the case at `path` with fc.assert, which shrinks a failure; throws fast-check's report and the case's. */
+async function assertShrunk(mode: WaitMode, seed: number, path: string, header: string): Promise<void> {
+	const { property, lastFailure } = moneyProperty(mode);
+	try {
+		await fc.assert(property, { seed, path, numRuns: 1 });
+	} catch (error) {
+		const report = (error as Error).message.split('\nHint:')[0];
+		throw new Error(`${header}\n${report}\nThe smallest counterexample found:\n${lastFailure()}`);
+	}
 }
 
 /**
@@ -75,11 +86,7 @@ export async function assertNoFailure(options: SuiteOptions, failures: SuiteFail
 	const header =
 		`${failures.length} of ${options.runs} ${options.mode}-mode cases broke a money rule ` +
 		`(cases ${failures.map((f) => f.index).join(', ')}). First: seed ${options.seed}, path "${first.index}".`;
-	try {
-		await fc.assert(moneyProperty(options.mode), { seed: options.seed, path: String(first.index), numRuns: 1 });
-	} catch (error) {
-		throw new Error(`${header}\n${(error as Error).message}`);
-	}
+	await assertShrunk(options.mode, options.seed, String(first.index), header);
 	throw new Error(
 		`${header} It did not fail again when replayed; as first seen:\n${describeFailure(first.case, first.report)}`,
 	);

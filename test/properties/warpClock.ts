@@ -12,6 +12,7 @@ export const WARP = Number(process.env.PROPERTY_WARP ?? 40);
 
 const realNow = Date.now.bind(Date);
 const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
 const realSetInterval = globalThis.setInterval;
 const RealDate = Date;
 const origin = realNow();
@@ -26,6 +27,39 @@ export const wallNow = realNow;
 
 /** A timer on the wall clock (the suite's own watchdogs). */
 export const wallSetTimeout = realSetTimeout;
+
+/** Timers that fired before their warped due time and were set again: clearing the first clears the second. */
+const rearmed = new WeakMap<NodeJS.Timeout, { cancel(): void }>();
+
+/**
+ * A timer fires when its warped due time has come, never before: Node's timers may fire up to a loop iteration
+ * early against Date.now (libuv's cached loop time), which the warp would turn into many warped milliseconds.
+ */
+function warpedSetTimeout(fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]): NodeJS.Timeout {
+	const due = warpedNow() + Math.max(0, Number(ms ?? 0));
+	let current: NodeJS.Timeout;
+	let cancelled = false;
+	const fire = () => {
+		if (cancelled) return;
+		const left = due - warpedNow();
+		if (left > 0) {
+			const next = realSetTimeout(fire, Math.ceil(left / WARP));
+			if (!first.hasRef()) next.unref();
+			current = next;
+			return;
+		}
+		fn(...args);
+	};
+	const first = realSetTimeout(fire, Math.ceil(Math.max(0, Number(ms ?? 0)) / WARP));
+	current = first;
+	rearmed.set(first, {
+		cancel: () => {
+			cancelled = true;
+			realClearTimeout(current);
+		},
+	});
+	return first;
+}
 
 function install(): void {
 	const g = globalThis as unknown as Record<string, unknown>;
@@ -42,8 +76,11 @@ function install(): void {
 	}
 	g.Date = WarpedDate;
 	const scaled = (ms: unknown) => Math.max(0, Number(ms ?? 0) / WARP);
-	g.setTimeout = ((fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) =>
-		realSetTimeout(fn, scaled(ms), ...args)) as unknown as typeof setTimeout;
+	g.setTimeout = warpedSetTimeout as unknown as typeof setTimeout;
+	g.clearTimeout = ((timer: NodeJS.Timeout | undefined) => {
+		if (timer) rearmed.get(timer)?.cancel();
+		realClearTimeout(timer);
+	}) as typeof clearTimeout;
 	g.setInterval = ((fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) =>
 		realSetInterval(fn, scaled(ms), ...args)) as unknown as typeof setInterval;
 }
