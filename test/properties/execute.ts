@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // One execution of a case's step through n8n's real WorkflowExecute (helpers/engine.ts), against the case's sandbox:
 // Poll mode runs to its end; pause mode waits until a delivery (through the relay) or n8n's timer resumes it. Then
 // it waits until nothing more happens (no delivery in flight, every run of the account final), so the ledger the

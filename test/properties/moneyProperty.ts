@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The property the suite checks, and how a failure reads: every generated case (caseArb) run by runCase must break
 // no money rule. A failure throws the case as plain JSON, every rule it broke and what each execution showed;
 // fast-check adds the seed and the path to replay it (fc.assert(…, { seed, path })). Shrinking is bounded in wall

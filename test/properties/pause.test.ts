@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The money rules as a property of pause-mode batches (issue 41): 300 generated cases with a fixed seed, each run
 // through n8n's real WorkflowExecute against a sandbox of its own and checked against its ledger and run table
 // (runCase.ts). A failure prints the seed, the path and the shrunk counterexample; CONTRIBUTING ("Property suite")

@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The property suite's counterexamples as plain cases (issue 41): each was found by poll.test.ts, pause.test.ts or
 // the soak and shrunk by fast-check (seed and path given where the shrunk case replays exactly), then cut down by
 // hand to the faults that matter, so it fails the same way on every run. Each must keep every money rule.

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // One case from start to end: its stage, the first execution and the money rules on it, then each advice a message
 // gave followed literally (faults off), with the rules on that execution too and rule 3 between them. Returns every
 // violation found (not only the first) and what was exercised, for the soak's summary.
@@ -78,7 +79,7 @@ function faultsSeen(stage: Stage, stats: CaseStats): void {
 		else if (entry.status === 429) tally(stats.faults, '429 (rate window)');
 	}
 	for (const [action, n] of stage.relay?.applied ?? [])
-		if (action !== 'pass') tally(stats.faults, `delivery ${action}`);
+		if (action !== 'pass') tally(stats.faults, `delivery ${action}`, n);
 }
 
 async function runStaged(c: BatchCase, stage: Stage, stats: CaseStats): Promise<CaseReport> {

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Runs the money property over many generated cases in one waiting mode. The cases are fast-check's (the same
 // values fc.assert draws for this seed: fc.sample), run several at a time (each has its own sandbox, account and
 // relay, and most of a case is spent waiting). A case that breaks a rule is then replayed by fc.assert at its path,
