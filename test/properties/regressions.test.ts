@@ -88,10 +88,10 @@ describe(`poll mode (clock ×${WARP})`, () => {
 });
 
 describe(`pause mode (clock ×${WARP})`, () => {
-	test("plan prices above the catalogue's: ten 20-credit items under a cap of 200 are not charged 300 (41.4)", async () => {
+	test("plan prices above the catalogue's: ten 20-credit videos under a cap of 200 are not charged 300 (41.4)", async () => {
 		await expectRulesKept({
 			batch: batch({
-				step: { operation: 'generate', kind: 'image', model: 'orchid-portrait', options: {} },
+				step: { operation: 'generate', kind: 'video', model: 'studio-video-v1', options: {} },
 				items: same(10),
 				maxCredits: 200,
 				timeoutMinutes: 0.5,
