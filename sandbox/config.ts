@@ -36,6 +36,12 @@ export interface RateLimits {
  */
 export type FaultKind = '500' | '502' | '503' | 'drop' | 'drop_after' | 'slow' | '404' | '429' | 'malformed';
 
+/**
+ * How an injected 429 says when to come back: Retry-After in seconds (the default), Retry-After as an HTTP date,
+ * or no Retry-After at all, only X-RateLimit-Reset (with X-RateLimit-Limit and X-RateLimit-Remaining 0).
+ */
+export type RateLimitStyle = 'retry-after-seconds' | 'retry-after-date' | 'reset-only';
+
 export interface FaultRule {
 	/** "POST /generations", "GET /generations/:id", "*" … */
 	route: string;
@@ -49,6 +55,8 @@ export interface FaultRule {
 	slowMs?: number;
 	/** Retry-After of injected 429 answers, in seconds (default 1). */
 	retryAfterSeconds?: number;
+	/** Which headers an injected 429 carries (default 'retry-after-seconds'). */
+	rateLimitStyle?: RateLimitStyle;
 }
 
 export interface SandboxConfig {

@@ -1,5 +1,5 @@
 // Seeded fault injection per route: a rate with kinds, or a scripted sequence.
-import type { FaultKind, FaultRule } from './config';
+import type { FaultKind, FaultRule, RateLimitStyle } from './config';
 
 /** mulberry32: small, fast, seedable. */
 export function seeded(seed: number): () => number {
@@ -18,6 +18,14 @@ export interface PickedFault {
 	kind: FaultKind;
 	slowMs: number;
 	retryAfterSeconds: number;
+	/** Set only when the rule sets it; injected 429s default to Retry-After in seconds. */
+	rateLimitStyle?: RateLimitStyle;
+}
+
+function faultOf(rule: FaultRule, kind: FaultKind): PickedFault {
+	const fault: PickedFault = { kind, slowMs: rule.slowMs ?? 2000, retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
+	if (rule.rateLimitStyle) fault.rateLimitStyle = rule.rateLimitStyle;
+	return fault;
 }
 
 interface ActiveRule extends FaultRule {
@@ -40,12 +48,11 @@ export class FaultInjector {
 				if (rule.position >= rule.script.length) continue;
 				const step = rule.script[rule.position++];
 				if (step === 'ok') return undefined;
-				return { kind: step, slowMs: rule.slowMs ?? 2000, retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
+				return faultOf(rule, step);
 			}
 			if (rule.rate && rule.random() < rule.rate) {
 				const kinds = rule.kinds?.length ? rule.kinds : (['500', '502', '503', 'drop', 'slow'] as FaultKind[]);
-				const kind = kinds[Math.floor(rule.random() * kinds.length)];
-				return { kind, slowMs: rule.slowMs ?? 2000, retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
+				return faultOf(rule, kinds[Math.floor(rule.random() * kinds.length)]);
 			}
 		}
 		return undefined;

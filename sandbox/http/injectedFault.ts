@@ -5,6 +5,7 @@ import http from 'node:http';
 import { ApiFailure } from '../apiFailure';
 import type { PickedFault } from '../faults';
 import type { Exchange } from './context';
+import { rateHeaders } from './rateBudget';
 import { sendJson } from './respond';
 
 /** Handles a /v1 request normally; `providerFailure` makes a submission fail upstream after its checks. */
@@ -13,6 +14,22 @@ export type ApiRequestHandler = (exchange: Exchange, providerFailure: boolean) =
 /** The route name fault rules use: "POST /generations", "GET /generations/:id", … */
 export function faultRouteOf(method: string, pathname: string): string {
 	return `${method} ${pathname.replace(/^\/v1/, '').replace(/\/generations\/[^/]+$/, '/generations/:id')}`;
+}
+
+/**
+ * The headers of an injected 429 in the rule's style: Retry-After in seconds, Retry-After as an HTTP date (whole
+ * seconds, rounded up so the wait is never shorter), or only the X-RateLimit-* headers of a spent window.
+ */
+export function injected429Headers(fault: PickedFault, now = Date.now(), strict = false): Record<string, string> {
+	const resetAt = now + fault.retryAfterSeconds * 1000;
+	switch (fault.rateLimitStyle ?? 'retry-after-seconds') {
+		case 'retry-after-date':
+			return { 'retry-after': new Date(Math.ceil(resetAt / 1000) * 1000).toUTCString() };
+		case 'reset-only':
+			return rateHeaders({ allowed: false, limit: 20, remaining: 0, resetAt }, now, strict);
+		default:
+			return { 'retry-after': String(fault.retryAfterSeconds) };
+	}
 }
 
 /** Handles the request for its side effects only, into an answer nobody reads; returns the status it had. */
@@ -26,6 +43,7 @@ export async function handleWithFault(
 	exchange: Exchange,
 	fault: PickedFault,
 	handle: ApiRequestHandler,
+	strict = false,
 ): Promise<void> {
 	const { entry, req, url } = exchange;
 	entry.fault = fault.kind;
@@ -54,9 +72,13 @@ export async function handleWithFault(
 		case '404':
 			throw new ApiFailure(404, 'not_found', 'No such record (injected)');
 		case '429':
-			throw new ApiFailure(429, 'rate_limited', 'Too many requests (injected)', undefined, {
-				'retry-after': String(fault.retryAfterSeconds),
-			});
+			throw new ApiFailure(
+				429,
+				'rate_limited',
+				'Too many requests (injected)',
+				undefined,
+				injected429Headers(fault, Date.now(), strict),
+			);
 		case 'malformed': {
 			// Handled, then answered with its status and an empty object (a broken proxy).
 			const status = await handleUnseen(exchange, handle);

@@ -1,6 +1,8 @@
-// Unit tests of fault picking: scripted sequences, seeded rates, route matching and defaults.
-import type { FaultKind } from '../../sandbox/config';
+// Unit tests of fault picking: scripted sequences, seeded rates, route matching and defaults; the header styles of
+// injected 429s over HTTP.
+import type { FaultKind, RateLimitStyle } from '../../sandbox/config';
 import { FaultInjector, seeded } from '../../sandbox/faults';
+import { startSandbox } from '../../sandbox/server';
 
 const kindsOf = (injector: FaultInjector, route: string, count: number) =>
 	Array.from({ length: count }, () => injector.pick(route)?.kind ?? 'ok');
@@ -75,5 +77,41 @@ describe('seeded', () => {
 		expect(Array.from({ length: 50 }, () => b())).toEqual(values);
 		expect(values.every((v) => v >= 0 && v < 1)).toBe(true);
 		expect(seeded(8)()).not.toBe(values[0]);
+	});
+});
+
+describe('injected 429s in each header style', () => {
+	const fetch429 = async (style?: RateLimitStyle) => {
+		const sandbox = await startSandbox({
+			faults: [{ route: 'GET /me', script: ['429'], retryAfterSeconds: 3, rateLimitStyle: style }],
+		});
+		try {
+			const res = await fetch(`${sandbox.baseUrl}/me`);
+			return { status: res.status, headers: res.headers, body: (await res.json()) as { error: string } };
+		} finally {
+			await sandbox.close();
+		}
+	};
+
+	test('by default Retry-After in seconds', async () => {
+		const { status, headers, body } = await fetch429();
+		expect([status, body.error, headers.get('retry-after')]).toEqual([429, 'rate_limited', '3']);
+	});
+
+	test('Retry-After as an HTTP date, never earlier than the wait', async () => {
+		const before = Date.now();
+		const { headers } = await fetch429('retry-after-date');
+		const at = Date.parse(headers.get('retry-after') ?? '');
+		expect(headers.get('retry-after')).toMatch(/GMT$/);
+		expect(at).toBeGreaterThanOrEqual(before + 3000);
+		expect(at).toBeLessThanOrEqual(Date.now() + 4000);
+	});
+
+	test('only X-RateLimit-Reset (seconds until the window resets), Remaining 0, no Retry-After', async () => {
+		const { status, headers } = await fetch429('reset-only');
+		expect(status).toBe(429);
+		expect(headers.get('retry-after')).toBeNull();
+		expect(headers.get('x-ratelimit-remaining')).toBe('0');
+		expect(Number(headers.get('x-ratelimit-reset'))).toBe(3);
 	});
 });

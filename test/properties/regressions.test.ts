@@ -1,0 +1,140 @@
+// The property suite's counterexamples as plain cases (issue 41): each was found by poll.test.ts, pause.test.ts or
+// the soak and shrunk by fast-check (seed and path given where the shrunk case replays exactly), then cut down by
+// hand to the faults that matter, so it fails the same way on every run. Each must keep every money rule.
+import { WARP } from './warpClock';
+import type { BatchCase, BatchSpec, DeliveryAction } from './batchCase';
+import type { FaultRule } from '../../sandbox/config';
+import { describeFailure } from './moneyProperty';
+import { runCase } from './runCase';
+
+async function expectRulesKept(c: BatchCase): Promise<void> {
+	const report = await runCase(c);
+	if (report.violations.length) throw new Error(describeFailure(c, report));
+}
+
+const same = (count: number, prompt = 'a paper boat') => Array.from({ length: count }, () => ({ prompt }));
+const plenty = { concurrency: 3, holders: 0, priceFactor: 1, credits: 1_000_000 };
+const posts = (...script: FaultRule['script'] & unknown[]): FaultRule => ({ route: 'POST /generations', script });
+
+function batch(over: Partial<BatchSpec>): BatchSpec {
+	return {
+		step: { operation: 'generate', kind: 'image', model: 'studio-image-v1', options: {} },
+		items: same(2),
+		requestKey: { mode: 'default' },
+		timeoutMinutes: 0.05,
+		waitMode: 'poll',
+		continueOnFail: false,
+		...over,
+	};
+}
+
+const deliveries = (...actions: DeliveryAction[]) => actions;
+
+describe(`poll mode (clock ×${WARP})`, () => {
+	test('a stopped batch names the runs it paid for with their request keys (41.2; seed 20261127, path "6:0:0:1:2:0:0:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:2:0:2:0:3:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				items: same(2, 'a red fox in the snow'),
+				requestKey: { mode: 'shared', value: 'batch_key' },
+				timeoutMinutes: 0,
+			}),
+			account: { ...plenty, concurrency: 1, credits: 5 },
+			faults: { rules: [], deliveries: [] },
+		});
+	});
+
+	test('a stopped batch names an item whose answer was lost, with its request key (41.2)', async () => {
+		await expectRulesKept({
+			batch: batch({}),
+			account: { ...plenty, concurrency: 2 },
+			faults: { rules: [posts(...Array.from({ length: 12 }, () => 'drop_after' as const))], deliveries: [] },
+		});
+	});
+
+	test('a refusal after a lost answer does not say "nothing was charged" (41.5 in Poll mode; seed 20261127, path "69")', async () => {
+		await expectRulesKept({
+			batch: batch({ items: same(1), timeoutMinutes: 1 }),
+			account: plenty,
+			faults: { rules: [posts('drop_after', '503')], deliveries: [] },
+		});
+	});
+
+	test('a lost answer still counts against the cap (41.3; seed 20261127, path "4")', async () => {
+		await expectRulesKept({
+			batch: batch({ items: same(6), maxCredits: 25, continueOnFail: true }),
+			account: { ...plenty, concurrency: 1 },
+			faults: { rules: [posts('ok', ...Array.from({ length: 5 }, () => 'drop_after' as const))], deliveries: [] },
+		});
+	});
+
+	test('following "put this key in Request Key and run this step again" charges nothing more (41.1)', async () => {
+		await expectRulesKept({
+			batch: batch({ requestKey: { mode: 'shared', value: 'batch_key' }, continueOnFail: true }),
+			account: { ...plenty, concurrency: 1 },
+			faults: { rules: [posts('ok', ...Array.from({ length: 5 }, () => 'drop_after' as const))], deliveries: [] },
+		});
+	});
+
+	test('a time-limit error on a charged run does not quote "nothing was charged" from a failed read', async () => {
+		await expectRulesKept({
+			batch: batch({ items: same(1) }),
+			account: plenty,
+			faults: {
+				rules: [{ route: 'GET /generations/:id', script: Array.from({ length: 12 }, () => '500' as const) }],
+				deliveries: [],
+			},
+		});
+	});
+});
+
+describe(`pause mode (clock ×${WARP})`, () => {
+	test("plan prices above the catalogue's: ten 20-credit videos under a cap of 200 are not charged 300 (41.4)", async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'generate', kind: 'video', model: 'studio-video-v1', options: {} },
+				items: same(10),
+				maxCredits: 200,
+				timeoutMinutes: 0.5,
+				waitMode: 'pause',
+			}),
+			account: { ...plenty, priceFactor: 1.5 },
+			faults: { rules: [], deliveries: [] },
+		});
+	});
+
+	test('following "Request Key set to the requestKey here" after n8n\'s timer charges nothing more (41.1; seed 20261128, path "4")', async () => {
+		await expectRulesKept({
+			batch: batch({ requestKey: { mode: 'shared', value: 'batch_key' }, waitMode: 'pause' }),
+			account: plenty,
+			faults: { rules: [], deliveries: deliveries(...Array.from({ length: 8 }, () => 'delayPastTimer' as const)) },
+		});
+	});
+
+	test('a resume call\'s submission whose answer was lost is not "Not submitted … nothing was charged" (41.5)', async () => {
+		await expectRulesKept({
+			batch: batch({ waitMode: 'pause', continueOnFail: true }),
+			account: { ...plenty, concurrency: 1 },
+			faults: { rules: [posts('ok', ...Array.from({ length: 16 }, () => 'drop_after' as const))], deliveries: [] },
+		});
+	});
+
+	test('a refusal after a lost answer before the pause does not say "nothing was charged"', async () => {
+		await expectRulesKept({
+			batch: batch({ items: same(1), timeoutMinutes: 0.5, waitMode: 'pause' }),
+			account: plenty,
+			faults: { rules: [posts('drop_after', '503')], deliveries: [] },
+		});
+	});
+
+	test('a failed run stops the batch: the runs paid for are named with their request keys (41.2)', async () => {
+		await expectRulesKept({
+			batch: batch({
+				items: [{ prompt: 'a paper boat' }, { prompt: 'a paper boat [fail]' }],
+				waitMode: 'pause',
+				timeoutMinutes: 0.5,
+			}),
+			account: plenty,
+			faults: { rules: [], deliveries: [] },
+		});
+	});
+});
