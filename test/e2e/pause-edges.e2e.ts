@@ -121,11 +121,15 @@ async function restartCase(prompts: string[], forced: boolean) {
 	for (const run of runsOf(prompts)) expect(sb.engine.outputDownloads.get(run.id)).toBe(1);
 	expect(runsOf(prompts)).toHaveLength(3);
 	expect(charged() - before).toBe(3 * 20);
-	// No resume lost, none twice: after the stop exactly one delivery was answered 2xx (the one that resumed
-	// it); the others were n8n down (no answer), n8n starting (404), told to come back while that one built
-	// the output (503), or n8n's "finished already" (409). All but the 2xx are retried by the service.
+	// No resume lost, none twice: a delivery is answered 2xx as soon as a running n8n takes it, before the step's work
+	// (the service gives an answer 10 s), so every delivery ends delivered; the success, the one build and the one
+	// charge per run above show that none of those early answers lost a resume. Before that: n8n down (no answer),
+	// starting (404), or n8n's "finished already" (409), each retried by the service.
+	for (const attempts of answers) {
+		const last = attempts[attempts.length - 1];
+		expect(last !== null && last >= 200 && last < 300).toBe(true);
+	}
 	const after = answers.flat();
-	expect(after.filter((s) => s !== null && s >= 200 && s < 300)).toHaveLength(1);
 	expect(after.filter((s) => !(s === null || (s >= 200 && s < 300) || [404, 409, 503].includes(s)))).toEqual([]);
 }
 
