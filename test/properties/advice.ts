@@ -1,58 +1,61 @@
 // Rule 3: following the advice in any message literally charges nothing more. A message advises when it tells the
-// user to run the step again with Request Key set to a value; the value is the request key the message names (a key
-// of the account's runs, or "the requestKey here": the item's own). Following it means running the same step on the
-// same items with that value typed into Request Key. Then no request may be paid for again (runs charged per request
-// no more than its items that had none charged), and when the follow-up finishes, the run that the key names
-// (charged, maybe never delivered) is in its output.
+// user to run the step again with Request Key set to a value (a key, an expression) or left as it is. Following it
+// means running the same step on the same items with that value in Request Key. Then no request may be paid for again
+// (runs charged per request no more than its items that had none charged), and when the follow-up finishes, every run
+// charged under a key the advice covers (maybe never delivered) is in its output.
 import type { ExecutionRecord } from './execute';
 import { signatureOf, type RunFacts } from './ledgerView';
 import { itemsPerSignature, runOfItem, type Checked, type Violation } from './rules';
 
-const ADVICE = /Request Key[^.]{0,160}?(?:set to|and run)|put (?:this|the) key in[^.]{0,80}Request Key/i;
-const ITS_OWN_KEY = /(?:requestKey|request key) here/i;
+// The node words every advice with one function (nodes/MediaGen/run/requestKey.ts requestKeyAdvice): Request Key
+// "set to \"<key>\"", "set to the expression \"<expression>\"", or "as it is" (the typed expression already gives each
+// item its key). Anything else that sends the user to Request Key is advice that cannot be followed literally.
+const ADVICE = /Request Key[^.]{0,160}?(?:set to|and run|as it is)|put (?:this|the) key in[^.]{0,80}Request Key/i;
+const VALUE = /Request Key (?:set to the expression "([^"]+)"|set to "([^"]+)"|(as it is))/;
 
 export interface Advice {
-	key: string;
+	/** The Request Key to type: a literal, an n8n expression ("=…"), or undefined for "as it is". */
+	value: string | undefined;
+	/** The request keys the first execution sent that the advice names or covers (for the run to come back). */
+	keys: string[];
 	/** Where the message is: "the error", "item 3". */
 	where: string;
 }
 
-/** Whether `key` stands in `text` as a whole value (not as the start of a longer key). */
-function names(text: string, key: string): boolean {
-	let at = text.indexOf(key);
-	while (at >= 0) {
-		const after = text[at + key.length] ?? ' ';
-		if (!/[\w-]/.test(after)) return true;
-		at = text.indexOf(key, at + 1);
-	}
-	return false;
+/** The value a message tells the user to put in Request Key, if it says exactly one. */
+function valueIn(text: string): { value: string | undefined } | undefined {
+	const m = VALUE.exec(text);
+	if (!m) return undefined;
+	if (m[1] !== undefined) return { value: `=${m[1]}` };
+	if (m[2] !== undefined) return { value: m[2] };
+	return { value: undefined };
 }
 
-/** The advice in an execution's messages, one per key named (a message naming no key cannot be followed). */
+/** The advice in an execution's messages, one per distinct value (a message naming no value cannot be followed). */
 export function adviceIn(record: ExecutionRecord, facts: Map<string, RunFacts>): { advice: Advice[]; keyless: number } {
-	const known = [...new Set([...facts.values()].map((f) => f.requestKey).filter(Boolean))].sort(
-		(a, b) => b.length - a.length,
-	);
-	const sources: Array<{ where: string; text: string; own?: unknown }> = [];
+	const keys = [...new Set([...facts.values()].map((f) => f.requestKey).filter(Boolean))];
+	const sources: Array<{ where: string; text: string }> = [];
 	if (record.error) {
-		const { message, description, context } = record.error;
-		sources.push({ where: 'the error', text: `${message}\n${description ?? ''}`, own: context?.requestKey });
+		const { message, description } = record.error;
+		sources.push({ where: 'the error', text: `${message}\n${description ?? ''}` });
 	}
 	for (const { json, item } of record.items) {
 		const text = [json.error, json.description, json.note, json.warning].filter((t) => typeof t === 'string').join(' ');
-		sources.push({ where: `item ${item + 1}`, text, own: json.requestKey });
+		sources.push({ where: `item ${item + 1}`, text });
 	}
 	const advice = new Map<string, Advice>();
 	let keyless = 0;
-	for (const { where, text, own } of sources) {
+	for (const { where, text } of sources) {
 		if (!ADVICE.test(text)) continue;
-		const key =
-			ITS_OWN_KEY.test(text) && typeof own === 'string' && own
-				? own
-				: [typeof own === 'string' ? own : '', ...known].find((k) => k && names(text, k));
-		if (key) {
-			if (!advice.has(key)) advice.set(key, { key, where });
-		} else keyless++;
+		const found = valueIn(text);
+		if (!found) {
+			keyless++;
+			continue;
+		}
+		const id = found.value ?? '(as it is)';
+		// A literal names one key; an expression or "as it is" gives every item the key it was sent.
+		const covered = found.value !== undefined && !found.value.startsWith('=') ? [found.value] : keys;
+		if (!advice.has(id)) advice.set(id, { value: found.value, keys: covered, where });
 	}
 	return { advice: [...advice.values()], keyless };
 }
@@ -94,8 +97,8 @@ export function checkAdviceFollowed(
 	}
 	if (!follow.error) {
 		const delivered = new Set(follow.items.map((i) => runOfItem(i.json)));
-		for (const run of earlier.filter((r) => r.requestKey === advice.key)) {
-			if (!delivered.has(run.id)) v(`run ${run.id}, charged under ${advice.key}, is still not in the output`);
+		for (const run of earlier.filter((r) => advice.keys.includes(r.requestKey))) {
+			if (!delivered.has(run.id)) v(`run ${run.id}, charged under ${run.requestKey}, is still not in the output`);
 		}
 	}
 	return out;

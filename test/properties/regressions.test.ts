@@ -137,4 +137,24 @@ describe(`pause mode (clock ×${WARP})`, () => {
 			faults: { rules: [], deliveries: [] },
 		});
 	});
+
+	// A finding of the suite's own rule 2: following "Request Key as it is" re-sends the first execution's keys, and
+	// getting those runs back is the advice working, not another execution's run taken.
+	test('per-item keys, advice "as it is": the follow-up gets the first runs back (seed 20261128, path "142")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'generate', kind: 'image', model: 'studio-image-v1', options: {} },
+				items: [
+					{ prompt: 'a red fox in the snow', key: 'key_a' },
+					{ prompt: 'a red fox in the snow', key: 'key_b' },
+				],
+				requestKey: { mode: 'perItem' },
+				timeoutMinutes: 0.5,
+				waitMode: 'pause',
+				continueOnFail: true,
+			}),
+			account: { ...plenty, concurrency: 1 },
+			faults: { rules: [posts('drop', '500', 'slow', '502')], deliveries: [] },
+		});
+	});
 });

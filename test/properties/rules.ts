@@ -106,8 +106,9 @@ export function checkNothingTwice(c: Checked, record: ExecutionRecord, earlier: 
 	for (const [key, runs] of byKey) {
 		if (runs.length > 1) v(`request key ${key} charged ${runs.length} times: ${runs.map((r) => r.id).join(', ')}`);
 	}
-	// Each item's run is its own: its own request, made by this execution (a follow-up may get its first run back).
-	const allowed = new Set([...record.created, ...earlier.flatMap((e) => (record.requestKey ? e.created : []))]);
+	// Each item's run is its own: its own request, made by this execution. A follow-up of advice (every execution
+	// after the first) sends the first execution's keys again, so it may get those runs back.
+	const allowed = new Set([...record.created, ...earlier.flatMap((e) => e.created)]);
 	const seen = new Map<string, number>();
 	for (const { json, item } of record.items) {
 		const runId = runOfItem(json);

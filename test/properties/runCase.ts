@@ -91,12 +91,19 @@ async function runStaged(c: BatchCase, stage: Stage, stats: CaseStats): Promise<
 	faultsSeen(stage, stats);
 	const { advice, keyless } = adviceIn(first, checked.facts);
 	stats.adviceWithoutKey += keyless;
+	// Advice that names no value for Request Key cannot be followed literally.
+	if (keyless)
+		violations.push({
+			rule: 3,
+			execution: first.label,
+			detail: `${keyless} message(s) advise Request Key without a value`,
+		});
 	stage.sandbox.faults.set([]);
 	stage.relay?.script([]);
 	const executions = [first];
 	for (const a of toFollow(advice, ADVICE_PER_CASE)) {
 		const before = checked.facts;
-		const follow = await execute(stage, c.batch, `advice: Request Key ${a.key}`, a.key);
+		const follow = await execute(stage, c.batch, `advice: Request Key ${a.value ?? '(as it is)'}`, a.value);
 		checked.facts = facts();
 		violations.push(...checkExecution(checked, follow, executions, stats));
 		violations.push(...checkAdviceFollowed(checked, before, follow, a));

@@ -88,7 +88,11 @@ export async function runBatch(
 		const errorOf = new Map(failures.map((f) => [f.itemIndex, f.error]));
 		const charged = ready
 			.filter((p) => p.itemIndex !== itemIndex)
-			.flatMap((p) => chargedRunOf(p.itemIndex, runs.get(p.itemIndex), errorOf.get(p.itemIndex)) ?? []);
+			.flatMap((p) => {
+				const charged = chargedRunOf(p.itemIndex, runs.get(p.itemIndex), errorOf.get(p.itemIndex));
+				// The key the item was last sent with (-r2 … after a refund), so the run can be asked for again.
+				return charged ? [{ ...charged, requestKey: charged.requestKey ?? String(p.body.requestKey) }] : [];
+			});
 		throw withPaidRuns(error, charged, notStarted, batch);
 	}
 	return itemsInInputOrder(out);

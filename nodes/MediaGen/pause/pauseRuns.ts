@@ -140,6 +140,8 @@ export async function pauseRuns(
 
 /** A refusal before pausing stops the batch; runs already started keep going, are charged and are named. */
 function withStartedRuns<E>(error: E, items: PausedItem[]): E {
-	const started = items.flatMap((i) => (i.runId ? [{ id: i.runId, itemIndex: i.item }] : []));
+	const started = items.flatMap((i) =>
+		i.runId ? [{ id: i.runId, itemIndex: i.item, requestKey: String(i.body.requestKey) }] : [],
+	);
 	return withPaidRuns(error, started);
 }

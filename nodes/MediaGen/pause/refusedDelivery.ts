@@ -43,7 +43,9 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 			'keep going and are charged: find them with Generation → Get Many, or run this step again with ' +
 			`${requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length))} to get them without paying again.`,
 	});
-	const started = state.items.flatMap((i) => (i.runId ? [{ id: i.runId, itemIndex: i.item }] : []));
+	const started = state.items.flatMap((i) =>
+		i.runId ? [{ id: i.runId, itemIndex: i.item, requestKey: String(i.body.requestKey) }] : [],
+	);
 	return withPaidRuns(error, started);
 }
 

@@ -93,7 +93,15 @@ export async function outputItems(
 		// Charged at submission: succeeded, or CANCELED (the service does not say a canceled run is refunded).
 		const paid = outcomes.flatMap((o) =>
 			o.kind === 'finished' && (o.run.status === 'SUCCEEDED' || o.run.status === 'CANCELED')
-				? [{ id: o.run.id, itemIndex: state.items[o.position].item, cost: o.run.cost, status: o.run.status }]
+				? [
+						{
+							id: o.run.id,
+							itemIndex: state.items[o.position].item,
+							cost: o.run.cost,
+							status: o.run.status,
+							requestKey: String(state.items[o.position].body.requestKey),
+						},
+					]
 				: [],
 		);
 		withPaidRuns(first.error, paid);

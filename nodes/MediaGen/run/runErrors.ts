@@ -5,6 +5,17 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFuncti
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { RunRecord } from '../../shared/records';
+import { isLostAnswer, MediaGenApiError } from '../../shared/transport';
+
+/**
+ * One failed request in brief, for a message about a run that may be charged: a service answer by its status and
+ * code only, since its table wording ("nothing was charged") speaks of that request, not of the run.
+ */
+export function failureInBrief(error: unknown): string {
+	if (error instanceof MediaGenApiError && !isLostAnswer(error) && error.httpCode)
+		return `HTTP ${error.httpCode}${error.code ? ` (${error.code})` : ''}`;
+	return String((error as Error)?.message ?? error).replace(/\.+$/, '');
+}
 
 export interface RunDetails {
 	runId?: string;

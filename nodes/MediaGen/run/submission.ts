@@ -14,7 +14,7 @@ import { apiRequest, isBusySubmission, isLostAnswer, MediaGenApiError, type Iden
 import { generationAnswerProblem } from '../../shared/answers';
 import type { RunRecord } from '../../shared/records';
 import { MAX_FRESH_RUNS, requestKeyAdvice, retryKey, type BatchKeys } from './requestKey';
-import { addRunDetails, runError } from './runErrors';
+import { addRunDetails, failureInBrief, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 /** The longest pause between two sends of a submission whose answers are lost. */
@@ -77,10 +77,10 @@ function mismatchError(s: SubmitContext, run: RunRecord, key: string, differs: s
 function lostSubmissionError(s: SubmitContext, body: IDataObject, firstKey: string, tries: number, last: unknown) {
 	const key = String(body.requestKey);
 	const batch = s.batch ?? { inputCount: 1, items: [{ itemIndex: s.itemIndex, key: firstKey }] };
-	// The last failure's description says what to check: lost answers more often mean a wrong Base URL (or a
-	// proxy) than a broken service.
-	const hint = last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
-	const problem = String((last as Error)?.message ?? last).replace(/\.+$/, '');
+	// A lost answer's description says what to check: lost answers more often mean a wrong Base URL (or a proxy)
+	// than a broken service. A service answer is named by its code only: its wording speaks of that one send.
+	const hint = isLostAnswer(last) && last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
+	const problem = failureInBrief(last);
 	const error = new NodeOperationError(
 		s.ctx.getNode(),
 		`No usable answer to the submission of this run after ${tries} tr${tries === 1 ? 'y' : 'ies'} within its time ` +
@@ -153,9 +153,14 @@ async function submitWithKey(
 				await sleep(busyPause, signal);
 				continue;
 			}
-			// After a lost answer the run may exist (and be charged) whatever a later send is told.
-			const details = { requestKey: String(body.requestKey), ...(lost ? { mayBeCharged: true } : {}) };
-			if (!isLostAnswer(failure)) throw addRunDetails(failure, details);
+			if (!isLostAnswer(failure)) {
+				// After a lost answer the run may exist (and be charged) whatever a later send is told: the item
+				// fails as unanswered, with the advice to send its key again, never with "nothing was charged".
+				const lostBefore = lost > 0 || (failure instanceof MediaGenApiError && failure.answerLostBefore);
+				if (lostBefore && !(isBusySubmission(failure) && !waitForSlot))
+					throw lostSubmissionError(s, body, firstKey, tries, failure);
+				throw addRunDetails(failure, { requestKey: String(body.requestKey) });
+			}
 			lost++;
 			const pauseMs = Math.min(1000 * 2 ** lost, LOST_ANSWER_PAUSE_MAX_MS, deadline - Date.now());
 			if (pauseMs > 0) {

@@ -10,7 +10,7 @@ import { apiRequest, isRetryableRead, type ApiContext, type Identity } from '../
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
-import { addRunDetails, runError } from './runErrors';
+import { addRunDetails, failureInBrief, runError } from './runErrors';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 
 const MAX_BACKOFF_MS = 15_000;
@@ -116,7 +116,7 @@ export async function waitForRun(
 			if (!isRetryableRead(error))
 				throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
 			misses++;
-			lastProblem = String((error as Error).message ?? error);
+			lastProblem = failureInBrief(error);
 			continue;
 		}
 		if (!FINAL_STATUSES.includes(run.status)) lastRunningAt = lastReadAt;

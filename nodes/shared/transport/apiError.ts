@@ -17,6 +17,9 @@ export interface RouteOf {
 export class MediaGenApiError extends NodeApiError {
 	/** The service's error code ("busy", "credits", …), or this node's "unexpected_answer" and "no_answer". */
 	code = '';
+
+	/** An earlier try of the same request was handled but its answer lost: it may have done its work (a charge). */
+	answerLostBefore = false;
 }
 
 /** What a caller words differently from the error table (the rest comes from the table). */

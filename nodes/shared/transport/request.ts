@@ -3,7 +3,14 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { apiError, missingRouteError, noAnswerError, rateLimitAdvice, unexpectedAnswerError } from './apiError';
+import {
+	apiError,
+	type MediaGenApiError,
+	missingRouteError,
+	noAnswerError,
+	rateLimitAdvice,
+	unexpectedAnswerError,
+} from './apiError';
 import { describeApiError, ERROR_ADVICE } from './errorTable';
 import { isTransportFailure } from './failureClasses';
 import { getIdentity, type ApiContext, type Identity } from './identity';
@@ -95,6 +102,11 @@ export async function apiRequest<T = IDataObject>(
 	let transientLeft = req.retryTransient ?? 0;
 	let waits429 = 0;
 	let waitedMs = 0;
+	let answerLost = false;
+	const afterTries = <E extends MediaGenApiError>(error: E): E => {
+		error.answerLostBefore = answerLost;
+		return error;
+	};
 	for (;;) {
 		const release = await acquireRateBudget(id.fingerprint, bucket, signal, req.deadline);
 		const options: IHttpRequestOptions = {
@@ -124,6 +136,7 @@ export async function apiRequest<T = IDataObject>(
 				});
 			if (transientLeft > 0 && isTransportFailure(error) && (await pause(1000, req.deadline, signal))) {
 				transientLeft--;
+				answerLost = true;
 				continue;
 			}
 			throw noAnswerError(ctx.getNode(), req, id, error);
@@ -133,7 +146,7 @@ export async function apiRequest<T = IDataObject>(
 		const { statusCode } = response;
 		if (statusCode >= 200 && statusCode < 300) {
 			const problem = req.expect?.(response.body);
-			if (problem) throw unexpectedAnswerError(ctx.getNode(), req, id, statusCode, problem, response.body);
+			if (problem) throw afterTries(unexpectedAnswerError(ctx.getNode(), req, id, statusCode, problem, response.body));
 			return { body: response.body as T, statusCode, headers };
 		}
 		// The error table says what may be repeated: 'wait' (after Retry-After), 'once', or 'never'.
@@ -147,10 +160,12 @@ export async function apiRequest<T = IDataObject>(
 				waitedMs += Math.ceil(retryAfter * 1000);
 				continue;
 			}
-			throw apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex, {
-				context: { retryAfterSeconds: retryAfter },
-				description: retryable === 'wait' ? rateLimitAdvice(retryAfter, waits429, waitedMs, maxWait) : undefined,
-			});
+			throw afterTries(
+				apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex, {
+					context: { retryAfterSeconds: retryAfter },
+					description: retryable === 'wait' ? rateLimitAdvice(retryAfter, waits429, waitedMs, maxWait) : undefined,
+				}),
+			);
 		}
 		// 'once' (provider, server_error, 503s, unknown 5xx): sent again with the same requestKey, as the
 		// spec asks, where the caller says it is safe; 503s are "retry later", uncharged, so the pause is longer.
@@ -162,7 +177,7 @@ export async function apiRequest<T = IDataObject>(
 		// A 404 on a route that always exists (all but a run's own) means the Base URL points somewhere else,
 		// unless it carries one of the service's own codes (other than not_found), which then says what happened.
 		if (statusCode === 404 && !req.path.startsWith('/generations/') && !carriesServiceCode(response.body))
-			throw missingRouteError(ctx.getNode(), req, id, response.body);
-		throw apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex);
+			throw afterTries(missingRouteError(ctx.getNode(), req, id, response.body));
+		throw afterTries(apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex));
 	}
 }
