@@ -143,7 +143,7 @@ test('a failed run without Continue On Fail fails the execution, naming the run,
 	expect(resumed.error?.message).toMatch(/^Run gen_[0-9a-f]+ failed/);
 	expect(resumed.error?.description).toMatch(/5 credits were refunded automatically/);
 	expect(resumed.error?.description).toMatch(
-		/Runs of this step already paid for: gen_[0-9a-f]+ \(item 1, 5 credits, SUCCEEDED\)/,
+		/Runs of this step already paid for: gen_[0-9a-f]+ \(item 1, 5 credits, SUCCEEDED, request key \S+\)/,
 	);
 });
 
@@ -186,7 +186,9 @@ describe('pause mode never waits without end', () => {
 		backend.sandbox.faults.set([]);
 		expect(resumed.error?.message).toBe(SIGNATURE_FAILURE);
 		expect(resumed.error?.description).toMatch(/deliveries were refused since the pause \(the last: Signature/);
-		expect(resumed.error?.description).toMatch(/Runs of this step already paid for: gen_\w+ \(item 1\)/);
+		expect(resumed.error?.description).toMatch(
+			/Runs of this step already paid for: gen_\w+ \(item 1, request key \S+\)/,
+		);
 		expect(resumed.items).toEqual([]);
 		const refused = host.answers.filter((a) => a.executionId === r.executionId && a.status === 401);
 		expect(refused.length).toBeGreaterThanOrEqual(2);

@@ -211,7 +211,9 @@ export class BatchWalk {
 				const final = FINAL_STATUSES.includes(known.run.status);
 				return { position, kind: final ? 'finished' : 'running', run: known.run };
 			}
-			if (this.memory.unanswered.has(position)) return { position, kind: 'unanswered' };
+			// Being sent by another call right now counts as sent: its answer may yet say it was made and charged.
+			if (this.memory.unanswered.has(position) || this.memory.sending.has(position))
+				return { position, kind: 'unanswered' };
 			return { position, kind: this.memory.complete ? 'unsent' : 'unconfirmed' };
 		});
 		return {
