@@ -2,7 +2,7 @@
 // user to run the step again with Request Key set to a value (a key, an expression) or left as it is. Following it
 // means running the same step on the same items with that value in Request Key. Then no request may be paid for again
 // (runs charged per request no more than its items that had none charged), and when the follow-up finishes, every run
-// charged under a key the advice covers (maybe never delivered) is in its output.
+// charged under a key the advice covers that the first execution did not hand over is in its output.
 import type { ExecutionRecord } from './execute';
 import { signatureOf, type RunFacts } from './ledgerView';
 import { itemsPerSignature, runOfItem, type Checked, type Violation } from './rules';
@@ -75,6 +75,7 @@ export function checkAdviceFollowed(
 	before: Map<string, RunFacts>,
 	follow: ExecutionRecord,
 	advice: Advice,
+	first: ExecutionRecord,
 ): Violation[] {
 	const out: Violation[] = [];
 	const v = (detail: string) =>
@@ -97,7 +98,9 @@ export function checkAdviceFollowed(
 	}
 	if (!follow.error) {
 		const delivered = new Set(follow.items.map((i) => runOfItem(i.json)));
-		for (const run of earlier.filter((r) => advice.keys.includes(r.requestKey))) {
+		// The advice recovers what the first execution did not hand over; a run already in its output is the user's.
+		const handedOver = new Set(first.items.map((i) => runOfItem(i.json)));
+		for (const run of earlier.filter((r) => advice.keys.includes(r.requestKey) && !handedOver.has(r.id))) {
 			if (!delivered.has(run.id)) v(`run ${run.id}, charged under ${run.requestKey}, is still not in the output`);
 		}
 	}

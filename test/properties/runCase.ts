@@ -106,7 +106,7 @@ async function runStaged(c: BatchCase, stage: Stage, stats: CaseStats): Promise<
 		const follow = await execute(stage, c.batch, `advice: Request Key ${a.value ?? '(as it is)'}`, a.value);
 		checked.facts = facts();
 		violations.push(...checkExecution(checked, follow, executions, stats));
-		violations.push(...checkAdviceFollowed(checked, before, follow, a));
+		violations.push(...checkAdviceFollowed(checked, before, follow, a, first));
 		tally(stats.rulesChecked, 3);
 		stats.adviceFollowed++;
 		executions.push(follow);
