@@ -12,7 +12,7 @@ import { counted, runCase, type CaseReport } from './runCase';
 import { wallNow } from './warpClock';
 
 /** Wall-clock time spent shrinking a failure before fast-check is made to stop (ms). */
-const SHRINK_BUDGET_MS = Number(process.env.PROPERTY_SHRINK_MS ?? 60_000);
+const SHRINK_BUDGET_MS = Number(process.env.PROPERTY_SHRINK_MS ?? 40_000);
 
 /** What an execution showed, short: each item's status or error, and the thrown error. */
 function shown(record: ExecutionRecord): unknown {

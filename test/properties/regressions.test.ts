@@ -102,6 +102,20 @@ describe(`pause mode (clock ×${WARP})`, () => {
 		});
 	});
 
+	test('plan prices at twice the catalogue\'s: the house image engine under a cap of 25 (41.4; seed 20261128, path "4:0:0:0:0:4:1:1:0:0:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:4:1:2:5:2:0:1:1:1:1:1:1:1:1:1:1:1:1:1:1")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				items: [{ prompt: 'a forbidden picture' }, ...same(6, 'a red fox in the snow')],
+				requestKey: { mode: 'shared', value: 'batch_key' },
+				maxCredits: 25,
+				waitMode: 'pause',
+				continueOnFail: true,
+			}),
+			account: { ...plenty, concurrency: 1, priceFactor: 2 },
+			faults: { rules: [], deliveries: [] },
+		});
+	});
+
 	test('following "Request Key set to the requestKey here" after n8n\'s timer charges nothing more (41.1; seed 20261128, path "4")', async () => {
 		await expectRulesKept({
 			batch: batch({ requestKey: { mode: 'shared', value: 'batch_key' }, waitMode: 'pause' }),

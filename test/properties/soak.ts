@@ -1,6 +1,6 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // npm run soak: the property suite's money rules over many more batches than npm test runs (SOAK_RUNS per waiting
-// mode, 2,500 by default, so 5,000 in all), with a random seed (SOAK_SEED to repeat one) printed at the start. Ends
+// mode, 2,500 by default, so 5,000 in all), with a random seed (SOAK_SEED to repeat one; pause mode uses the seed plus 1) printed at the start. Ends
 // with a summary of what was generated and checked (summary.ts), then fails with the first broken rule, shrunk by
 // fast-check, as npm test would. Not part of npm test: jest.config.js matches *.test.ts only.
 import { wallNow } from './warpClock';
