@@ -39,13 +39,14 @@ export function describeWebhookSecretProblem(secret: unknown, field = 'Signing S
 	// An anonymous ID has no account settings: no secret to copy, so the advice says where accounts find one and
 	// points anonymous users to the credential's help (any secret of this shape, for Waiting → Pause).
 	const copy =
-		"Copy the whole secret again from account settings → Webhooks (an anonymous ID has none: see the help of the credential's Signing Secret).";
+		'Copy the whole secret again from account settings → Webhooks (an anonymous ID has none: see the help of ' +
+		"the credential's Signing Secret).";
 	switch (read.problem) {
 		case 'blank':
 			return (
 				`The ${field} is empty: it takes a signing secret, whsec_ followed by base64 text. An account finds its ` +
-				'secrets in account settings → Webhooks; an anonymous ID has no account settings and no secret (the help of the ' +
-				"credential's Signing Secret says what to enter then)."
+				'secrets in account settings → Webhooks; an anonymous ID has no account settings and no secret (the help of ' +
+				"the credential's Signing Secret says what to enter then)."
 			);
 		case 'prefixOnly':
 			return `The ${field} holds only the prefix whsec_ and no key. ${copy}`;

@@ -6,12 +6,12 @@
 // then acknowledged as a repeat. Nothing is lost: exactly one execution per run, with the record read back.
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
+import { until } from '../helpers/until';
 
 const SLOW_READS = [{ route: 'GET /generations/:id', rate: 1, kinds: ['slow' as const], slowMs: 12_000 }];
 
 let backend: TestBackend;
 let host: WebhookHost | undefined;
-const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 afterEach(async () => {
 	await host?.close();
@@ -32,12 +32,15 @@ const deliveryOf = (runId: string) => backend.sandbox.engine.webhooks.deliveries
 
 /** Waits until the delivery is acknowledged or an attempt timed out, and every webhook() call has returned. */
 async function deliveredOrLate(runId: string): Promise<void> {
-	for (let i = 0; i < 1200; i++) {
-		const d = deliveryOf(runId);
-		const done = d && (d.delivered || d.attempts.some((a) => a.status === null));
-		if (done && host!.responses.length >= d.attempts.length) return;
-		await settle(50);
-	}
+	await until(
+		() => {
+			const d = deliveryOf(runId);
+			const done = d && (d.delivered || d.attempts.some((a) => a.status === null));
+			return !!done && host!.responses.length >= d.attempts.length;
+		},
+		'the delivery to be acknowledged or timed out',
+		60_000,
+	);
 }
 
 test('reads take 12 s: an unsigned delivery is answered in time and starts one execution', async () => {
@@ -63,8 +66,11 @@ test('reads take 12 s: an unsigned delivery is answered in time and starts one e
 	const reads = backend.requests('GET /v1/generations/').length;
 	const attempts = delivery.attempts.length;
 	backend.sandbox.engine.webhooks.resend(delivery.id);
-	for (let i = 0; i < 600 && (delivery.attempts.length <= attempts || host.responses.length <= attempts); i++)
-		await settle(20);
+	await until(
+		() => delivery.attempts.length > attempts && host!.responses.length > attempts,
+		'the resend to be answered',
+		12_000,
+	);
 	expect(delivery.attempts[delivery.attempts.length - 1].status).toBe(200);
 	expect(backend.requests('GET /v1/generations/').length).toBe(reads);
 	expect(host.started).toHaveLength(1);
@@ -78,7 +84,7 @@ test('reads take 12 s: a signed delivery with Download Outputs is answered at on
 	await deliveredOrLate(runId);
 	const delivery = deliveryOf(runId);
 	expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
-	for (let i = 0; i < 200 && !host.started.length; i++) await settle(20);
+	await until(() => host!.started.length > 0, 'an execution to start', 4_000);
 	expect(host.started).toHaveLength(1);
 	expect(host.started[0][0].binary?.data).toBeDefined();
 	expect(backend.charges()).toBe(5);

@@ -13,11 +13,11 @@ import { pauseParameters } from '../helpers/pauseStep';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
 import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
+import { until } from '../helpers/until';
 
 let backend: TestBackend;
 let waiting: WaitingHost;
 let trigger: WebhookHost | undefined;
-const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
 	backend = await startBackend({ timeScale: 0.002, durations: { pendingMs: 50, image: 300, video: 600, music: 300 } });
@@ -68,7 +68,11 @@ test('the trigger never takes a run of an anonymous ID, even with an API key att
 		});
 		const runId = ((await res.json()) as { generation: { id: string } }).generation.id;
 		const deliveryOf = () => backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === runId);
-		for (let i = 0; i < 200 && !(deliveryOf()?.attempts.length && trigger.responses.length); i++) await settle(25);
+		await until(
+			() => !!deliveryOf()?.attempts.length && trigger!.responses.length > 0,
+			'the delivery to be answered',
+			5_000,
+		);
 		expect(deliveryOf()!.attempts[0].status).toBe(401);
 		expect(trigger.started).toHaveLength(0);
 		const logged = JSON.stringify(warn.mock.calls);

@@ -6,7 +6,7 @@ import { REQUEST_KEY_MAX } from './requestKey';
 
 export const MAX_REFERENCE_IMAGES = 14;
 export const NEGATIVE_PROMPT_MAX = 2000;
-export const WEBHOOK_URL_MAX = 500;
+export const RUN_WEBHOOK_MAX_CHARS = 500;
 
 export interface RequestDraft {
 	prompt: string;
@@ -77,8 +77,8 @@ export function checkHttpsUrl(url: string, field: string, example: string): stri
 
 /** The service delivers finished runs only to https addresses on public hosts (its delivery rules). */
 export function checkWebhookUrl(url: string, apiBaseUrl: string): string | undefined {
-	if (url.length > WEBHOOK_URL_MAX)
-		return `Webhook URL is ${url.length} characters long; the limit is ${WEBHOOK_URL_MAX}.`;
+	if (url.length > RUN_WEBHOOK_MAX_CHARS)
+		return `Webhook URL is ${url.length} characters long; the limit is ${RUN_WEBHOOK_MAX_CHARS}.`;
 	const shape = checkHttpsUrl(url, 'Webhook URL', 'for example the Production URL of a Media Generation Trigger');
 	if (shape) return shape;
 	const host = new URL(url).hostname;
