@@ -43,10 +43,16 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 			'keep going and are charged: find them with Generation → Get Many, or run this step again with ' +
 			`${requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length))} to get them without paying again.`,
 	});
-	const started = state.items.flatMap((i) =>
-		i.runId ? [{ id: i.runId, itemIndex: i.item, requestKey: String(i.body.requestKey) }] : [],
-	);
-	return withPaidRuns(error, started);
+	// Every item that was or may have been charged: runs known before the pause or learnt since, and items sent
+	// whose answer never came (named by request key alone).
+	const charged = state.items.flatMap((i, position) => {
+		const requestKey = String(i.body.requestKey);
+		const id = i.runId ?? memory.runs.get(position)?.run.id;
+		if (id) return [{ id, itemIndex: i.item, requestKey }];
+		const unanswered = memory.unanswered.has(position) || memory.sending.has(position);
+		return unanswered ? [{ itemIndex: i.item, requestKey }] : [];
+	});
+	return withPaidRuns(error, charged, [], savedBatchKeys(state.items, state.invalid.length));
 }
 
 /**
