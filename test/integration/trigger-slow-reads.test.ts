@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // The service counts a delivery not answered 2xx within 10 s as failed and sends it again. With every
 // GET /generations/{id} taking 12 s, the trigger still answers each delivery in time (the sandbox's sender gives
 // up after 10 s and records a time-out): a signed delivery needs no read; one that fails the signature check is
