@@ -132,6 +132,33 @@ describe(`pause mode (clock ×${WARP})`, () => {
 		});
 	});
 
+	test('signatures refused until the limit, n8n restarted: a set-up submission whose answer was lost is named (41.2; seed 777001, path "26")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'generate', kind: 'image', model: 'vertex-typo', options: { resolution: '1K' } },
+				items: [{ prompt: 'a paper boat' }, { prompt: 'a lighthouse in fog' }, ...same(2, 'a red fox in the snow')],
+				timeoutMinutes: 0.5,
+				waitMode: 'pause',
+				continueOnFail: true,
+				maxCredits: 24,
+			}),
+			account: { concurrency: 3, holders: 3, priceFactor: 1, credits: 79 },
+			faults: {
+				rules: [
+					{
+						...posts('429', 'malformed', '429', 'drop_after', 'malformed', 'drop_after', '503', 'malformed'),
+						slowMs: 12_000,
+						retryAfterSeconds: 2,
+						rateLimitStyle: 'reset-only',
+					},
+					{ route: 'GET /generations/:id', script: ['malformed', 'drop_after', 'drop', 'ok'], slowMs: 12_000 },
+					{ route: 'GET /generations', script: ['500'], slowMs: 3_000, retryAfterSeconds: 5 },
+				],
+				deliveries: deliveries('refuse', 'forgeStatus', 'restart', 'forgeId'),
+			},
+		});
+	});
+
 	test('a refusal after a lost answer before the pause does not say "nothing was charged"', async () => {
 		await expectRulesKept({
 			batch: batch({ items: same(1), timeoutMinutes: 0.5, waitMode: 'pause' }),

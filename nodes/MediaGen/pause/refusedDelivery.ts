@@ -7,7 +7,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { VerifyResult } from '../../shared/signature';
 import type { PauseState } from './pauseState';
-import { withPaidRuns } from '../run/paidRuns';
+import { withPaidRuns, type PaidRun } from '../run/paidRuns';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
 import type { BatchMemory } from './batchMemory';
 import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './readBack';
@@ -43,14 +43,17 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 			'keep going and are charged: find them with Generation → Get Many, or run this step again with ' +
 			`${requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length))} to get them without paying again.`,
 	});
-	// Every item that was or may have been charged: runs known before the pause or learnt since, and items sent
-	// whose answer never came (named by request key alone).
-	const charged = state.items.flatMap((i, position) => {
+	// Every item that was or may have been charged: runs known before the pause or learnt since, items sent whose
+	// answer never came, and, in a process that did not see every submission (restarted, or another webhook
+	// process), items it cannot tell were sent or not: past the limit it may not send their keys to find out.
+	const charged = state.items.flatMap((i, position): PaidRun[] => {
 		const requestKey = String(i.body.requestKey);
 		const id = i.runId ?? memory.runs.get(position)?.run.id;
 		if (id) return [{ id, itemIndex: i.item, requestKey }];
-		const unanswered = memory.unanswered.has(position) || memory.sending.has(position);
-		return unanswered ? [{ itemIndex: i.item, requestKey }] : [];
+		const refused = i.refused ?? memory.refused.get(position);
+		if (refused) return refused.mayBeCharged ? [{ itemIndex: i.item, requestKey }] : [];
+		if (memory.unanswered.has(position) || memory.sending.has(position)) return [{ itemIndex: i.item, requestKey }];
+		return memory.complete ? [] : [{ itemIndex: i.item, requestKey, unconfirmed: true }];
 	});
 	return withPaidRuns(error, charged, [], savedBatchKeys(state.items, state.invalid.length));
 }

@@ -15,6 +15,8 @@ export interface PaidRun {
 	cost?: number;
 	status?: string;
 	requestKey?: string;
+	/** No ID: not known to have been sent at all (a pause-mode process that did not see every submission). */
+	unconfirmed?: boolean;
 }
 
 /**
@@ -42,8 +44,13 @@ function facts(run: PaidRun, withCost: boolean): string {
 
 export function paidRunsNote(runs: PaidRun[], batch?: BatchKeys): string {
 	const known = runs.filter((run) => run.id);
-	const unanswered = runs.filter((run) => !run.id);
+	const unanswered = runs.filter((run) => !run.id && !run.unconfirmed);
+	const unconfirmed = runs.filter((run) => run.unconfirmed);
 	const notes: string[] = [];
+	const retype = batch ? requestKeyAdvice(batch) : "Additional Fields → Request Key set to the item's request key";
+	const getBack =
+		`run this step again with ${retype}: the service returns the run it made for each key (or makes one if it ` +
+		'made none) and charges nothing twice.';
 	if (known.length) {
 		notes.push(
 			`Runs of this step already paid for: ${known.map((run) => `${run.id} (${facts(run, true)})`).join('; ')}. ` +
@@ -53,12 +60,17 @@ export function paidRunsNote(runs: PaidRun[], batch?: BatchKeys): string {
 		);
 	}
 	if (unanswered.length) {
-		const retype = batch ? requestKeyAdvice(batch) : "Additional Fields → Request Key set to the item's request key";
 		notes.push(
 			'Submissions whose answer was lost, so they may have been charged: ' +
-				`${unanswered.map((run) => facts(run, false)).join('; ')}. ` +
-				`To get their runs without paying again, run this step again with ${retype}: the service returns the ` +
-				'run it made for each key (or makes one if it made none) and charges nothing twice.',
+				`${unanswered.map((run) => facts(run, false)).join('; ')}. To get their runs without paying again, ${getBack}`,
+		);
+	}
+	if (unconfirmed.length) {
+		notes.push(
+			'Items this n8n process cannot tell were submitted or not (it did not send them: n8n restarted, or another ' +
+				'process handled the batch), so they may have been charged: ' +
+				`${unconfirmed.map((run) => facts(run, false)).join('; ')}. ` +
+				`To get their runs, if they were made, without paying again, ${getBack}`,
 		);
 	}
 	return notes.join(' ');

@@ -127,11 +127,17 @@ export type ItemRequest = IDataObject;
 export interface Refusal {
 	message: string;
 	description?: string;
+	/** The submission's answer was lost: the service may have made and charged the run. */
+	mayBeCharged?: true;
 }
 
 export function refusalOf(error: unknown): Refusal {
 	const e = error as { message?: string; description?: string | null };
-	return { message: String(e?.message ?? error), ...(e?.description ? { description: e.description } : {}) };
+	return {
+		message: String(e?.message ?? error),
+		...(e?.description ? { description: e.description } : {}),
+		...(runDetailsOf(error).mayBeCharged ? { mayBeCharged: true as const } : {}),
+	};
 }
 
 /**

@@ -65,3 +65,27 @@ describe('every item that may have been charged is named (issue 41)', () => {
 		]);
 	});
 });
+
+describe('items a restarted pause-mode process cannot tell were sent', () => {
+	test('are named apart from lost answers, as may have been charged, with the advice; UNCONFIRMED in the context', () => {
+		const error = Object.assign(new Error('stopped'), { context: {} as Record<string, unknown> });
+		withPaidRuns(error, [
+			{ itemIndex: 0, requestKey: 'k-1' },
+			{ itemIndex: 2, requestKey: 'k-3', unconfirmed: true },
+		]);
+		const description = (error as { description?: string }).description ?? '';
+		expect(description).toContain(
+			'Submissions whose answer was lost, so they may have been charged: item 1, request key k-1.',
+		);
+		expect(description).toContain(
+			'Items this n8n process cannot tell were submitted or not (it did not send them: n8n restarted, or another ' +
+				'process handled the batch), so they may have been charged: item 3, request key k-3. To get their runs, ' +
+				'if they were made, without paying again, run this step again with',
+		);
+		expect(description).not.toMatch(/lost, so they may have been charged: [^.]*k-3/);
+		expect(error.context.paidRuns).toEqual([
+			{ item: 1, runId: null, requestKey: 'k-1', status: 'UNCONFIRMED', cost: null },
+			{ item: 3, runId: null, requestKey: 'k-3', status: 'UNCONFIRMED', cost: null },
+		]);
+	});
+});
