@@ -95,13 +95,24 @@ export class Editor {
 		return (await entry.locator('[data-test-id="node-creator-item-description"]').innerText()).trim();
 	}
 
-	/** Clicks an entry of the open nodes panel by its exact name (the caller waits for what it opens). */
-	async clickNodesPanelEntry(name: string): Promise<void> {
-		await this.page
+	/**
+	 * Clicks an entry of the open nodes panel by its exact name (the caller waits for what it opens). The panel
+	 * re-renders its list while a search settles and slides while it opens, so a click that meets a detached or
+	 * moving entry is tried again on the entry as it is then, until one lands (a click that throws was not made).
+	 */
+	async clickNodesPanelEntry(name: string, ms = 60_000): Promise<void> {
+		const entry = this.page
 			.locator('[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]')
 			.getByText(name, { exact: true })
-			.first()
-			.click();
+			.first();
+		for (const deadline = Date.now() + ms; ; ) {
+			try {
+				await entry.click({ timeout: 5_000 });
+				return;
+			} catch (error) {
+				if (Date.now() > deadline) throw error;
+			}
+		}
 	}
 
 	canvasNode(name: string): Locator {
