@@ -204,13 +204,24 @@ afterAll(async () => {
 // One set of tests per major version (no skipped tests): 2.x runs the recipe, 1.x shows it cannot.
 if (N8N_MAJOR >= 2)
 	describe('n8n 2.x: Generate waits for a person; Estimate Cost does not', () => {
+		// Both requests go in at once and the approver answers both, as from one inbox: after a click n8n resumes the
+		// agent on its own schedule (about two minutes here), so the two waits overlap instead of adding up.
+		let approved: ReturnType<typeof askAndDecide>;
+		let declined: ReturnType<typeof askAndDecide>;
+		beforeAll(() => {
+			approved = askAndDecide(APPROVED_PROMPT, true);
+			declined = askAndDecide(DECLINED_PROMPT, false);
+			// Each test awaits its own; a failure is reported there, not as an unhandled rejection meanwhile.
+			for (const decision of [approved, declined]) decision.catch(() => undefined);
+		});
+
 		test('the recipe imports with every node type known and no parameter issues', async () => {
 			const { data: stored } = await rest<{ data: Recipe }>(n8n, cookie, `/rest/workflows/${WORKFLOW_ID}`);
 			expect(await problemsOf(n8n, cookie, stored.nodes)).toEqual([]);
 		});
 
 		test('approved: the estimate is free, nothing is sent before the click, then one run charged once', async () => {
-			const { mail, sentBeforeDecision, clickStatus, answer, stored } = await askAndDecide(APPROVED_PROMPT, true);
+			const { mail, sentBeforeDecision, clickStatus, answer, stored } = await approved;
 			expect(stored).toBe('');
 			// Before the decision: Estimate Cost answered (free) and no submission was made for this prompt.
 			expect(sentBeforeDecision).toBe(0);
@@ -231,7 +242,7 @@ if (N8N_MAJOR >= 2)
 		});
 
 		test('declined: nothing is sent, nothing charged, and the agent is told the call was rejected', async () => {
-			const { sentBeforeDecision, answer, stored } = await askAndDecide(DECLINED_PROMPT, false);
+			const { sentBeforeDecision, answer, stored } = await declined;
 			expect(stored).toBe('');
 			expect(sentBeforeDecision).toBe(0);
 			expect(answer).toContain('Nothing was made: the approver declined.');
