@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { NO_SIGNING_SECRET_CHOSEN } from '../../nodes/MediaGen/pause/pauseRuns';
 import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/pause/refusedDelivery';
 import { TIMER_ERROR } from '../../nodes/MediaGen/pause/timerOutcome';
 import { resumeByTimer, runNode } from '../helpers/engine';
@@ -306,6 +307,19 @@ describe('pause mode is refused before anything is spent where the service could
 		const blankSecret = { ...backend.apiCredentials, mediaGenWebhookApi: { secret: ' ' } };
 		const r = await pause({ prompt: 'p' }, undefined, { credentials: blankSecret });
 		expect(r.error?.message).toMatch(/^Waiting → Pause needs the webhook signing secret/);
+	});
+
+	test('no signing-secret credential selected: said so (not "empty"), before anything is charged', async () => {
+		const spent = backend.charges();
+		const posts = backend.requests('POST /v1/generations').length;
+		const r = await pause({ prompt: 'p' }, undefined, {
+			nodeOverrides: { credentials: { mediaGenApi: { id: '1', name: 'Media Generation API' } } },
+		});
+		expect(r.error?.message).toBe(`Waiting → Pause needs the webhook signing secret: ${NO_SIGNING_SECRET_CHOSEN}`);
+		expect(r.error?.message).not.toMatch(/empty/);
+		expect(r.error?.description).toMatch(/Nothing was charged\.$/);
+		expect(backend.requests('POST /v1/generations').length).toBe(posts);
+		expect(backend.charges()).toBe(spent);
 	});
 });
 

@@ -35,6 +35,28 @@ function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationErro
 	});
 }
 
+const WEBHOOK_CREDENTIAL = 'mediaGenWebhookApi';
+
+/**
+ * None selected: n8n's editor fills in a credential box by itself only while a node has no credential at all (it
+ * picks one, the most recently updated), so the box Waiting → Pause shows stays empty until the user picks one.
+ */
+export const NO_SIGNING_SECRET_CHOSEN =
+	'no Webhook Signing Secret credential is selected on this node. Pick yours in the credential box for a Media ' +
+	'Generation Webhook Signing Secret at the top of the node (n8n does not fill that box in by itself), or create ' +
+	'one there';
+
+/** What keeps the step from checking the calls back, if anything: no credential, one it cannot read, a bad secret. */
+async function signingSecretProblem(ctx: IExecuteFunctions): Promise<string | undefined> {
+	const chosen = ctx.getNode().credentials?.[WEBHOOK_CREDENTIAL];
+	if (!chosen) return NO_SIGNING_SECRET_CHOSEN;
+	try {
+		return describeWebhookCredentialProblem(await ctx.getCredentials(WEBHOOK_CREDENTIAL));
+	} catch (error) {
+		return `the credential selected in its box ("${chosen.name}") could not be read: ${(error as Error).message}`;
+	}
+}
+
 export async function pauseRuns(
 	ctx: IExecuteFunctions,
 	identity: Identity,
@@ -46,9 +68,7 @@ export async function pauseRuns(
 	const resumeUrl = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
 	const urlProblem = resumeUrlProblem(resumeUrl, identity.baseUrl);
 	if (urlProblem) throw pauseRefusal(ctx, urlProblem);
-	const secretProblem = describeWebhookCredentialProblem(
-		await ctx.getCredentials('mediaGenWebhookApi').catch(() => ({})),
-	);
+	const secretProblem = await signingSecretProblem(ctx);
 	if (secretProblem) {
 		// The problem's own advice (copy it from account settings) is no help to an anonymous ID, which has none.
 		if (identity.kind === 'anonymous') {
