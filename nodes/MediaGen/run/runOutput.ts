@@ -1,11 +1,18 @@
 // A run record as an output item: the record, the request key, and the files as binary data.
 // A failed run becomes an error carrying its id and refund; a failed download names the run.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	NodeExecutionHint,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
+import { TIME_LIMIT_CODE } from './timeLimit';
 import { isToolCall } from './toolCall';
 
 export interface OutputSettings {
@@ -67,4 +74,48 @@ export function withSameColumns(items: INodeExecutionData[]): INodeExecutionData
 /** A batch's output: its items in input order, with the same columns (`byItem` maps input index to item). */
 export function itemsInInputOrder(byItem: Map<number, INodeExecutionData>): INodeExecutionData[] {
 	return withSameColumns([...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!));
+}
+
+/** "items 1, 3 and 4" (input positions counted from 1, as n8n's panels count them). */
+function itemList(positions: number[]): string {
+	const named = positions.map((p) => String(p + 1));
+	const last = named.pop();
+	return `item${named.length ? 's' : ''} ${named.length ? `${named.join(', ')} and ${last}` : last}`;
+}
+
+/**
+ * Outcomes a user should notice without opening an item, as n8n execution hints (shown above the output):
+ * runs still going when the time limit passed, items the time limit kept from being sent, and items Max Credits
+ * per Execution refused. Read from the output's items, so they say what the items say.
+ */
+export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
+	const late: number[] = [];
+	const unsent: number[] = [];
+	const capped: number[] = [];
+	for (const [position, { json }] of items.entries()) {
+		if (json.errorCode === TIME_LIMIT_CODE) (json.runId ? late : unsent).push(position);
+		else if (json.errorCode === 'spending_cap') capped.push(position);
+	}
+	const hints: NodeExecutionHint[] = [];
+	const hint = (message: string) => hints.push({ message, type: 'warning', location: 'outputPane' });
+	if (late.length) {
+		const ids = late.map((p) => items[p].json.runId).join(', ');
+		const one = late.length === 1;
+		hint(
+			`Time limit: the run${one ? '' : 's'} of ${itemList(late)} (${ids}) did not finish in time. ` +
+				`${one ? 'It keeps' : 'They keep'} going on the service and ${one ? 'stays' : 'stay'} charged until ` +
+				`${one ? 'it ends' : 'they end'}; pick ${one ? 'it' : 'them'} up with Generation → Wait.`,
+		);
+	}
+	if (unsent.length) {
+		const them = unsent.length === 1 ? 'it' : 'them';
+		hint(`Time limit: ${itemList(unsent)} could not be sent in time, so nothing was charged for ${them}.`);
+	}
+	if (capped.length) {
+		hint(
+			`Max Credits per Execution refused ${itemList(capped)}: not submitted, so nothing was charged for ` +
+				`${capped.length === 1 ? 'it' : 'them'}. Raise the cap or split the batch.`,
+		);
+	}
+	return hints;
 }
