@@ -138,6 +138,18 @@ test('a failed run: an error item with its refund under Continue On Fail', async
 	expect(backend.charges() - spent).toBe(5);
 });
 
+test('a failed run under "Continue (using error output)": an item with only the fields n8n routes to the error output', async () => {
+	const r = await pause({}, prompts('fine', 'broken [fail]'), { nodeOverrides: { onError: 'continueErrorOutput' } });
+	const resumed = await host.resumed(r.executionId);
+	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
+	expect(resumed.items[0].json.error ?? null).toBeNull();
+	// n8n (1.123.81 and 2.41.1) sends an item to the error output when its only fields are error and message.
+	expect(Object.keys(resumed.items[1].json)).toEqual(['error', 'message']);
+	expect(resumed.items[1].json.error).toMatch(/^Run gen_[0-9a-f]+ failed: /);
+	expect(resumed.items[1].json.message).toMatch(/^5 credits were refunded automatically\./);
+	expect(resumed.items[1].pairedItem).toEqual({ item: 1 });
+});
+
 test('a failed run without Continue On Fail fails the execution, naming the run, its refund and the paid run beside it', async () => {
 	const r = await pause({}, prompts('fine too', 'broken again [fail]'));
 	const resumed = await host.resumed(r.executionId);

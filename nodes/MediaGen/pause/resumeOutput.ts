@@ -6,8 +6,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
-import { addRunDetails, errorItem, failedRunError } from '../run/runErrors';
-import { itemsInInputOrder, runToItem } from '../run/runOutput';
+import { addRunDetails, errorItem, failedRunError, type Refusal } from '../run/runErrors';
+import { itemsInInputOrder, runToItem, withSameColumns } from '../run/runOutput';
 import type { Outcome } from './batchWalk';
 
 const NOTES: Record<'unsent' | 'unconfirmed', (state: PauseState) => string> = {
@@ -69,6 +69,22 @@ async function itemFor(
 }
 
 /**
+ * A failed item for n8n's error output ("Continue (using error output)"). On resume n8n routes an item there only
+ * when `error` and `message` are its only fields (n8n-core's handleNodeErrorOutput, 1.123.81 and 2.41.1 alike:
+ * 2.41.1 also allows `details`, 1.123.81 does not), so the run ID and the refund are in those words: the error
+ * names the run, the message says what came back and what to do.
+ */
+function errorOutputItem(error: { message?: string; description?: string | null }, item: number): INodeExecutionData {
+	const message = String(error.message ?? error);
+	return { json: { error: message, message: error.description || message }, pairedItem: { item } };
+}
+
+/** Whether `json` is an item n8n sends to the error output (see errorOutputItem). */
+export function isErrorOutputItem(json: IDataObject): boolean {
+	return Object.keys(json).every((key) => key === 'error' || key === 'message') && json.error !== undefined;
+}
+
+/**
  * Every item in input order: the batch's outcomes and the items refused before pausing. Without
  * Continue On Fail the first failure fails the execution, naming the runs that succeeded beside it.
  */
@@ -77,15 +93,18 @@ export async function outputItems(
 	state: PauseState,
 	outcomes: Outcome[],
 ): Promise<INodeExecutionData[]> {
+	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+	const failed = (error: Error | Refusal, item: number) =>
+		toErrorOutput ? errorOutputItem(error, item) : errorItem(error, item);
 	const byItem = new Map<number, INodeExecutionData>();
 	const failures: Array<{ item: number; error: Error }> = [];
-	for (const bad of state.invalid) byItem.set(bad.item, errorItem(bad, bad.item));
+	for (const bad of state.invalid) byItem.set(bad.item, failed(bad, bad.item));
 	for (const outcome of outcomes) {
 		const item = state.items[outcome.position].item;
 		const result = await itemFor(ctx, state, outcome);
 		if (result instanceof Error) {
 			failures.push({ item, error: result });
-			byItem.set(item, errorItem(result, item));
+			byItem.set(item, failed(result, item));
 		} else byItem.set(item, result);
 	}
 	const first = failures.sort((a, b) => a.item - b.item)[0];
@@ -107,5 +126,9 @@ export async function outputItems(
 		withPaidRuns(first.error, paid);
 		return await Promise.reject(first.error);
 	}
-	return itemsInInputOrder(byItem);
+	if (!toErrorOutput) return itemsInInputOrder(byItem);
+	// The same columns for the items that stay; the ones n8n sends to the error output keep their two fields.
+	const ordered = [...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!);
+	withSameColumns(ordered.filter((i) => !isErrorOutputItem(i.json)));
+	return ordered;
 }
