@@ -17,6 +17,7 @@ import { withPaidRuns } from '../run/paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
 import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
 import { refusalOf } from '../run/runErrors';
+import { capRefusalHint } from '../run/runOutput';
 import { capRefusalsBeforePause, type SpendingCap } from '../run/spendingCap';
 import { expectedSpend, pauseCapRefusal } from './pauseCap';
 import { submitIfSlotFree, submitRun } from '../run/submission';
@@ -119,6 +120,7 @@ export async function pauseRuns(
 	// item. Only the first waits for a slot (the execution must have a run whose delivery will wake it): when
 	// other batches hold the rest, the deliveries send the next items as slots come free.
 	const claimed = new Set<string>();
+	const capped = new Set(items.flatMap((entry, position) => (plan.refusal(position) ? [entry.item] : [])));
 	const memory = batchMemoryOf(state.batchId!);
 	memory.complete = true;
 	const costOf = (position: number) => (items[position].runId ? items[position].cost : undefined);
@@ -129,6 +131,7 @@ export async function pauseRuns(
 		const overCap = pauseCapRefusal(state, position, costOf);
 		if (overCap) {
 			entry.refused = overCap;
+			capped.add(entry.item);
 			continue;
 		}
 		const settings = ready[position].settings;
@@ -147,6 +150,9 @@ export async function pauseRuns(
 		}
 	}
 	if (cap) cap.plan(expectedSpend(state, costOf) - cap.spent);
+	// Shown above the step's output while it waits. The resume call cannot add hints (n8n's webhook context has no
+	// addExecutionHints, and the run it resumes starts with none), so after the pause the refused items say it.
+	if (capped.size) ctx.addExecutionHints(capRefusalHint([...capped].sort((a, b) => a - b)));
 	ctx.getContext('node')[PAUSE_STATE_KEY] = state;
 	const input = ctx.getInputData();
 	// When no delivery comes (n8n unreachable, or every delivery fails the signature check), n8n's own timer

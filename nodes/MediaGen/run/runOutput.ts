@@ -111,11 +111,17 @@ export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 		const them = unsent.length === 1 ? 'it' : 'them';
 		hint(`Time limit: ${itemList(unsent)} could not be sent in time, so nothing was charged for ${them}.`);
 	}
-	if (capped.length) {
-		hint(
-			`Max Credits per Execution refused ${itemList(capped)}: not submitted, so nothing was charged for ` +
-				`${capped.length === 1 ? 'it' : 'them'}. Raise the cap or split the batch.`,
-		);
-	}
+	if (capped.length) hints.push(capRefusalHint(capped));
 	return hints;
+}
+
+/** The hint for items Max Credits per Execution refused (input positions). */
+export function capRefusalHint(capped: number[]): NodeExecutionHint {
+	return {
+		message:
+			`Max Credits per Execution refused ${itemList(capped)}: not submitted, so nothing was charged for ` +
+			`${capped.length === 1 ? 'it' : 'them'}. Raise the cap or split the batch.`,
+		type: 'warning',
+		location: 'outputPane',
+	};
 }
