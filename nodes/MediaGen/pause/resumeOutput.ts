@@ -7,7 +7,7 @@ import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
 import { addRunDetails, errorItem, failedRunError, type Refusal } from '../run/runErrors';
-import { itemsInInputOrder, runToItem, withSameColumns } from '../run/runOutput';
+import { errorOutputItem, itemsInInputOrder, runToItem } from '../run/runOutput';
 import type { Outcome } from './batchWalk';
 
 const NOTES: Record<'unsent' | 'unconfirmed', (state: PauseState) => string> = {
@@ -69,22 +69,6 @@ async function itemFor(
 }
 
 /**
- * A failed item for n8n's error output ("Continue (using error output)"). On resume n8n routes an item there only
- * when `error` and `message` are its only fields (n8n-core's handleNodeErrorOutput, 1.123.81 and 2.41.1 alike:
- * 2.41.1 also allows `details`, 1.123.81 does not), so the run ID and the refund are in those words: the error
- * names the run, the message says what came back and what to do.
- */
-function errorOutputItem(error: { message?: string; description?: string | null }, item: number): INodeExecutionData {
-	const message = String(error.message ?? error);
-	return { json: { error: message, message: error.description || message }, pairedItem: { item } };
-}
-
-/** Whether `json` is an item n8n sends to the error output (see errorOutputItem). */
-export function isErrorOutputItem(json: IDataObject): boolean {
-	return Object.keys(json).every((key) => key === 'error' || key === 'message') && json.error !== undefined;
-}
-
-/**
  * Every item in input order: the batch's outcomes and the items refused before pausing. Without
  * Continue On Fail the first failure fails the execution, naming the runs that succeeded beside it.
  */
@@ -126,9 +110,5 @@ export async function outputItems(
 		withPaidRuns(first.error, paid);
 		return await Promise.reject(first.error);
 	}
-	if (!toErrorOutput) return itemsInInputOrder(byItem);
-	// The same columns for the items that stay; the ones n8n sends to the error output keep their two fields.
-	const ordered = [...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!);
-	withSameColumns(ordered.filter((i) => !isErrorOutputItem(i.json)));
-	return ordered;
+	return itemsInInputOrder(byItem);
 }

@@ -29,7 +29,8 @@ import { BatchWalk, type BatchReport } from './batchWalk';
 import { batchMemoryOf, type BatchMemory } from './batchMemory';
 import { refuseDelivery } from './refusedDelivery';
 import { callsAnonymously, unsignedWarning, wakeTarget, type WakeTarget } from './readBack';
-import { isErrorOutputItem, outputItems } from './resumeOutput';
+import { isErrorOutputItem } from '../run/runOutput';
+import { outputItems } from './resumeOutput';
 
 export const resumeWebhooks: IWebhookDescription[] = [
 	{

@@ -59,15 +59,36 @@ export async function runToItem(
 }
 
 /**
+ * A failed item for n8n's error output ("Continue (using error output)"). n8n routes an item there (also on a
+ * resume) only when `error` and `message` are its only fields (n8n-core's handleNodeErrorOutput, 1.123.81 and 2.41.1 alike:
+ * 2.41.1 also allows `details`, 1.123.81 does not), so the run ID and the refund are in those words: the error
+ * names the run, the message says what came back and what to do.
+ */
+export function errorOutputItem(
+	error: { message?: string; description?: string | null },
+	item: number,
+): INodeExecutionData {
+	const message = String(error.message ?? error);
+	return { json: { error: message, message: error.description || message }, pairedItem: { item } };
+}
+
+/** Whether `json` is an item n8n sends to the error output (see errorOutputItem). */
+export function isErrorOutputItem(json: IDataObject): boolean {
+	return Boolean(json.error) && Object.keys(json).every((key) => key === 'error' || key === 'message');
+}
+
+/**
  * Gives every item of one output the same top-level fields, null where an item has none. n8n's Table view
  * shows a red "undefined" in a cell whose field only other items have: a failed item (Continue On Fail) lacks
  * a run's cost or status, and its `description` is a field no run has. Field order: first seen, item by item.
  */
 export function withSameColumns(items: INodeExecutionData[]): INodeExecutionData[] {
-	if (items.length < 2) return items;
+	// Items bound for the error output keep their two fields, or n8n would keep them in this output.
+	const staying = items.filter((i) => !isErrorOutputItem(i.json));
+	if (staying.length < 2) return items;
 	const columns = new Set<string>();
-	for (const item of items) for (const key of Object.keys(item.json)) columns.add(key);
-	for (const item of items) for (const key of columns) if (!(key in item.json)) item.json[key] = null;
+	for (const item of staying) for (const key of Object.keys(item.json)) columns.add(key);
+	for (const item of staying) for (const key of columns) if (!(key in item.json)) item.json[key] = null;
 	return items;
 }
 

@@ -1,7 +1,12 @@
 // nodes/MediaGen/run/runOutput.ts: a batch's output items, run or failed, given the same columns.
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { outcomeHints, withSameColumns } from '../../../../../nodes/MediaGen/run/runOutput';
+import {
+	errorOutputItem,
+	isErrorOutputItem,
+	outcomeHints,
+	withSameColumns,
+} from '../../../../../nodes/MediaGen/run/runOutput';
 
 const item = (json: Record<string, unknown>): INodeExecutionData => ({ json: json as INodeExecutionData['json'] });
 
@@ -65,5 +70,24 @@ describe('outcomeHints', () => {
 				'split the batch.',
 		]);
 		expect(hints.every((h) => h.type === 'warning' && h.location === 'outputPane')).toBe(true);
+	});
+});
+
+describe('errorOutputItem', () => {
+	test("only error and message, the shape n8n sends to the error output; other items' columns leave it alone", () => {
+		const failed = errorOutputItem({ message: 'Run gen_2 failed: x', description: '5 credits were refunded.' }, 1);
+		expect(failed).toEqual({
+			json: { error: 'Run gen_2 failed: x', message: '5 credits were refunded.' },
+			pairedItem: { item: 1 },
+		});
+		expect(isErrorOutputItem(failed.json)).toBe(true);
+		const items = withSameColumns([
+			item({ id: 'gen_1', status: 'SUCCEEDED' }),
+			failed,
+			item({ id: 'gen_3', note: 'n' }),
+		]);
+		expect(Object.keys(items[1].json)).toEqual(['error', 'message']);
+		expect(items[2].json).toEqual({ id: 'gen_3', status: null, note: 'n' });
+		expect(isErrorOutputItem({ id: 'gen_1', error: null })).toBe(false);
 	});
 });
