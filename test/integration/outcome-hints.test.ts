@@ -1,6 +1,7 @@
-// Outcomes a user should notice without opening an item (issue 42, point 9): a run still going at the time limit and
-// an item refused by Max Credits per Execution come out as n8n execution hints above the output, beside the items
-// that say the same, in Poll mode with Continue On Fail (without it the step fails with the message instead).
+// Outcomes a user should notice without opening an item (issue 42, points 1 and 9), in Poll mode: a run still going at
+// the time limit and an item refused by Max Credits per Execution come out as n8n execution hints above the output,
+// beside the items that say the same (with Continue On Fail; without it the step fails with the message instead);
+// under "Continue (using error output)" a failed item leaves by the error output, as n8n-core routes it.
 import { generate } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 
@@ -46,4 +47,21 @@ test('a run past the time limit and a cap refusal appear as execution hints abov
 		},
 	]);
 	expect(backend.charges(own.id)).toBe(10);
+});
+
+test('"Continue (using error output)": the failed run leaves by the error output, naming the run and its refund', async () => {
+	const r = await generate(
+		backend.apiCredentials,
+		{ prompt: '={{ $json.prompt }}', downloadOutputs: false },
+		[{ json: { prompt: 'a fine fox' } }, { json: { prompt: 'a broken fox [fail]' } }],
+		{ nodeOverrides: { onError: 'continueErrorOutput' } },
+	);
+	const [regular, errors] = r.run.data.resultData.runData[r.node.name][0].data!.main;
+	expect(regular!.map((i) => i.json.status)).toEqual(['SUCCEEDED']);
+	expect(errors).toHaveLength(1);
+	// (In a workflow, n8n adds the input item's fields, the prompt here, to it.)
+	expect(errors![0].json).toEqual({
+		error: expect.stringMatching(/^Run gen_[0-9a-f]+ failed: /),
+		message: expect.stringMatching(/^5 credits were refunded automatically\./),
+	});
 });

@@ -6,8 +6,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
-import { addRunDetails, errorItem, failedRunError, type Refusal } from '../run/runErrors';
-import { errorOutputItem, itemsInInputOrder, runToItem } from '../run/runOutput';
+import { addRunDetails, errorItem, failedRunError } from '../run/runErrors';
+import { itemsInInputOrder, runToItem, withErrorOutput } from '../run/runOutput';
 import type { Outcome } from './batchWalk';
 
 const NOTES: Record<'unsent' | 'unconfirmed', (state: PauseState) => string> = {
@@ -77,18 +77,15 @@ export async function outputItems(
 	state: PauseState,
 	outcomes: Outcome[],
 ): Promise<INodeExecutionData[]> {
-	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
-	const failed = (error: Error | Refusal, item: number) =>
-		toErrorOutput ? errorOutputItem(error, item) : errorItem(error, item);
 	const byItem = new Map<number, INodeExecutionData>();
 	const failures: Array<{ item: number; error: Error }> = [];
-	for (const bad of state.invalid) byItem.set(bad.item, failed(bad, bad.item));
+	for (const bad of state.invalid) byItem.set(bad.item, errorItem(bad, bad.item));
 	for (const outcome of outcomes) {
 		const item = state.items[outcome.position].item;
 		const result = await itemFor(ctx, state, outcome);
 		if (result instanceof Error) {
 			failures.push({ item, error: result });
-			byItem.set(item, failed(result, item));
+			byItem.set(item, errorItem(result, item));
 		} else byItem.set(item, result);
 	}
 	const first = failures.sort((a, b) => a.item - b.item)[0];
@@ -110,5 +107,5 @@ export async function outputItems(
 		withPaidRuns(first.error, paid);
 		return await Promise.reject(first.error);
 	}
-	return itemsInInputOrder(byItem);
+	return withErrorOutput(ctx, itemsInInputOrder(byItem));
 }

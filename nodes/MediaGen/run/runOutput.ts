@@ -59,17 +59,22 @@ export async function runToItem(
 }
 
 /**
- * A failed item for n8n's error output ("Continue (using error output)"). n8n routes an item there (also on a
- * resume) only when `error` and `message` are its only fields (n8n-core's handleNodeErrorOutput, 1.123.81 and 2.41.1 alike:
- * 2.41.1 also allows `details`, 1.123.81 does not), so the run ID and the refund are in those words: the error
- * names the run, the message says what came back and what to do.
+ * Under On Error → "Continue (using error output)", each failed item (one with an `error` message) in the shape n8n
+ * sends to the error output. n8n routes an item there, also on a resume, only when `error` and `message` are its only
+ * fields (n8n-core's handleNodeErrorOutput, 1.123.81 and 2.41.1 alike: 2.41.1 also allows `details`, 1.123.81 does
+ * not), so the run ID and refund are in those words: the error names the run, the message says what came back and
+ * what to do. n8n adds the input item's fields to it.
  */
-export function errorOutputItem(
-	error: { message?: string; description?: string | null },
-	item: number,
-): INodeExecutionData {
-	const message = String(error.message ?? error);
-	return { json: { error: message, message: error.description || message }, pairedItem: { item } };
+export function withErrorOutput(
+	ctx: IExecuteFunctions | IWebhookFunctions,
+	items: INodeExecutionData[],
+): INodeExecutionData[] {
+	if (ctx.getNode().onError !== 'continueErrorOutput') return items;
+	return items.map((item) => {
+		const { error, description } = item.json;
+		if (typeof error !== 'string' || !error) return item;
+		return { json: { error, message: description || error }, pairedItem: item.pairedItem };
+	});
 }
 
 /** Whether `json` is an item n8n sends to the error output (see errorOutputItem). */
@@ -83,12 +88,10 @@ export function isErrorOutputItem(json: IDataObject): boolean {
  * a run's cost or status, and its `description` is a field no run has. Field order: first seen, item by item.
  */
 export function withSameColumns(items: INodeExecutionData[]): INodeExecutionData[] {
-	// Items bound for the error output keep their two fields, or n8n would keep them in this output.
-	const staying = items.filter((i) => !isErrorOutputItem(i.json));
-	if (staying.length < 2) return items;
+	if (items.length < 2) return items;
 	const columns = new Set<string>();
-	for (const item of staying) for (const key of Object.keys(item.json)) columns.add(key);
-	for (const item of staying) for (const key of columns) if (!(key in item.json)) item.json[key] = null;
+	for (const item of items) for (const key of Object.keys(item.json)) columns.add(key);
+	for (const item of items) for (const key of columns) if (!(key in item.json)) item.json[key] = null;
 	return items;
 }
 

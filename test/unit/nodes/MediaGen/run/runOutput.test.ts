@@ -1,8 +1,8 @@
 // nodes/MediaGen/run/runOutput.ts: a batch's output items, run or failed, given the same columns.
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import {
-	errorOutputItem,
+	withErrorOutput,
 	isErrorOutputItem,
 	outcomeHints,
 	withSameColumns,
@@ -73,21 +73,28 @@ describe('outcomeHints', () => {
 	});
 });
 
-describe('errorOutputItem', () => {
-	test("only error and message, the shape n8n sends to the error output; other items' columns leave it alone", () => {
-		const failed = errorOutputItem({ message: 'Run gen_2 failed: x', description: '5 credits were refunded.' }, 1);
-		expect(failed).toEqual({
+describe('withErrorOutput', () => {
+	const ctx = (onError?: string) => ({ getNode: () => ({ onError }) }) as unknown as IExecuteFunctions;
+	const items = () => [
+		{ json: { id: 'gen_1', status: 'SUCCEEDED', error: null }, binary: {}, pairedItem: { item: 0 } },
+		{
+			json: { id: null, error: 'Run gen_2 failed: x', description: '5 credits were refunded.' },
+			pairedItem: { item: 1 },
+		},
+	];
+
+	test('under "Continue (using error output)": failed items keep only error and message, the shape n8n routes', () => {
+		const out = withErrorOutput(ctx('continueErrorOutput'), withSameColumns(items()));
+		expect(out[0]).toEqual(withSameColumns(items())[0]);
+		expect(out[1]).toEqual({
 			json: { error: 'Run gen_2 failed: x', message: '5 credits were refunded.' },
 			pairedItem: { item: 1 },
 		});
-		expect(isErrorOutputItem(failed.json)).toBe(true);
-		const items = withSameColumns([
-			item({ id: 'gen_1', status: 'SUCCEEDED' }),
-			failed,
-			item({ id: 'gen_3', note: 'n' }),
-		]);
-		expect(Object.keys(items[1].json)).toEqual(['error', 'message']);
-		expect(items[2].json).toEqual({ id: 'gen_3', status: null, note: 'n' });
-		expect(isErrorOutputItem({ id: 'gen_1', error: null })).toBe(false);
+		expect(out.map((i) => isErrorOutputItem(i.json))).toEqual([false, true]);
+	});
+
+	test('under any other On Error setting the items stay as they are', () => {
+		for (const onError of [undefined, 'continueRegularOutput', 'stopWorkflow'])
+			expect(withErrorOutput(ctx(onError), items())).toEqual(items());
 	});
 });
