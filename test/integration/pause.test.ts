@@ -153,7 +153,7 @@ test('a failed run under "Continue (using error output)": an item with only the 
 test('a failed run without Continue On Fail fails the execution, naming the run, its refund and the paid run beside it', async () => {
 	const r = await pause({}, prompts('fine too', 'broken again [fail]'));
 	const resumed = await host.resumed(r.executionId);
-	expect(resumed.error?.message).toMatch(/^Run gen_[0-9a-f]+ failed/);
+	expect(resumed.error?.message).toMatch(/^Run gen_[0-9a-f]+ failed: .+ \(5 credits refunded automatically\)$/);
 	expect(resumed.error?.description).toMatch(/5 credits were refunded automatically/);
 	expect(resumed.error?.description).toMatch(
 		/Runs of this step already paid for: gen_[0-9a-f]+ \(item 1, 5 credits, SUCCEEDED, request key \S+\)/,

@@ -6,7 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
-import { addRunDetails, errorItem, failedRunError } from '../run/runErrors';
+import { addRunDetails, errorItem, failedRunError, runDetailsOf } from '../run/runErrors';
 import { itemsInInputOrder, runToItem, withErrorOutput } from '../run/runOutput';
 import type { Outcome } from './batchWalk';
 
@@ -105,6 +105,12 @@ export async function outputItems(
 				: [],
 		);
 		withPaidRuns(first.error, paid);
+		// A resume call's error reaches the user only as the execution's: a notification showing the message alone
+		// (n8n gives the step an empty item, see resumeWebhook.ts). So the refund goes into the message.
+		const { refunded } = runDetailsOf(first.error);
+		if (refunded !== undefined) {
+			first.error.message += ` (${refunded} credit${refunded === 1 ? '' : 's'} refunded automatically)`;
+		}
 		return await Promise.reject(first.error);
 	}
 	return withErrorOutput(ctx, itemsInInputOrder(byItem));
