@@ -133,7 +133,12 @@ test('a failed run: an error item with its refund under Continue On Fail', async
 	const r = await pause({}, prompts('fine', 'broken [fail]'), { nodeOverrides: { onError: 'continueRegularOutput' } });
 	const resumed = await host.resumed(r.executionId);
 	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
-	expect(resumed.items[1].json).toMatchObject({ status: 'FAILED', refunded: 5, runId: expect.stringMatching(/^gen_/) });
+	expect(resumed.items[1].json).toMatchObject({
+		status: 'FAILED',
+		refunded: 5,
+		runId: expect.stringMatching(/^gen_/),
+		prompt: 'broken [fail]',
+	});
 	expect(String(resumed.items[1].json.error)).toMatch(/failed/);
 	expect(backend.charges() - spent).toBe(5);
 });

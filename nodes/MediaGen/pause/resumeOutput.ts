@@ -81,11 +81,13 @@ export async function outputItems(
 	const failures: Array<{ item: number; error: Error }> = [];
 	for (const bad of state.invalid) byItem.set(bad.item, errorItem(bad, bad.item));
 	for (const outcome of outcomes) {
-		const item = state.items[outcome.position].item;
+		const { item, body, extraJson } = state.items[outcome.position];
 		const result = await itemFor(ctx, state, outcome);
 		if (result instanceof Error) {
 			failures.push({ item, error: result });
-			byItem.set(item, errorItem(result, item));
+			// What it asked for beside the error, as Poll mode's failed items have it.
+			const request = { kind: body.kind, model: body.model, prompt: body.prompt, ...extraJson };
+			byItem.set(item, errorItem(result, item, request));
 		} else byItem.set(item, result);
 	}
 	const first = failures.sort((a, b) => a.item - b.item)[0];
