@@ -1,5 +1,7 @@
 // A run record as an output item: the record, the request key, and the files as binary data.
-// A failed run becomes an error carrying its id and refund; a failed download names the run.
+// A failed run becomes an error carrying its id and refund; a failed download names the run. A batch's items go
+// out in input order with the same columns, failed ones in the error output's shape when the step has one, and
+// what a user should notice among them also as execution hints above the output.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -12,6 +14,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
+import { CAP_CODE } from './spendingCap';
 import { TIME_LIMIT_CODE } from './timeLimit';
 import { isToolCall } from './toolCall';
 
@@ -77,7 +80,7 @@ export function withErrorOutput(
 	});
 }
 
-/** Whether `json` is an item n8n sends to the error output (see errorOutputItem). */
+/** Whether `json` is an item n8n sends to the error output (see withErrorOutput). */
 export function isErrorOutputItem(json: IDataObject): boolean {
 	return Boolean(json.error) && Object.keys(json).every((key) => key === 'error' || key === 'message');
 }
@@ -118,7 +121,7 @@ export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 	const capped: number[] = [];
 	for (const [position, { json }] of items.entries()) {
 		if (json.errorCode === TIME_LIMIT_CODE) (json.runId ? late : unsent).push(position);
-		else if (json.errorCode === 'spending_cap') capped.push(position);
+		else if (json.errorCode === CAP_CODE) capped.push(position);
 	}
 	const hints: NodeExecutionHint[] = [];
 	const hint = (message: string) => hints.push({ message, type: 'warning', location: 'outputPane' });
