@@ -2,7 +2,8 @@
 // Real n8n (2.41.1 and 1.123.81), pause mode when a run fails on the service (issue 42, point 1): whatever On Error
 // says, the failure is where n8n shows failures. "Continue (using error output)": the failed item leaves by the error
 // output, naming its run and refund, the others by the regular output. "Continue (regular output)": an error item in
-// the regular output. "Stop Workflow": the execution fails with the message, naming the run and its refund.
+// the regular output. "Stop Workflow": the execution fails with the message, naming the run and its refund (and n8n
+// gives the step an empty item, which the next step receives: a resumed step can fail only that way).
 import type { Account } from '../../sandbox/types';
 import {
 	charged as chargedTo,
@@ -82,12 +83,14 @@ test('Continue (regular output): an error item beside the good one, with its run
 	});
 });
 
-test('Stop Workflow: the execution fails with the message naming the run and its refund; nothing after it runs', async () => {
+test('Stop Workflow: the execution fails with the message naming the run and its refund', async () => {
 	const { done, failed, stored, output } = await failingBatch(STOP);
 	expect(done.status).toBe('error');
 	expect(stored.raw).toContain(`Run ${failed.id} failed`);
-	expect(stored.raw).toMatch(/credits? (was|were) refunded automatically/);
-	console.log(
-		JSON.stringify({ generate: output(GENERATE), next: output('Next'), nodes: Object.keys(stored.runData ?? {}) }),
-	);
+	expect(stored.raw).toContain(`(${failed.cost} credits refunded automatically)`);
+	// What n8n itself does with a resume call's error (webhook-helpers.js, 1.123.81 and 2.41.1): it drops the run
+	// data saved before the pause and resumes the step with one empty item, which the next step receives.
+	expect(Object.keys(stored.runData ?? {}).sort()).toEqual(['Generate', 'Next']);
+	expect(output(GENERATE)).toEqual([{}]);
+	expect(output('Next')).toEqual([{}]);
 });
