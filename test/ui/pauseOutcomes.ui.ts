@@ -118,18 +118,21 @@ describe('a run that fails in pause mode', () => {
 
 	test('On Error → Continue (regular output): the output panel holds the message, the run ID and the refund', async () => {
 		const name = 'Paused Run Fails';
-		const prompts = ['a lighthouse at dawn', 'a lighthouse at dusk [fail]'];
+		const prompts = ['a lighthouse at dusk [fail]', 'a lighthouse at dawn'];
 		const id = await workflow(name, pause, prompts, { onError: 'continueRegularOutput' }, credentials);
 		await ed.openWorkflow(id);
 		await ed.openNode(name);
 		await page.locator('[data-test-id="node-execute-button"]').click();
 		// The step pauses, the service calls back as the runs end, and the panel shows the resumed output.
-		const panel = await ed.until(
-			() => page.locator('[data-test-id="output-panel"]').innerText(),
-			(text) => /refunded/.test(text),
+		const out = page.locator('[data-test-id="output-panel"]');
+		await ed.until(
+			() => out.innerText(),
+			(text) => text.includes('2 items'),
 			180_000,
 		);
-		const [failed] = await runsFor(prompts[1]);
+		await out.locator('[data-test-id="radio-button-json"]').click();
+		const panel = await out.innerText();
+		const [failed] = await runsFor(prompts[0]);
 		expect(failed.status).toBe('FAILED');
 		expect(panel).toContain(`Run ${failed.id} failed`);
 		expect(panel).toContain(failed.id);
@@ -173,11 +176,13 @@ describe('Waiting → Pause and the signing secret', () => {
 		await page.locator('[data-test-id="node-execute-button"]').click();
 		const error = page.locator('[data-test-id="node-error-message"]');
 		await error.waitFor({ timeout: 60_000 });
-		expect(await error.innerText()).toBe(
-			`Waiting → Pause needs the webhook signing secret: ${NO_SIGNING_SECRET_CHOSEN}`,
+		expect(await error.innerText()).toBe(NO_SIGNING_SECRET_CHOSEN);
+		expect(await page.locator('[data-test-id="output-panel"]').innerText()).toContain(
+			'Pick yours in the second credential box at the top of this node',
 		);
-		expect(await page.locator('[data-test-id="output-panel"]').innerText()).toContain('Nothing was charged.');
 		expect(await credits()).toBe(before);
+		await page.locator('.el-notification__closeBtn').first().click();
+		await boxes.first().scrollIntoViewIfNeeded();
 		await ed.shot('pause-no-signing-secret', page.locator('[data-test-id="ndv"]'));
 		await ed.closeNode();
 	});
@@ -191,7 +196,7 @@ describe('execution hints', () => {
 			{
 				// The sandbox's studio-image-v1 costs 5 credits: two runs fit under 10, the third is refused.
 				additionalFields: { maxCredits: 10 },
-				waiting: { timeoutMinutes: 0.05 },
+				waiting: { timeoutMinutes: 0.1, pollIntervalSeconds: 1 },
 			},
 			['a fox in the snow [stuck]', 'a hen on a fence', 'a cat on a roof'],
 			{ onError: 'continueRegularOutput' },
@@ -199,9 +204,17 @@ describe('execution hints', () => {
 		await ed.openWorkflow(id);
 		await ed.openNode(name);
 		await page.locator('[data-test-id="node-execute-button"]').click();
-		await output();
+		const panel = await output();
 		const hints = page.locator('[data-test-id="node-hint-message"]');
-		await hints.first().waitFor();
+		await hints
+			.first()
+			.waitFor()
+			.catch(async (error: Error) => {
+				await ed.shot('debug-hints', page.locator('[data-test-id="ndv"]'));
+				const [last] = await executionsOf(id);
+				const stored = last ? await rest<{ data: string }>(`/rest/executions/${last.id}`) : undefined;
+				throw new Error(`${error.message}\npanel: ${panel}\nexecution: ${stored?.data.slice(0, 3000)}`);
+			});
 		const texts = (await hints.allInnerTexts()).map((t) => t.trim());
 		expect(texts).toHaveLength(2);
 		expect(texts[0]).toMatch(

@@ -38,23 +38,28 @@ function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationErro
 
 const WEBHOOK_CREDENTIAL = 'mediaGenWebhookApi';
 
+export const NO_SIGNING_SECRET_CHOSEN =
+	'Waiting → Pause needs the webhook signing secret, and no Webhook Signing Secret credential is selected on this node';
+
 /**
  * None selected: n8n's editor fills in a credential box by itself only while a node has no credential at all (it
  * picks one, the most recently updated), so the box Waiting → Pause shows stays empty until the user picks one.
  */
-export const NO_SIGNING_SECRET_CHOSEN =
-	'no Webhook Signing Secret credential is selected on this node. Pick yours in the credential box for a Media ' +
-	'Generation Webhook Signing Secret at the top of the node (n8n does not fill that box in by itself), or create ' +
-	'one there';
+function noSigningSecretChosen(ctx: IExecuteFunctions): NodeOperationError {
+	return new NodeOperationError(ctx.getNode(), NO_SIGNING_SECRET_CHOSEN, {
+		description:
+			'Pick yours in the second credential box at the top of this node (n8n fills in only the first box by ' +
+			"itself), or create one there holding your account's signing secret (account settings → Webhooks). " +
+			'Nothing was submitted and nothing was charged.',
+	});
+}
 
-/** What keeps the step from checking the calls back, if anything: no credential, one it cannot read, a bad secret. */
-async function signingSecretProblem(ctx: IExecuteFunctions): Promise<string | undefined> {
-	const chosen = ctx.getNode().credentials?.[WEBHOOK_CREDENTIAL];
-	if (!chosen) return NO_SIGNING_SECRET_CHOSEN;
+/** What keeps the step from checking the calls back, if anything: a credential it cannot read, or a bad secret. */
+async function signingSecretProblem(ctx: IExecuteFunctions, chosen: string): Promise<string | undefined> {
 	try {
 		return describeWebhookCredentialProblem(await ctx.getCredentials(WEBHOOK_CREDENTIAL));
 	} catch (error) {
-		return `the credential selected in its box ("${chosen.name}") could not be read: ${(error as Error).message}`;
+		return `the credential selected for it ("${chosen}") could not be read: ${(error as Error).message}`;
 	}
 }
 
@@ -69,7 +74,8 @@ export async function pauseRuns(
 	const resumeUrl = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
 	const urlProblem = resumeUrlProblem(resumeUrl, identity.baseUrl);
 	if (urlProblem) throw pauseRefusal(ctx, urlProblem);
-	const secretProblem = await signingSecretProblem(ctx);
+	const chosen = ctx.getNode().credentials?.[WEBHOOK_CREDENTIAL];
+	const secretProblem = chosen ? await signingSecretProblem(ctx, chosen.name) : 'none selected';
 	if (secretProblem) {
 		// The problem's own advice (copy it from account settings) is no help to an anonymous ID, which has none.
 		if (identity.kind === 'anonymous') {
@@ -79,6 +85,7 @@ export async function pauseRuns(
 				{ description: `${ANONYMOUS_SECRET}: ${ANONYMOUS_CHOICES}. Nothing was charged.` },
 			);
 		}
+		if (!chosen) throw noSigningSecretChosen(ctx);
 		throw new NodeOperationError(ctx.getNode(), `Waiting → Pause needs the webhook signing secret: ${secretProblem}`, {
 			description:
 				"Select a Media Generation Webhook Signing Secret credential on this node holding your account's signing " +
