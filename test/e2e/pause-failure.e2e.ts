@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Real n8n (2.41.1 and 1.123.81), pause mode when a run fails on the service (issue 42, point 1): whatever On Error
 // says, the failure is where n8n shows failures. "Continue (using error output)": the failed item leaves by the error
 // output, naming its run and refund, the others by the regular output. "Continue (regular output)": an error item in
