@@ -26,6 +26,9 @@ export interface BatchSpec {
 	wrongSecret?: boolean;
 	/** Extra Generate parameters (for example a time limit). */
 	extra?: Record<string, unknown>;
+	/** Generate's On Error setting; with `next`, a No Op step after each of its outputs ("Next", "On Error"). */
+	onError?: 'continueRegularOutput' | 'continueErrorOutput';
+	next?: boolean;
 }
 
 export interface PauseStack {
@@ -59,6 +62,12 @@ const MODELS = { video: 'studio-video-v1', image: 'studio-image-v1' };
 
 export function node(name: string, type: string, typeVersion: number, x: number, parameters: object, extra = {}) {
 	return { id: randomUUID(), name, type, typeVersion, position: [x, 0], parameters, ...extra };
+}
+
+/** The steps after Generate: "Next" on its output, and "On Error" on its error output when it has one. */
+function nextSteps(spec: BatchSpec) {
+	const names = spec.onError === 'continueErrorOutput' ? ['Next', 'On Error'] : ['Next'];
+	return names.map((name, i) => node(name, 'n8n-nodes-base.noOp', 1, 660, {}, { position: [660, i * 200] }));
 }
 
 function batchWorkflow(spec: BatchSpec, hookPath: string) {
@@ -96,12 +105,17 @@ function batchWorkflow(spec: BatchSpec, hookPath: string) {
 						mediaGenApi: { id: keyCredential(spec.account), name: 'Sandbox key' },
 						mediaGenWebhookApi: { id: secret, name: 'Signing secret' },
 					},
+					...(spec.onError ? { onError: spec.onError } : {}),
 				},
 			),
+			...(spec.next ? nextSteps(spec) : []),
 		],
 		connections: {
 			Start: { main: [[{ node: 'Split Prompts', type: 'main', index: 0 }]] },
 			'Split Prompts': { main: [[{ node: GENERATE, type: 'main', index: 0 }]] },
+			...(spec.next
+				? { [GENERATE]: { main: nextSteps(spec).map((n) => [{ node: n.name, type: 'main', index: 0 }]) } }
+				: {}),
 		},
 		settings: { saveDataSuccessExecution: 'all', saveManualExecutions: true },
 	};

@@ -99,6 +99,34 @@ test('point 4: ten 20-credit items, cap 200, a plan charging 1.5×: the cap hold
 	expectLedgerAgrees(own.id, resumed.items);
 });
 
+test('issue 42 point 9: items the cap refuses before the pause are a hint above the waiting step', async () => {
+	const { own, creds } = ownAccount();
+	const paused = await pause(
+		creds,
+		prompts(4, 'portrait'),
+		{ model: 'orchid-portrait', additionalFields: { maxCredits: 40 } },
+		true,
+	);
+	// 20 credits each at the catalogue price: two fit under 40, items 3 and 4 are refused before anything is sent.
+	expect(paused.run.data.resultData.runData[paused.node.name][0].hints).toEqual([
+		{
+			message:
+				'Max Credits per Execution refused items 3 and 4: not submitted, so nothing was charged for them. Raise ' +
+				'the cap or split the batch.',
+			type: 'warning',
+			location: 'outputPane',
+		},
+	]);
+	const resumed = await host.resumed(paused.executionId);
+	expect(resumed.items.map((i) => i.json.status ?? String(i.json.error).split(' (')[0])).toEqual([
+		'SUCCEEDED',
+		'SUCCEEDED',
+		'Max Credits per Execution',
+		'Max Credits per Execution',
+	]);
+	expect(backend.charges(own.id)).toBe(40);
+});
+
 test('point 5: submission answers lost until the time limit: the item may have been charged, and says so', async () => {
 	const { own, creds } = ownAccount({ concurrency: 1 });
 	// The first submission (before the pause) answers; every later one is handled and its answer lost.

@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { NO_SIGNING_SECRET_CHOSEN } from '../../nodes/MediaGen/pause/pauseRuns';
 import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/pause/refusedDelivery';
 import { TIMER_ERROR } from '../../nodes/MediaGen/pause/timerOutcome';
 import { resumeByTimer, runNode } from '../helpers/engine';
@@ -132,15 +133,32 @@ test('a failed run: an error item with its refund under Continue On Fail', async
 	const r = await pause({}, prompts('fine', 'broken [fail]'), { nodeOverrides: { onError: 'continueRegularOutput' } });
 	const resumed = await host.resumed(r.executionId);
 	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
-	expect(resumed.items[1].json).toMatchObject({ status: 'FAILED', refunded: 5, runId: expect.stringMatching(/^gen_/) });
+	expect(resumed.items[1].json).toMatchObject({
+		status: 'FAILED',
+		refunded: 5,
+		runId: expect.stringMatching(/^gen_/),
+		prompt: 'broken [fail]',
+	});
 	expect(String(resumed.items[1].json.error)).toMatch(/failed/);
 	expect(backend.charges() - spent).toBe(5);
+});
+
+test('a failed run under "Continue (using error output)": an item with only the fields n8n routes to the error output', async () => {
+	const r = await pause({}, prompts('fine', 'broken [fail]'), { nodeOverrides: { onError: 'continueErrorOutput' } });
+	const resumed = await host.resumed(r.executionId);
+	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
+	expect(resumed.items[0].json.error ?? null).toBeNull();
+	// n8n (1.123.81 and 2.41.1) sends an item to the error output when its only fields are error and message.
+	expect(Object.keys(resumed.items[1].json)).toEqual(['error', 'message']);
+	expect(resumed.items[1].json.error).toMatch(/^Run gen_[0-9a-f]+ failed: /);
+	expect(resumed.items[1].json.message).toMatch(/^5 credits were refunded automatically\./);
+	expect(resumed.items[1].pairedItem).toEqual({ item: 1 });
 });
 
 test('a failed run without Continue On Fail fails the execution, naming the run, its refund and the paid run beside it', async () => {
 	const r = await pause({}, prompts('fine too', 'broken again [fail]'));
 	const resumed = await host.resumed(r.executionId);
-	expect(resumed.error?.message).toMatch(/^Run gen_[0-9a-f]+ failed/);
+	expect(resumed.error?.message).toMatch(/^Run gen_[0-9a-f]+ failed: .+ \(5 credits refunded automatically\)$/);
 	expect(resumed.error?.description).toMatch(/5 credits were refunded automatically/);
 	expect(resumed.error?.description).toMatch(
 		/Runs of this step already paid for: gen_[0-9a-f]+ \(item 1, 5 credits, SUCCEEDED, request key \S+\)/,
@@ -306,6 +324,19 @@ describe('pause mode is refused before anything is spent where the service could
 		const blankSecret = { ...backend.apiCredentials, mediaGenWebhookApi: { secret: ' ' } };
 		const r = await pause({ prompt: 'p' }, undefined, { credentials: blankSecret });
 		expect(r.error?.message).toMatch(/^Waiting → Pause needs the webhook signing secret/);
+	});
+
+	test('no signing-secret credential selected: said so (not "empty"), before anything is charged', async () => {
+		const spent = backend.charges();
+		const posts = backend.requests('POST /v1/generations').length;
+		const r = await pause({ prompt: 'p' }, undefined, {
+			nodeOverrides: { credentials: { mediaGenApi: { id: '1', name: 'Media Generation API' } } },
+		});
+		expect(r.error?.message).toBe(NO_SIGNING_SECRET_CHOSEN);
+		expect(r.error?.description).toMatch(/^Pick yours in the second credential box at the top of this node/);
+		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged\.$/);
+		expect(backend.requests('POST /v1/generations').length).toBe(posts);
+		expect(backend.charges()).toBe(spent);
 	});
 });
 

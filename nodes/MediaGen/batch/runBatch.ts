@@ -12,7 +12,7 @@ import { chargedRunOf, withPaidRuns } from '../run/paidRuns';
 import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
 import { assignRequestKeys } from '../run/requestKey';
 import type { ItemRequest } from '../run/runErrors';
-import { itemsInInputOrder, runToItem } from '../run/runOutput';
+import { itemsInInputOrder, outcomeHints, runToItem, withErrorOutput } from '../run/runOutput';
 import { spendingCapFor, submitUnderCap } from '../run/spendingCap';
 import { submitRun, type SubmitContext } from '../run/submission';
 import { itemDeadline } from '../run/timeLimit';
@@ -95,5 +95,8 @@ export async function runBatch(
 			});
 		throw withPaidRuns(error, charged, notStarted, batch);
 	}
-	return itemsInInputOrder(out);
+	const output = itemsInInputOrder(out);
+	const hints = outcomeHints(output);
+	if (hints.length) ctx.addExecutionHints(...hints);
+	return withErrorOutput(ctx, output);
 }

@@ -17,6 +17,7 @@ import { withPaidRuns } from '../run/paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
 import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
 import { refusalOf } from '../run/runErrors';
+import { capRefusalHint } from '../run/runOutput';
 import { capRefusalsBeforePause, type SpendingCap } from '../run/spendingCap';
 import { expectedSpend, pauseCapRefusal } from './pauseCap';
 import { submitIfSlotFree, submitRun } from '../run/submission';
@@ -35,6 +36,33 @@ function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationErro
 	});
 }
 
+const WEBHOOK_CREDENTIAL = 'mediaGenWebhookApi';
+
+export const NO_SIGNING_SECRET_CHOSEN =
+	'Waiting → Pause needs the webhook signing secret, and no Webhook Signing Secret credential is selected on this node';
+
+/**
+ * None selected: n8n's editor fills in a credential box by itself only while a node has no credential at all (it
+ * picks one, the most recently updated), so the box Waiting → Pause shows stays empty until the user picks one.
+ */
+function noSigningSecretChosen(ctx: IExecuteFunctions): NodeOperationError {
+	return new NodeOperationError(ctx.getNode(), NO_SIGNING_SECRET_CHOSEN, {
+		description:
+			'Pick yours in the second credential box at the top of this node (n8n fills in only the first box by ' +
+			"itself), or create one there holding your account's signing secret (account settings → Webhooks). " +
+			'Nothing was submitted and nothing was charged.',
+	});
+}
+
+/** What keeps the step from checking the calls back, if anything: a credential it cannot read, or a bad secret. */
+async function signingSecretProblem(ctx: IExecuteFunctions, chosen: string): Promise<string | undefined> {
+	try {
+		return describeWebhookCredentialProblem(await ctx.getCredentials(WEBHOOK_CREDENTIAL));
+	} catch (error) {
+		return `the credential selected for it ("${chosen}") could not be read: ${(error as Error).message}`;
+	}
+}
+
 export async function pauseRuns(
 	ctx: IExecuteFunctions,
 	identity: Identity,
@@ -46,9 +74,8 @@ export async function pauseRuns(
 	const resumeUrl = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
 	const urlProblem = resumeUrlProblem(resumeUrl, identity.baseUrl);
 	if (urlProblem) throw pauseRefusal(ctx, urlProblem);
-	const secretProblem = describeWebhookCredentialProblem(
-		await ctx.getCredentials('mediaGenWebhookApi').catch(() => ({})),
-	);
+	const chosen = ctx.getNode().credentials?.[WEBHOOK_CREDENTIAL];
+	const secretProblem = chosen ? await signingSecretProblem(ctx, chosen.name) : 'none selected';
 	if (secretProblem) {
 		// The problem's own advice (copy it from account settings) is no help to an anonymous ID, which has none.
 		if (identity.kind === 'anonymous') {
@@ -58,6 +85,7 @@ export async function pauseRuns(
 				{ description: `${ANONYMOUS_SECRET}: ${ANONYMOUS_CHOICES}. Nothing was charged.` },
 			);
 		}
+		if (!chosen) throw noSigningSecretChosen(ctx);
 		throw new NodeOperationError(ctx.getNode(), `Waiting → Pause needs the webhook signing secret: ${secretProblem}`, {
 			description:
 				"Select a Media Generation Webhook Signing Secret credential on this node holding your account's signing " +
@@ -99,6 +127,7 @@ export async function pauseRuns(
 	// item. Only the first waits for a slot (the execution must have a run whose delivery will wake it): when
 	// other batches hold the rest, the deliveries send the next items as slots come free.
 	const claimed = new Set<string>();
+	const capped = new Set(items.flatMap((entry, position) => (plan.refusal(position) ? [entry.item] : [])));
 	const memory = batchMemoryOf(state.batchId!);
 	memory.complete = true;
 	const costOf = (position: number) => (items[position].runId ? items[position].cost : undefined);
@@ -109,6 +138,7 @@ export async function pauseRuns(
 		const overCap = pauseCapRefusal(state, position, costOf);
 		if (overCap) {
 			entry.refused = overCap;
+			capped.add(entry.item);
 			continue;
 		}
 		const settings = ready[position].settings;
@@ -127,6 +157,9 @@ export async function pauseRuns(
 		}
 	}
 	if (cap) cap.plan(expectedSpend(state, costOf) - cap.spent);
+	// Shown above the step's output while it waits. The resume call cannot add hints (n8n's webhook context has no
+	// addExecutionHints, and the run it resumes starts with none), so after the pause the refused items say it.
+	if (capped.size) ctx.addExecutionHints(capRefusalHint([...capped].sort((a, b) => a - b)));
 	ctx.getContext('node')[PAUSE_STATE_KEY] = state;
 	const input = ctx.getInputData();
 	// When no delivery comes (n8n unreachable, or every delivery fails the signature check), n8n's own timer

@@ -6,8 +6,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { PauseState } from './pauseState';
 import { withPaidRuns } from '../run/paidRuns';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
-import { addRunDetails, errorItem, failedRunError } from '../run/runErrors';
-import { itemsInInputOrder, runToItem } from '../run/runOutput';
+import { addRunDetails, errorItem, failedRunError, runDetailsOf } from '../run/runErrors';
+import { itemsInInputOrder, runToItem, withErrorOutput } from '../run/runOutput';
 import type { Outcome } from './batchWalk';
 
 const NOTES: Record<'unsent' | 'unconfirmed', (state: PauseState) => string> = {
@@ -81,11 +81,13 @@ export async function outputItems(
 	const failures: Array<{ item: number; error: Error }> = [];
 	for (const bad of state.invalid) byItem.set(bad.item, errorItem(bad, bad.item));
 	for (const outcome of outcomes) {
-		const item = state.items[outcome.position].item;
+		const { item, body, extraJson } = state.items[outcome.position];
 		const result = await itemFor(ctx, state, outcome);
 		if (result instanceof Error) {
 			failures.push({ item, error: result });
-			byItem.set(item, errorItem(result, item));
+			// What it asked for beside the error, as Poll mode's failed items have it.
+			const request = { kind: body.kind, model: body.model, prompt: body.prompt, ...extraJson };
+			byItem.set(item, errorItem(result, item, request));
 		} else byItem.set(item, result);
 	}
 	const first = failures.sort((a, b) => a.item - b.item)[0];
@@ -105,7 +107,13 @@ export async function outputItems(
 				: [],
 		);
 		withPaidRuns(first.error, paid);
+		// A resume call's error reaches the user only as the execution's: a notification showing the message alone
+		// (n8n gives the step an empty item, see resumeWebhook.ts). So the refund goes into the message.
+		const { refunded } = runDetailsOf(first.error);
+		if (refunded !== undefined) {
+			first.error.message += ` (${refunded} credit${refunded === 1 ? '' : 's'} refunded automatically)`;
+		}
 		return await Promise.reject(first.error);
 	}
-	return itemsInInputOrder(byItem);
+	return withErrorOutput(ctx, itemsInInputOrder(byItem));
 }

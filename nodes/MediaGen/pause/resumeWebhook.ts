@@ -10,7 +10,13 @@
 // signature check by the time limit, fail the execution. The webhook's description, which the node lists, is here
 // too: n8n serves it under the execution's resume URL (/webhook-waiting/<execution id>?signature=…) only while
 // the execution waits, and checks that token itself.
-import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IWebhookDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { verifyDelivery, type VerifyResult } from '../../shared/signature';
@@ -23,6 +29,7 @@ import { BatchWalk, type BatchReport } from './batchWalk';
 import { batchMemoryOf, type BatchMemory } from './batchMemory';
 import { refuseDelivery } from './refusedDelivery';
 import { callsAnonymously, unsignedWarning, wakeTarget, type WakeTarget } from './readBack';
+import { isErrorOutputItem } from '../run/runOutput';
 import { outputItems } from './resumeOutput';
 
 export const resumeWebhooks: IWebhookDescription[] = [
@@ -215,6 +222,17 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	return { build: { report, state, memory } };
 }
 
+/**
+ * Puts the once-per-execution warning on the first item; an item bound for n8n's error output must keep its two
+ * fields (resumeOutput.ts), so there the warning joins its message, on the first item that stays if there is one.
+ */
+function withWarning(items: INodeExecutionData[], warning: string): void {
+	const target = items.find((i) => !isErrorOutputItem(i.json)) ?? items[0];
+	if (!target) return;
+	if (isErrorOutputItem(target.json)) target.json.message = `${String(target.json.message)} Also: ${warning}`;
+	else target.json = { ...target.json, warning };
+}
+
 export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject();
 	const answer: Answer = (status, body) => {
@@ -243,7 +261,7 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 			if (warning) described.description = [described.description, `Also: ${warning}`].filter(Boolean).join(' ');
 			throw error;
 		});
-		if (warning && items[0]) items[0].json = { ...items[0].json, warning };
+		if (warning) withWarning(items, warning);
 		return { noWebhookResponse: true, workflowData: [items] };
 	} finally {
 		memory.resumingSince = Date.now();

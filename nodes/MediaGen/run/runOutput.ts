@@ -1,11 +1,21 @@
 // A run record as an output item: the record, the request key, and the files as binary data.
-// A failed run becomes an error carrying its id and refund; a failed download names the run.
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+// A failed run becomes an error carrying its id and refund; a failed download names the run. A batch's items go
+// out in input order with the same columns, failed ones in the error output's shape when the step has one, and
+// what a user should notice among them also as execution hints above the output.
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	NodeExecutionHint,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
+import { CAP_CODE } from './spendingCap';
+import { TIME_LIMIT_CODE } from './timeLimit';
 import { isToolCall } from './toolCall';
 
 export interface OutputSettings {
@@ -52,6 +62,30 @@ export async function runToItem(
 }
 
 /**
+ * Under On Error → "Continue (using error output)", each failed item (one with an `error` message) in the shape n8n
+ * sends to the error output. n8n routes an item there, also on a resume, only when `error` and `message` are its only
+ * fields (n8n-core's handleNodeErrorOutput, 1.123.81 and 2.41.1 alike: 2.41.1 also allows `details`, 1.123.81 does
+ * not), so the run ID and refund are in those words: the error names the run, the message says what came back and
+ * what to do. n8n adds the input item's fields to it.
+ */
+export function withErrorOutput(
+	ctx: IExecuteFunctions | IWebhookFunctions,
+	items: INodeExecutionData[],
+): INodeExecutionData[] {
+	if (ctx.getNode().onError !== 'continueErrorOutput') return items;
+	return items.map((item) => {
+		const { error, description } = item.json;
+		if (typeof error !== 'string' || !error) return item;
+		return { json: { error, message: description || error }, pairedItem: item.pairedItem };
+	});
+}
+
+/** Whether `json` is an item n8n sends to the error output (see withErrorOutput). */
+export function isErrorOutputItem(json: IDataObject): boolean {
+	return Boolean(json.error) && Object.keys(json).every((key) => key === 'error' || key === 'message');
+}
+
+/**
  * Gives every item of one output the same top-level fields, null where an item has none. n8n's Table view
  * shows a red "undefined" in a cell whose field only other items have: a failed item (Continue On Fail) lacks
  * a run's cost or status, and its `description` is a field no run has. Field order: first seen, item by item.
@@ -67,4 +101,54 @@ export function withSameColumns(items: INodeExecutionData[]): INodeExecutionData
 /** A batch's output: its items in input order, with the same columns (`byItem` maps input index to item). */
 export function itemsInInputOrder(byItem: Map<number, INodeExecutionData>): INodeExecutionData[] {
 	return withSameColumns([...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!));
+}
+
+/** "items 1, 3 and 4" (input positions counted from 1, as n8n's panels count them). */
+function itemList(positions: number[]): string {
+	const named = positions.map((p) => String(p + 1));
+	const last = named.pop();
+	return `item${named.length ? 's' : ''} ${named.length ? `${named.join(', ')} and ${last}` : last}`;
+}
+
+/**
+ * Outcomes a user should notice without opening an item, as n8n execution hints (shown above the output):
+ * runs still going when the time limit passed, items the time limit kept from being sent, and items Max Credits
+ * per Execution refused. Read from the output's items, so they say what the items say.
+ */
+export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
+	const late: number[] = [];
+	const unsent: number[] = [];
+	const capped: number[] = [];
+	for (const [position, { json }] of items.entries()) {
+		if (json.errorCode === TIME_LIMIT_CODE) (json.runId ? late : unsent).push(position);
+		else if (json.errorCode === CAP_CODE) capped.push(position);
+	}
+	const hints: NodeExecutionHint[] = [];
+	const hint = (message: string) => hints.push({ message, type: 'warning', location: 'outputPane' });
+	if (late.length) {
+		const ids = late.map((p) => items[p].json.runId).join(', ');
+		const one = late.length === 1;
+		hint(
+			`Time limit: the run${one ? '' : 's'} of ${itemList(late)} (${ids}) did not finish in time. ` +
+				`${one ? 'It keeps' : 'They keep'} going on the service and ${one ? 'stays' : 'stay'} charged until ` +
+				`${one ? 'it ends' : 'they end'}; pick ${one ? 'it' : 'them'} up with Generation → Wait.`,
+		);
+	}
+	if (unsent.length) {
+		const them = unsent.length === 1 ? 'it' : 'them';
+		hint(`Time limit: ${itemList(unsent)} could not be sent in time, so nothing was charged for ${them}.`);
+	}
+	if (capped.length) hints.push(capRefusalHint(capped));
+	return hints;
+}
+
+/** The hint for items Max Credits per Execution refused (input positions). */
+export function capRefusalHint(capped: number[]): NodeExecutionHint {
+	return {
+		message:
+			`Max Credits per Execution refused ${itemList(capped)}: not submitted, so nothing was charged for ` +
+			`${capped.length === 1 ? 'it' : 'them'}. Raise the cap or split the batch.`,
+		type: 'warning',
+		location: 'outputPane',
+	};
 }

@@ -30,6 +30,9 @@ export const CAP_BOUND =
 	'A run whose price cannot be predicted (see Estimate Cost) is sent only while credits are left under the cap, ' +
 	'and alone, so the cap can be passed by at most the price of that one run.';
 
+/** The errorCode of an item the cap refused (its hint reads it: runOutput.ts). */
+export const CAP_CODE = 'spending_cap';
+
 /** Where the total lives in the node's context data, which n8n saves with the execution. */
 export const CAP_TOTAL_KEY = 'mediaGenCapTotal';
 
@@ -194,7 +197,7 @@ export const CAP_ADVICE =
 /** The refusal of one run at submission (Poll mode): the cap is reached. */
 function capRefusalError(node: INode, itemIndex: number, refusal: CapRefusal): NodeOperationError {
 	const error = new NodeOperationError(node, capRefusalMessage(refusal), { description: CAP_ADVICE, itemIndex });
-	return addRunDetails(error, { errorCode: 'spending_cap' });
+	return addRunDetails(error, { errorCode: CAP_CODE });
 }
 
 /** The refusal of a whole batch before anything is sent: its known prices alone cross the cap. */
@@ -211,7 +214,7 @@ function upfrontCapError(node: INode, cap: SpendingCap, overrun: { total: number
 					CAP_BOUND,
 			},
 		),
-		{ errorCode: 'spending_cap' },
+		{ errorCode: CAP_CODE },
 	);
 }
 

@@ -1,7 +1,12 @@
 // nodes/MediaGen/run/runOutput.ts: a batch's output items, run or failed, given the same columns.
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { withSameColumns } from '../../../../../nodes/MediaGen/run/runOutput';
+import {
+	withErrorOutput,
+	isErrorOutputItem,
+	outcomeHints,
+	withSameColumns,
+} from '../../../../../nodes/MediaGen/run/runOutput';
 
 const item = (json: Record<string, unknown>): INodeExecutionData => ({ json: json as INodeExecutionData['json'] });
 
@@ -39,5 +44,57 @@ describe('withSameColumns', () => {
 		]);
 		const one = item({ a: 1 });
 		expect(withSameColumns([one])[0].json).toEqual({ a: 1 });
+	});
+});
+
+describe('outcomeHints', () => {
+	test('nothing to notice: no hint', () => {
+		expect(
+			outcomeHints([item({ id: 'gen_1', status: 'SUCCEEDED' }), item({ error: 'x', errorCode: 'invalid' })]),
+		).toEqual([]);
+	});
+
+	test('runs past the time limit, items never sent in time and cap refusals: one hint each, naming the items', () => {
+		const hints = outcomeHints([
+			item({ error: 'late', errorCode: 'time_limit', runId: 'gen_a' }),
+			item({ error: 'late', errorCode: 'time_limit', runId: 'gen_b' }),
+			item({ error: 'cap', errorCode: 'spending_cap' }),
+			item({ error: 'not sent', errorCode: 'time_limit' }),
+			item({ id: 'gen_c', status: 'SUCCEEDED' }),
+		]);
+		expect(hints.map((h) => h.message)).toEqual([
+			'Time limit: the runs of items 1 and 2 (gen_a, gen_b) did not finish in time. They keep going on the service ' +
+				'and stay charged until they end; pick them up with Generation → Wait.',
+			'Time limit: item 4 could not be sent in time, so nothing was charged for it.',
+			'Max Credits per Execution refused item 3: not submitted, so nothing was charged for it. Raise the cap or ' +
+				'split the batch.',
+		]);
+		expect(hints.every((h) => h.type === 'warning' && h.location === 'outputPane')).toBe(true);
+	});
+});
+
+describe('withErrorOutput', () => {
+	const ctx = (onError?: string) => ({ getNode: () => ({ onError }) }) as unknown as IExecuteFunctions;
+	const items = () => [
+		{ json: { id: 'gen_1', status: 'SUCCEEDED', error: null }, binary: {}, pairedItem: { item: 0 } },
+		{
+			json: { id: null, error: 'Run gen_2 failed: x', description: '5 credits were refunded.' },
+			pairedItem: { item: 1 },
+		},
+	];
+
+	test('under "Continue (using error output)": failed items keep only error and message, the shape n8n routes', () => {
+		const out = withErrorOutput(ctx('continueErrorOutput'), withSameColumns(items()));
+		expect(out[0]).toEqual(withSameColumns(items())[0]);
+		expect(out[1]).toEqual({
+			json: { error: 'Run gen_2 failed: x', message: '5 credits were refunded.' },
+			pairedItem: { item: 1 },
+		});
+		expect(out.map((i) => isErrorOutputItem(i.json))).toEqual([false, true]);
+	});
+
+	test('under any other On Error setting the items stay as they are', () => {
+		for (const onError of [undefined, 'continueRegularOutput', 'stopWorkflow'])
+			expect(withErrorOutput(ctx(onError), items())).toEqual(items());
 	});
 });
