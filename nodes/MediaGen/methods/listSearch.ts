@@ -5,6 +5,8 @@ import { getIdentity } from '../../shared/transport';
 import { freeTierCovers, getApps, getModels } from '../catalogue/catalogue';
 import type { CatalogueModel } from '../../shared/records';
 import { editorKind, readParameter } from './parameters';
+import { isToolCall } from '../run/toolCall';
+import { AGENT_CHOICE_NAME, agentModelDescription, agentModels, agentModelValue } from '../tool/agentModelChoice';
 
 export function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 	const price = m.credits_at_defaults === 1 ? '1 credit' : `${m.credits_at_defaults} credits`;
@@ -26,13 +28,22 @@ export async function searchModels(this: ILoadOptionsFunctions, filter?: string)
 	// For an anonymous ID the models its free tier covers first (those not marked "needs an API key"), then by price.
 	const uncovered = (m: CatalogueModel) => Number(anonymous && !freeTierCovers(m));
 	models.sort((a, b) => uncovered(a) - uncovered(b) || a.credits_at_defaults - b.credits_at_defaults);
-	return {
-		results: models.map((m) => ({
-			name: `${kind ? '' : `${m.kind[0].toUpperCase()}${m.kind.slice(1)} · `}${modelLabel(m, anonymous)}`,
-			value: m.id,
-			description: m.description,
-		})),
-	};
+	const results = models.map((m) => ({
+		name: `${kind ? '' : `${m.kind[0].toUpperCase()}${m.kind.slice(1)} · `}${modelLabel(m, anonymous)}`,
+		value: m.id,
+		description: m.description,
+	}));
+	// On the tool variant, first: leave the model to the AI agent, telling it the kind's IDs and prices.
+	if (kind && !needle && isToolCall(this)) {
+		const all = await getModels(this, identity);
+		const count = agentModels(all, kind).length;
+		results.unshift({
+			name: `${AGENT_CHOICE_NAME}: told the ${count} ${kind} model IDs and prices`,
+			value: agentModelValue(all, kind),
+			description: agentModelDescription(all, kind),
+		});
+	}
+	return { results };
 }
 
 export async function searchApps(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
