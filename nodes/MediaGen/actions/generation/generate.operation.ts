@@ -59,14 +59,14 @@ export const generateFields: INodeProperties[] = [
 		default: 'image',
 		description:
 			'What to generate. It decides which models are offered. To mix kinds in one step, use an expression that ' +
-			'gives image, video or music for each item, with the model By ID from an expression too.',
+			'gives image, video or music for each item, and leave Model empty or give it By ID from an expression too.',
 	},
 	{
 		displayName:
 			'Kind comes from an expression, so the kind is known per item only when the step runs. Every field is shown ' +
 			'here; for each item only the fields of its kind are used (Music Mode for music; Reference Images, Negative ' +
-			'Prompt, End Frame and Driving Audio for image and video). Give the model By ID with an expression too, for ' +
-			'example {{ $json.model }}: the list then offers every kind.',
+			'Prompt, End Frame and Driving Audio for image and video). Leave Model empty for the cheapest free model of ' +
+			"each item's kind, or give it By ID with an expression too, for example {{ $json.model }}.",
 		name: 'kindExpressionNotice',
 		type: 'notice',
 		default: '',
