@@ -160,6 +160,33 @@ test('Kind → Music after an image model: the image model is emptied, the list 
 	await ed.closeNode();
 });
 
+test('Kind → Video with the prompt from an expression (no input yet): the image model is emptied too', async () => {
+	await ed.openWorkflow(
+		await scratch('Kind Change Mapped', { ...generate('image', 'studio-image-v1'), prompt: '={{ $json.prompt }}' }),
+	);
+	await ed.openNode('Kind Change Mapped');
+	expect(
+		await ed.until(
+			() => modelInput().inputValue(),
+			(v) => v !== '',
+		),
+	).not.toBe('');
+	await ed.pick('kind', 'Video');
+	expect(
+		await ed.until(
+			() => modelInput().inputValue(),
+			(v) => v === '',
+		),
+	).toBe('');
+	expect(
+		await ed.until(
+			() => ed.aboutText(),
+			(t) => t.startsWith('No model chosen'),
+		),
+	).toMatch(/^No model chosen: the step uses .+, the cheapest free video model in the catalogue\./);
+	await ed.closeNode();
+});
+
 test('the tool variant: "Let the AI Agent Choose" gives the agent the image model IDs with their prices', async () => {
 	const images = (await catalogue()).filter((m) => m.kind === 'image');
 	const id = await scratch('Agent Tool', generate('image', ''), 'mediaGenTool');

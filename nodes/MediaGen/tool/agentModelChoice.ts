@@ -14,13 +14,11 @@ export const AGENT_CHOICE_NAME = 'Let the AI Agent Choose';
 /** IDs written into the expression as they are: anything else could end the quoted text or the expression. */
 const PLAIN_ID = /^[\w.:/-]+$/;
 
-/** The kind's models the agent may pick from, cheapest first (catalogue order breaks ties). */
+/** The kind's models the agent may pick from, cheapest first (a stable sort: catalogue order breaks ties). */
 export function agentModels(models: CatalogueModel[], kind: MediaKind): CatalogueModel[] {
 	return models
 		.filter((m) => m.kind === kind && PLAIN_ID.test(m.id))
-		.map((m, i) => ({ m, i }))
-		.sort((a, b) => a.m.credits_at_defaults - b.m.credits_at_defaults || a.i - b.i)
-		.map(({ m }) => m);
+		.sort((a, b) => a.credits_at_defaults - b.credits_at_defaults);
 }
 
 /** What the agent reads about the Model argument: each ID with its price at default options. */
