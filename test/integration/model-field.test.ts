@@ -84,6 +84,17 @@ describe('Model left empty', () => {
 	});
 });
 
+test('a model of another kind still chosen heads the list under a name that says so', async () => {
+	const { results } = await searchModels.call(
+		ctx({ kind: 'music', model: { __rl: true, mode: 'list', value: 'studio-image-v1' } }),
+	);
+	expect(results[0]).toMatchObject({
+		name: 'Studio Image makes images, not songs: pick a music model below',
+		value: 'studio-image-v1',
+	});
+	expect(results.slice(1).map((r) => r.value)).toEqual(['cadence-song-v1']);
+});
+
 describe('on the tool variant: the AI agent chooses the model', () => {
 	async function agentEntry(kind: string) {
 		const { results } = await searchModels.call(ctx({ kind }, TOOL_TYPE));

@@ -3,7 +3,7 @@ import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow'
 
 import { getIdentity } from '../../shared/transport';
 import { freeTierCovers, getApps, getModels } from '../catalogue/catalogue';
-import type { CatalogueModel } from '../../shared/records';
+import { KIND_NOUNS, type CatalogueModel } from '../../shared/records';
 import { editorKind, readParameter } from './parameters';
 import { isToolCall } from '../run/toolCall';
 import { AGENT_CHOICE_NAME, agentModelDescription, agentModels, agentModelValue } from '../tool/agentModelChoice';
@@ -21,7 +21,8 @@ export async function searchModels(this: ILoadOptionsFunctions, filter?: string)
 	// Kind from an expression: every model, its kind first in its name.
 	const kind = editorKind(this);
 	const needle = (filter ?? '').toLowerCase();
-	const models = (await getModels(this, identity))
+	const all = await getModels(this, identity);
+	const models = all
 		.filter((m) => !kind || m.kind === kind)
 		.filter((m) => !needle || `${m.id} ${m.name} ${m.vendor}`.toLowerCase().includes(needle));
 	const anonymous = identity.kind === 'anonymous';
@@ -33,9 +34,16 @@ export async function searchModels(this: ILoadOptionsFunctions, filter?: string)
 		value: m.id,
 		description: m.description,
 	}));
+	// A model of another kind still chosen (n8n's editor empties Model on a Kind change only when it can resolve every
+	// expression of the node): n8n shows it first, highlighted, under this name.
+	const chosen = all.find((m) => m.id === readParameter(this, 'model', true).trim());
+	if (kind && chosen && chosen.kind !== kind) {
+		const wanted = `${kind === 'image' ? 'an' : 'a'} ${kind} model`;
+		const name = `${chosen.name} makes ${KIND_NOUNS[chosen.kind]}, not ${KIND_NOUNS[kind]}: pick ${wanted} below`;
+		results.unshift({ name, value: chosen.id, description: chosen.description });
+	}
 	// On the tool variant, first: leave the model to the AI agent, telling it the kind's IDs and prices.
 	if (kind && !needle && isToolCall(this)) {
-		const all = await getModels(this, identity);
 		const count = agentModels(all, kind).length;
 		results.unshift({
 			name: `${AGENT_CHOICE_NAME}: told the ${count} ${kind} model IDs and prices`,
