@@ -162,10 +162,10 @@ describe('on the tool variant: the AI agent chooses the model', () => {
 		// The editor sends null for an expression it cannot resolve yet, as $fromAI before a run.
 		const c = ctx({ kind: 'image', model: { __rl: true, mode: 'list', value: null } }, TOOL_TYPE);
 		expect((await getModelSummary.call(c)).emptyFieldsNotice).toBe(
-			'Model comes from an expression, or the AI agent fills it (✨): the agent knows the image model IDs only ' +
-				'from the description there. "Let the AI Agent Choose", at the top of the list (remove ✨ to see it), ' +
-				'writes them there with their prices from the catalogue. A model ID the catalogue lacks is refused ' +
-				'without charge.',
+			'Model comes from an expression, or is "Defined automatically by the model": the AI agent then knows the ' +
+				'image model IDs only from its Description. "Let the AI Agent Choose", first in the model list (click × ' +
+				'on the field to see the list), writes them there with their prices from the catalogue. A model ID the ' +
+				'catalogue lacks is refused without charge.',
 		);
 		const regular = ctx({ kind: 'image', model: { __rl: true, mode: 'list', value: null } });
 		expect((await getModelSummary.call(regular)).emptyFieldsNotice).toBe(

@@ -220,9 +220,9 @@ test('the tool variant: "Let the AI Agent Choose" gives the agent the image mode
 	expect(
 		await ed.until(
 			() => ed.aboutText(),
-			(t) => t.startsWith('Model comes from an expression, or the AI agent fills it'),
+			(t) => t.startsWith('Model comes from an expression, or is "Defined automatically by the model"'),
 		),
-	).toContain('"Let the AI Agent Choose", at the top of the list (remove ✨ to see it), writes them there');
+	).toContain('"Let the AI Agent Choose", first in the model list (click × on the field to see the list), writes them');
 	await ed.shotPanel('model-agent-choice', 'kind');
 	// Saved as n8n's ✨ button saves it, with the description filled in.
 	await page.keyboard.press('Control+s');

@@ -45,14 +45,15 @@ function editorModelId(ctx: ILoadOptionsFunctions): string | undefined {
 	return id.startsWith('=') || id.includes('{{') ? undefined : id;
 }
 
-/** What About the Model says when an expression holds Model: on the tool variant, most likely the AI agent's ✨. */
+/** What About the Model says when an expression holds Model: on the tool variant, most likely n8n's AI fill. */
 function modelExpressionProblem(ctx: ILoadOptionsFunctions, kind: MediaKind | undefined): string {
 	if (!isToolCall(ctx)) return 'The model comes from an expression, so its options are known only when the step runs.';
 	const models = kind ? `${kind} model IDs` : 'model IDs';
 	return (
-		`Model comes from an expression, or the AI agent fills it (✨): the agent knows the ${models} only from the ` +
-		`description there. "${AGENT_CHOICE_NAME}", at the top of the list (remove ✨ to see it), writes them there ` +
-		'with their prices from the catalogue. A model ID the catalogue lacks is refused without charge.'
+		'Model comes from an expression, or is "Defined automatically by the model": the AI agent then knows the ' +
+		`${models} only from its Description. "${AGENT_CHOICE_NAME}", first in the model list (click × on the ` +
+		'field to see the list), writes them there with their prices from the catalogue. A model ID the catalogue ' +
+		'lacks is refused without charge.'
 	);
 }
 
