@@ -5,7 +5,9 @@
 // in turn; the test reads what the agent sent the model (the tool list: names, descriptions, parameters; the
 // tool results) and checks the sandbox's ledger: one run per Generate call, each charged once, the video given
 // back as "still running" with its run ID, and the Wait call with that ID returning its file. A fourth tool
-// leaves Model to the agent: a wrong ID is answered with the catalogue's IDs and prices, and nothing is charged.
+// leaves Model to the agent through the list's "Let the AI Agent Choose" entry (its value as searchModels offers
+// it from the sandbox's catalogue): the tool schema the agent sends lists the image model IDs with their prices; a
+// wrong ID is answered with the catalogue's IDs and prices, uncharged, and the next call uses one from the schema.
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import {
 	executeWorkflow,
@@ -24,6 +26,9 @@ import {
 	type ScriptedTurn,
 } from '../helpers/scriptedChatModel';
 import { runCharges, spentBy } from '../helpers/ledger';
+import { loadOptionsContext } from '../helpers/engine';
+import { TOOL_TYPE } from '../helpers/toolHost';
+import { searchModels } from '../../nodes/MediaGen/methods';
 import { manualStart, SANDBOX_KEY, sandboxKeyCredential } from './shared';
 
 const WORKFLOW_ID = 'mgAiAgentTools01';
@@ -34,6 +39,8 @@ let n8n: N8nInstance;
 let model: ScriptedChatModel;
 let ownerId = '';
 let run: RunData;
+/** The Model value of the list's "Let the AI Agent Choose" entry for images. */
+let agentChoice = '';
 
 /** The result of a tool call as the agent passed it back: our JSON answer (one run). */
 function answerOf(text: string): Record<string, unknown> {
@@ -42,9 +49,16 @@ function answerOf(text: string): Record<string, unknown> {
 	return (typeof first === 'string' ? JSON.parse(first) : first) as Record<string, unknown>;
 }
 
+/** What the tool list the agent sends says of one tool's parameter. */
+function parameterOf(request: ChatRequest, tool: string, name: string): { type: string; description?: string } {
+	const found = (request.tools ?? []).find((t: ChatTool) => t.function.name === tool);
+	const params = found?.function.parameters as { properties: Record<string, { type: string; description?: string }> };
+	return params.properties[name];
+}
+
 /**
  * The agent's turns: an image; a video longer than its tool's time limit; Wait with the video's run ID; then a
- * model ID guessed wrong on the tool whose Model the agent fills, and the first ID the refusal lists.
+ * model ID guessed wrong on the tool whose Model the agent fills, and the first (cheapest) ID its schema lists.
  */
 function script(request: ChatRequest): ScriptedTurn {
 	const results = toolResults(request);
@@ -53,9 +67,11 @@ function script(request: ChatRequest): ScriptedTurn {
 	if (!last) return call('Generate_Image', { prompt: 'a red kite over a beach' });
 	if (last.name === 'Generate_Image') return call('Generate_Video', { prompt: 'waves rolling in, slowly' });
 	if (last.name === 'Generate_Video') return call('Wait_for_Run', { runId: String(answerOf(last.text).runId) });
-	if (last.name === 'Wait_for_Run') return call('Generate_Any_Image', { prompt: 'a lighthouse', model: 'dall-e-3' });
-	const listed = /model IDs \(price at their default options\): ([a-z0-9-]+) \(/.exec(last.text);
-	if (results.length === 4 && listed) return call('Generate_Any_Image', { prompt: 'a lighthouse', model: listed[1] });
+	if (last.name === 'Wait_for_Run') return call('Generate_Any_Image', { prompt: 'a lighthouse', Model: 'dall-e-3' });
+	const listed = /IDs, with its price at default options: ([a-z0-9-]+) \(/.exec(
+		String(parameterOf(request, 'Generate_Any_Image', 'Model')?.description),
+	);
+	if (results.length === 4 && listed) return call('Generate_Any_Image', { prompt: 'a lighthouse', Model: listed[1] });
 	return { text: 'All files are ready.' };
 }
 
@@ -103,10 +119,10 @@ function workflow(): Record<string, unknown> {
 		tool('Generate Image', 200, generate('image', 'studio-image-v1', {})),
 		// A time limit of 3 s for a video that takes 8 s: the call ends with the run still going.
 		tool('Generate Video', 350, generate('video', 'studio-video-v1', { timeoutMinutes: 0.05 })),
-		// Model left to the agent: no list in its description; a wrong ID is answered with the catalogue.
+		// Model left to the agent with the list's entry: the IDs and prices are in its description.
 		tool('Generate Any Image', 650, {
 			...generate('image', '', {}),
-			model: { __rl: true, mode: 'id', value: "={{ $fromAI('model', 'A model ID', 'string') }}" },
+			model: { __rl: true, mode: 'list', value: agentChoice },
 		}),
 		tool('Wait for Run', 500, {
 			resource: 'generation',
@@ -139,6 +155,11 @@ beforeAll(async () => {
 	sb = await startSandbox({ durations: { pendingMs: 200, image: 1500, video: 8000, music: 2000 } });
 	const account = sb.engine.createAccount({ credits: 1000, concurrency: 3 });
 	ownerId = account.id;
+	// The entry as the tool's Model list offers it, read from the sandbox's catalogue (GET /models).
+	const credentials = { mediaGenApi: { baseUrl: sb.baseUrl, apiKey: account.keys[0] } };
+	const params = { authentication: 'apiKey', resource: 'generation', operation: 'generate', kind: 'image' };
+	const { results } = await searchModels.call(loadOptionsContext(params, credentials, TOOL_TYPE));
+	agentChoice = String(results[0].value);
 	model = await startScriptedChatModel(script);
 	n8n = await prepareN8n();
 	await importCredentials(n8n, [
@@ -197,7 +218,19 @@ test("the tool list the agent sends: our tools' names, what each does and costs,
 	});
 	expect(params('Generate_Image').required).toEqual(['prompt']);
 	expect(Object.keys(params('Wait_for_Run').properties)).toEqual(['runId']);
-	expect(Object.keys(params('Generate_Any_Image').properties).sort()).toEqual(['model', 'prompt']);
+	expect(Object.keys(params('Generate_Any_Image').properties).sort()).toEqual(['Model', 'prompt']);
+});
+
+test('with Model left to the agent, the tool schema lists every image model ID of the catalogue with its price', async () => {
+	const { models } = (await (await fetch(`${sb.baseUrl}/models`)).json()) as {
+		models: Array<{ id: string; kind: string; credits_at_defaults: number }>;
+	};
+	const images = models.filter((m) => m.kind === 'image');
+	const told = parameterOf(model.requests[0], 'Generate_Any_Image', 'Model');
+	expect(told.type).toBe('string');
+	expect(told.description).toMatch(/^The image model: one of these IDs, with its price at default options: /);
+	for (const m of images) expect(told.description).toContain(`${m.id} (${m.credits_at_defaults} credits)`);
+	expect(told.description).not.toMatch(/studio-video-v1|cadence-song-v1/);
 });
 
 test('the image call makes one run, charged once, and returns its file link', () => {

@@ -59,7 +59,8 @@ export class TestNodeTypes implements INodeTypes {
 	}
 
 	getByNameAndVersion(name: string): INodeType {
-		const type = name === NODE_TYPE && this.mediaGen ? this.mediaGen : nodeClasses[name];
+		// The tool variant's type reads parameters as our node does (load-options contexts of its panel).
+		const type = name === NODE_TYPE && this.mediaGen ? this.mediaGen : nodeClasses[name.replace(/Tool$/, '')];
 		if (!type) throw new Error(`Unknown node type ${name}`);
 		return type;
 	}
@@ -161,6 +162,7 @@ const TEST_NODE: Pick<INode, 'id' | 'name' | 'type' | 'position'> = {
 export function loadOptionsContext(
 	parameters: IDataObject,
 	credentials: Record<string, ICredentialDataDecryptedObject>,
+	type = TEST_NODE.type,
 ): LoadOptionsContext {
 	const nodeTypes = new TestNodeTypes();
 	const node: INode = {
@@ -176,7 +178,8 @@ export function loadOptionsContext(
 		restApiUrl: 'http://127.0.0.1/rest',
 		variables: {},
 	} as unknown as IWorkflowExecuteAdditionalData;
-	return new LoadOptionsContext(workflow, node, additionalData, 'parameters.model');
+	// `type`: the node as the editor names it (the tool variant's type for its panel); the workflow knows our node.
+	return new LoadOptionsContext(workflow, { ...node, type }, additionalData, 'parameters.model');
 }
 
 export interface RunOptions {

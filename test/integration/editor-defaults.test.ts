@@ -194,14 +194,14 @@ describe('Kind from an expression (one step for mixed kinds)', () => {
 		expect(results.some((r) => String(r.name).startsWith('Video · '))).toBe(false);
 	});
 
-	test('the Options box shows the chosen model whatever its kind, and asks for a model when none is chosen', async () => {
+	test('the Options box shows the chosen model whatever its kind, and says what an empty Model does', async () => {
 		const kind = '={{ $json.kind }}';
 		const video = await getModelOptionFields.call(
 			ctx({ kind, model: { __rl: true, mode: 'list', value: 'lumora-motion-3' } }),
 		);
 		expect(video.fields.length).toBeGreaterThan(0);
 		const none = await getModelSummary.call(ctx({ kind, model: { __rl: true, mode: 'list', value: '' } }));
-		expect(none.emptyFieldsNotice).toBe('Pick a model above: what it accepts appears here.');
+		expect(none.emptyFieldsNotice).toBe('No model chosen: each item uses the cheapest free model of its kind.');
 	});
 });
 

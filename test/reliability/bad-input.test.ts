@@ -212,7 +212,6 @@ const cases: Case[] = [
 		/Model: "studio-image-v1" \(Studio Image\) makes images, not videos/,
 	],
 	['an unknown model', gen('image', 'no-such-model', 'p'), /Model: "no-such-model" is not in the model catalogue/],
-	['no model', gen('image', '', 'p'), /Parameter "Model" is required/],
 	[
 		'a reference URL that is not a URL',
 		gen('image', 'lumora-image-2', 'p', { referenceImageUrls: 'my photo' }),

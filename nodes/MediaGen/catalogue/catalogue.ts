@@ -79,6 +79,21 @@ export function freeTierModelIds(models: CatalogueModel[]): string[] {
 	return models.filter(freeTierCovers).map((m) => m.id);
 }
 
+/**
+ * The model a step uses when Model is left empty: the cheapest of the kind's house engines (free_tier: free daily
+ * runs), else the kind's cheapest model; catalogue order breaks ties. Undefined when the catalogue has none.
+ */
+export function defaultModel(models: CatalogueModel[], kind: MediaKind): CatalogueModel | undefined {
+	const ofKind = models.filter((m) => m.kind === kind);
+	const free = ofKind.filter((m) => m.free_tier);
+	const cheapest = (list: CatalogueModel[]) =>
+		list.reduce<CatalogueModel | undefined>(
+			(best, m) => (!best || m.credits_at_defaults < best.credits_at_defaults ? m : best),
+			undefined,
+		);
+	return cheapest(free) ?? cheapest(ofKind);
+}
+
 /** What the catalogue has for a model id and a kind (undefined: any kind). Pure; each caller words the problems. */
 export type ModelLookUp = { model: CatalogueModel } | { missing: CatalogueModel[] } | { otherKind: CatalogueModel };
 
@@ -137,4 +152,19 @@ export async function resolveModel(
 		if (!models.some((m) => m.id === modelId)) recentMisses.set(missKey, Date.now());
 	}
 	return findModel(ctx, models, modelId, kind, itemIndex);
+}
+
+/** The model of an item whose Model is left empty (defaultModel), read from the catalogue when the step runs. */
+export async function resolveDefaultModel(
+	ctx: ApiContext,
+	identity: Identity,
+	kind: MediaKind,
+	itemIndex: number,
+): Promise<CatalogueModel> {
+	const model = defaultModel(await getModels(ctx, identity), kind);
+	if (model) return model;
+	throw new NodeOperationError(ctx.getNode(), `Model: none chosen, and the catalogue has no ${kind} model`, {
+		description: `Pick a model from the list, or change Kind. Nothing was sent and nothing was charged.`,
+		itemIndex,
+	});
 }

@@ -3,8 +3,10 @@ import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow'
 
 import { getIdentity } from '../../shared/transport';
 import { freeTierCovers, getApps, getModels } from '../catalogue/catalogue';
-import type { CatalogueModel } from '../../shared/records';
+import { KIND_NOUNS, type CatalogueModel } from '../../shared/records';
 import { editorKind, readParameter } from './parameters';
+import { isToolCall } from '../run/toolCall';
+import { AGENT_CHOICE_NAME, agentModelDescription, agentModels, agentModelValue } from '../tool/agentModelChoice';
 
 export function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 	const price = m.credits_at_defaults === 1 ? '1 credit' : `${m.credits_at_defaults} credits`;
@@ -19,20 +21,37 @@ export async function searchModels(this: ILoadOptionsFunctions, filter?: string)
 	// Kind from an expression: every model, its kind first in its name.
 	const kind = editorKind(this);
 	const needle = (filter ?? '').toLowerCase();
-	const models = (await getModels(this, identity))
+	const all = await getModels(this, identity);
+	const models = all
 		.filter((m) => !kind || m.kind === kind)
 		.filter((m) => !needle || `${m.id} ${m.name} ${m.vendor}`.toLowerCase().includes(needle));
 	const anonymous = identity.kind === 'anonymous';
 	// For an anonymous ID the models its free tier covers first (those not marked "needs an API key"), then by price.
 	const uncovered = (m: CatalogueModel) => Number(anonymous && !freeTierCovers(m));
 	models.sort((a, b) => uncovered(a) - uncovered(b) || a.credits_at_defaults - b.credits_at_defaults);
-	return {
-		results: models.map((m) => ({
-			name: `${kind ? '' : `${m.kind[0].toUpperCase()}${m.kind.slice(1)} · `}${modelLabel(m, anonymous)}`,
-			value: m.id,
-			description: m.description,
-		})),
-	};
+	const results = models.map((m) => ({
+		name: `${kind ? '' : `${m.kind[0].toUpperCase()}${m.kind.slice(1)} · `}${modelLabel(m, anonymous)}`,
+		value: m.id,
+		description: m.description,
+	}));
+	// A model of another kind still chosen (n8n's editor empties Model on a Kind change only when it can resolve every
+	// expression of the node): n8n shows it first, highlighted, under this name.
+	const chosen = all.find((m) => m.id === readParameter(this, 'model', true).trim());
+	if (kind && chosen && chosen.kind !== kind) {
+		const wanted = `${kind === 'image' ? 'an' : 'a'} ${kind} model`;
+		const name = `${chosen.name} makes ${KIND_NOUNS[chosen.kind]}, not ${KIND_NOUNS[kind]}: pick ${wanted} below`;
+		results.unshift({ name, value: chosen.id, description: chosen.description });
+	}
+	// On the tool variant, first: leave the model to the AI agent, telling it the kind's IDs and prices.
+	if (kind && !needle && isToolCall(this)) {
+		const count = agentModels(all, kind).length;
+		results.unshift({
+			name: `${AGENT_CHOICE_NAME}: told the ${count} ${kind} model IDs and prices`,
+			value: agentModelValue(all, kind),
+			description: agentModelDescription(all, kind),
+		});
+	}
+	return { results };
 }
 
 export async function searchApps(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {

@@ -2,7 +2,9 @@
 // (another operation, an older saved node), so each read falls back instead of throwing.
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 
-import { getApps, getModels, lookUpModel } from '../catalogue/catalogue';
+import { defaultModel, getApps, getModels, lookUpModel } from '../catalogue/catalogue';
+import { isToolCall } from '../run/toolCall';
+import { AGENT_CHOICE_NAME } from '../tool/agentModelChoice';
 import {
 	KIND_NOUNS,
 	kindLabel,
@@ -31,18 +33,48 @@ export function editorKind(ctx: ILoadOptionsFunctions): MediaKind | undefined {
 }
 
 /**
- * The chosen model for the Options box, or what to tell the user instead: no model yet, an id typed by
- * hand that the catalogue lacks, or a model of another kind.
+ * The Model value as the editor sent it: an id ('' when none is chosen), or undefined when an expression holds it.
+ * The editor resolves expressions before asking, and sends null for one it cannot resolve yet ($fromAI, or an
+ * input field before the previous step has run).
+ */
+function editorModelId(ctx: ILoadOptionsFunctions): string | undefined {
+	const raw = ctx.getCurrentNodeParameters?.()?.model;
+	const value = raw && typeof raw === 'object' && '__rl' in raw ? (raw as { value?: unknown }).value : raw;
+	if (value === null) return undefined;
+	const id = readParameter(ctx, 'model', true).trim();
+	return id.startsWith('=') || id.includes('{{') ? undefined : id;
+}
+
+/** What About the Model says when an expression holds Model: on the tool variant, most likely n8n's AI fill. */
+function modelExpressionProblem(ctx: ILoadOptionsFunctions, kind: MediaKind | undefined): string {
+	if (!isToolCall(ctx)) return 'The model comes from an expression, so its options are known only when the step runs.';
+	const models = kind ? `${kind} model IDs` : 'model IDs';
+	return (
+		'Model comes from an expression, or is "Defined automatically by the model": the AI agent then knows the ' +
+		`${models} only from its Description. "${AGENT_CHOICE_NAME}", first in the model list (click × on the ` +
+		'field to see the list), writes them there with their prices from the catalogue. A model ID the catalogue ' +
+		'lacks is refused without charge.'
+	);
+}
+
+/**
+ * The model for About the Model and the Options box, or what to tell the user instead: none chosen and none of
+ * the kind, an expression, an id typed by hand that the catalogue lacks, or a model of another kind. With Model
+ * left empty it is the kind's default model (`chosen: false`), the one the step will use.
  */
 export async function findModelFor(
 	ctx: ILoadOptionsFunctions,
-): Promise<{ model: CatalogueModel; musicMode?: string } | { problem: string }> {
-	const id = readParameter(ctx, 'model', true).trim();
+): Promise<{ model: CatalogueModel; musicMode?: string; chosen: boolean } | { problem: string }> {
+	const id = editorModelId(ctx);
 	const kind = editorKind(ctx);
 	const wanted = kind ? `${kind === 'image' ? 'an' : 'a'} ${kind} model` : 'a model';
-	if (!id) return { problem: `Pick ${wanted} above: what it accepts appears here.` };
-	if (id.startsWith('=') || id.includes('{{')) {
-		return { problem: 'The model comes from an expression, so its options are known only when the step runs.' };
+	const musicMode = readParameter(ctx, 'musicMode') || undefined;
+	if (id === undefined) return { problem: modelExpressionProblem(ctx, kind) };
+	if (!id) {
+		if (!kind) return { problem: 'No model chosen: each item uses the cheapest free model of its kind.' };
+		const model = defaultModel(await getModels(ctx), kind);
+		if (!model) return { problem: `The catalogue has no ${kind} model: change Kind.` };
+		return { model, musicMode, chosen: false };
 	}
 	const found = lookUpModel(await getModels(ctx), id, kind);
 	if ('missing' in found) {
@@ -62,7 +94,7 @@ export async function findModelFor(
 				`${kindLabel(model.kind)}, or pick ${wanted}.`,
 		};
 	}
-	return { model: found.model, musicMode: readParameter(ctx, 'musicMode') || undefined };
+	return { model: found.model, musicMode, chosen: true };
 }
 
 export async function currentApp(ctx: ILoadOptionsFunctions): Promise<CatalogueApp | undefined> {

@@ -94,11 +94,12 @@ export function optionFieldsFor(model: CatalogueModel, musicMode?: string): Reso
 }
 
 /**
- * The Options box when there is no model to show options of. About the Model, just above, says why (no model
- * yet, another kind, an unknown ID, an unreadable catalogue): said twice, the same sentence read as two problems.
- * Never blank: n8n's editor keeps the box's previous notice when a new one is empty.
+ * The Options box when there is no model to show options of. The note under Model (About the Model, a box n8n
+ * shows without its title) says why (an expression, another kind, an unknown ID, an unreadable catalogue): said
+ * twice, the same sentence read as two problems. Never blank: n8n's editor keeps the box's previous notice when
+ * a new one is empty.
  */
-export const NO_OPTIONS_NOTICE = 'No options to show yet: About the Model above says why.';
+export const NO_OPTIONS_NOTICE = 'No options to show yet: the note under Model says why.';
 
 export async function getModelOptionFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	try {
@@ -150,11 +151,19 @@ export function modelSummary(model: CatalogueModel, musicMode?: string): string 
 	return lines.join('<br>');
 }
 
+/** The first line of About the Model while Model is empty: which model the step will use, and why that one. */
+export function defaultModelLead(model: CatalogueModel): string {
+	const which = model.free_tier ? `cheapest free ${model.kind} model` : `cheapest ${model.kind} model`;
+	return `<b>No model chosen</b>: the step uses ${model.name}, the ${which} in the catalogue. Pick another above.`;
+}
+
 /** About the Model: never any fields, only the notice describing the chosen model (or why there is none). */
 export async function getModelSummary(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	try {
 		const found = await findModelFor(this);
-		const notice = 'problem' in found ? found.problem : modelSummary(found.model, found.musicMode);
+		if ('problem' in found) return { fields: [], emptyFieldsNotice: found.problem };
+		const summary = modelSummary(found.model, found.musicMode);
+		const notice = found.chosen ? summary : `${defaultModelLead(found.model)}<br>${summary}`;
 		return { fields: [], emptyFieldsNotice: notice };
 	} catch (error) {
 		return { fields: [], emptyFieldsNotice: describeLoadProblem(error) };

@@ -12,7 +12,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { Identity } from '../../../shared/transport';
 import { prepareBinaryFile } from '../../files/upload';
-import { resolveModel } from '../../catalogue/catalogue';
+import { resolveDefaultModel, resolveModel } from '../../catalogue/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
 import { checkMediaUrls, limitsHelp } from '../../run/checkRequest';
 import { splitList } from '../../../shared/fields';
@@ -59,14 +59,14 @@ export const generateFields: INodeProperties[] = [
 		default: 'image',
 		description:
 			'What to generate. It decides which models are offered. To mix kinds in one step, use an expression that ' +
-			'gives image, video or music for each item, with the model By ID from an expression too.',
+			'gives image, video or music for each item, and leave Model empty or give it By ID from an expression too.',
 	},
 	{
 		displayName:
 			'Kind comes from an expression, so the kind is known per item only when the step runs. Every field is shown ' +
 			'here; for each item only the fields of its kind are used (Music Mode for music; Reference Images, Negative ' +
-			'Prompt, End Frame and Driving Audio for image and video). Give the model By ID with an expression too, for ' +
-			'example {{ $json.model }}: the list then offers every kind.',
+			'Prompt, End Frame and Driving Audio for image and video). Leave Model empty for the cheapest free model of ' +
+			"each item's kind, or give it By ID with an expression too, for example {{ $json.model }}.",
 		name: 'kindExpressionNotice',
 		type: 'notice',
 		default: '',
@@ -77,17 +77,19 @@ export const generateFields: INodeProperties[] = [
 		displayName: 'Model',
 		name: 'model',
 		type: 'resourceLocator',
+		// Empty: the kind's cheapest free model, chosen from the catalogue when the step runs (About the Model names it).
 		default: { mode: 'list', value: '' },
-		required: true,
-		// No loadOptionsDependsOn on Kind: n8n's editor must then resolve a Kind expression before it lists models,
-		// which fails until the previous step has run, and it empties the model whenever Kind changes. The list
-		// reads Kind when it opens; the About box says when the chosen model is of another kind.
-		description: "The model that makes the file. The list shows each model's price in credits at its default options.",
+		// n8n's editor empties the model when Kind changes, so no model of another kind stays chosen.
+		typeOptions: { loadOptionsDependsOn: ['kind'] },
+		description:
+			"The model that makes the file. The list shows each model's price in credits at its default options. " +
+			'Left empty, the step uses the cheapest free model of the kind in the catalogue.',
 		modes: [
 			{
 				displayName: 'From List',
 				name: 'list',
 				type: 'list',
+				placeholder: 'Cheapest free model of the kind',
 				typeOptions: { searchListMethod: 'searchModels', searchable: true },
 			},
 			{
@@ -302,13 +304,10 @@ function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
 /** Reads and checks one item's parameters; throws before any request that could spend credits. */
 export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
 	const f = readItem(ctx, itemIndex);
-	if (!f.modelId) {
-		throw new NodeOperationError(ctx.getNode(), 'Model: no model selected', {
-			description: `Pick a ${f.kind} model from the list.`,
-			itemIndex,
-		});
-	}
-	const model: CatalogueModel = await resolveModel(ctx, identity, f.modelId, f.kind, itemIndex);
+	// Model left empty: the kind's cheapest free model, read from the catalogue now (the editor says which).
+	const model: CatalogueModel = f.modelId
+		? await resolveModel(ctx, identity, f.modelId, f.kind, itemIndex)
+		: await resolveDefaultModel(ctx, identity, f.kind, itemIndex);
 	const { options, problems } = resolveOptions(model, f.mapped, f.musicMode);
 	const text = (name: string) => String(f.extra[name] ?? '').trim();
 	const [audioUrl, audioProperty, endFrameUrl, endFrameProperty] = [

@@ -1,0 +1,35 @@
+// "Let the AI Agent Choose" in the Model list of the tool variant: a $fromAI expression whose description lists the
+// kind's model IDs with their prices, read from the catalogue when the entry is picked. n8n builds a tool's input
+// schema from the literal text of each $fromAI call in the saved parameters (getSchema in n8n-core's
+// create-node-as-tool.js, at the time the agent runs, without calling the node), and its ✨ button writes an empty
+// description: this entry is how the agent gets told the IDs. Pure: no n8n, no HTTP.
+import type { CatalogueModel, MediaKind } from '../../shared/records';
+
+/** n8n's mark on a $fromAI expression of its ✨ button: the editor shows such a value as "defined by the model". */
+const FROM_AI_MARKER = '/*n8n-auto-generated-fromAI-override*/';
+/** The tool argument's name: the one n8n's ✨ button gives the Model field (its display name). */
+export const AGENT_MODEL_KEY = 'Model';
+/** The entry's name in the Model list, and how About the Model points to it. */
+export const AGENT_CHOICE_NAME = 'Let the AI Agent Choose';
+/** IDs written into the expression as they are: anything else could end the quoted text or the expression. */
+const PLAIN_ID = /^[\w.:/-]+$/;
+
+/** The kind's models the agent may pick from, cheapest first (a stable sort: catalogue order breaks ties). */
+export function agentModels(models: CatalogueModel[], kind: MediaKind): CatalogueModel[] {
+	return models
+		.filter((m) => m.kind === kind && PLAIN_ID.test(m.id))
+		.sort((a, b) => a.credits_at_defaults - b.credits_at_defaults);
+}
+
+/** What the agent reads about the Model argument: each ID with its price at default options. */
+export function agentModelDescription(models: CatalogueModel[], kind: MediaKind): string {
+	const credits = (n: number) => (n === 1 ? '1 credit' : `${n} credits`);
+	const ids = agentModels(models, kind).map((m) => `${m.id} (${credits(m.credits_at_defaults)})`);
+	return `The ${kind} model: one of these IDs, with its price at default options: ${ids.join(', ')}.`;
+}
+
+/** The Model value of the entry: what n8n's ✨ button writes, with the description filled in. */
+export function agentModelValue(models: CatalogueModel[], kind: MediaKind): string {
+	const description = agentModelDescription(models, kind);
+	return `={{ ${FROM_AI_MARKER} $fromAI('${AGENT_MODEL_KEY}', \`${description}\`, 'string') }}`;
+}
