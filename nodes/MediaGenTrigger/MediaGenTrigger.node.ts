@@ -83,10 +83,11 @@ export class MediaGenTrigger implements INodeType {
 			},
 		],
 		properties: [
-			// At most two short notices before the first field: where the URL goes, which secret goes in which box.
+			// At most two short notices before the first field: where the URL goes, which secret goes in which box
+			// (n8n's notices keep links only: no <b>).
 			{
 				displayName:
-					'Copy the <b>Production URL</b> above into your account settings as a webhook endpoint (every run of ' +
+					'Copy the Production URL above into your account settings as a webhook endpoint (every run of ' +
 					'the account), or into the Webhook URL of a Generate or Run Look step (its runs only). Then publish ' +
 					'the workflow.',
 				name: 'setupNotice',
@@ -95,8 +96,8 @@ export class MediaGenTrigger implements INodeType {
 			},
 			{
 				displayName:
-					"<b>Signing Secret</b>: the endpoint's signing secret (for a step's Webhook URL, try your account's). " +
-					'<b>API Key (Optional)</b>: with it, a delivery signed with another secret is checked with the ' +
+					"Signing Secret box: the endpoint's signing secret (for a step's Webhook URL, try your account's). " +
+					'API Key (Optional) box: with it, a delivery signed with another secret is checked with the ' +
 					'service instead of refused.',
 				name: 'secretNotice',
 				type: 'notice',

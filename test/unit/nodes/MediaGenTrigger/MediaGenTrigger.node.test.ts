@@ -23,8 +23,8 @@ test('at most two short notices come before the first field: where the URL goes,
 	for (const notice of before) expect(words(notice.displayName)).toBeLessThanOrEqual(45);
 	const text = before.map((p) => p.displayName).join(' ');
 	expect(text).toContain('Production URL');
-	expect(text).toContain('<b>Signing Secret</b>');
-	expect(text).toContain('<b>API Key (Optional)</b>');
+	expect(text).toContain('Signing Secret box:');
+	expect(text).toContain('API Key (Optional) box:');
 });
 
 test('no description talks of an internal field name', () => {
