@@ -157,10 +157,11 @@ export class MediaGenTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Nothing arrives? Your account settings list the last 50 deliveries: failed ones most likely mean the ' +
+					"Nothing arrives? An account's settings list its last 50 deliveries: failed ones most likely mean the " +
 					'Signing Secret does not match (correct it, or attach the API key). To catch a run here, click ' +
 					'Execute step and run a Generate step whose Webhook URL is the Test URL, with the API key attached ' +
-					"here. Runs made with an anonymous ID can't start this trigger: wait for them in the Generate step.",
+					'here. Runs made with an anonymous ID cannot start this trigger. Wait for those runs in the Generate ' +
+					'step instead.',
 				name: 'troubleshootingNotice',
 				type: 'notice',
 				default: '',

@@ -180,12 +180,12 @@ export const runSettingsFields: INodeProperties[] = [
 					'running, and keeps n8n busy, until then.',
 			},
 			{
-				name: 'Pause Until the Service Calls Back (n8n Free Meanwhile)',
+				name: 'Pause Until the Service Calls Back',
 				value: 'pause',
 				description:
-					'The execution pauses and n8n is free; the service calls n8n back as runs finish, and the execution goes on ' +
-					"when all are done. Needs n8n reachable from the internet over https and your account's webhook signing " +
-					'secret.',
+					'The execution pauses (listed as waiting) and n8n is free for other work; the service calls n8n back as ' +
+					'runs finish, and the execution goes on when all are done. Needs n8n reachable from the internet over ' +
+					'https, and a Webhook Signing Secret credential.',
 			},
 		],
 		default: 'poll',
