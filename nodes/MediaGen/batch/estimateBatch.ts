@@ -115,7 +115,7 @@ export async function estimateBatch(
 			item.json.estimate = item.json.estimate ? `${String(item.json.estimate)}. ${total}` : total;
 			Object.assign(item.json, summary);
 		}
-		return withSameColumns(items);
+		return items;
 	}
 	const last = { json: { estimate: total, summary: true, ...summary }, pairedItem: items.map((_, item) => ({ item })) };
 	return withSameColumns([...items, last]);
