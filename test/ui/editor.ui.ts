@@ -756,7 +756,6 @@ describe('trigger and Run Look', () => {
 		expect(text).toContain('a delivery signed with another secret is checked with the service instead of refused');
 		expect(text).not.toMatch(/_sandbox|testEvent: true/);
 		expect(await ed.ndv.innerText()).toContain('Waits for a finished Media Generation run');
-		await ed.shot('trigger-setup', undefined, { x: 25, y: 60, width: 830, height: 560 });
 		await ed.closeNode();
 	});
 

@@ -56,7 +56,15 @@ test('the trigger panel: labelled credential boxes, then at most two short notic
 	expect(said).toContain('API Key (Optional) box:');
 	expect(await ed.labels()).toContain('Outcomes');
 	expect(await ed.parameters.innerText()).not.toContain('testEvent');
-	await ed.shotPanel('trigger-panel', 'credentials');
+	// The panel from its top: the Production URL, the two boxes, the two notices and the first fields.
+	await ed.parameters.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+	const panel = (await ed.parameters.boundingBox())!;
+	await ed.shot('trigger-panel', undefined, {
+		x: panel.x - 16,
+		y: 60,
+		width: panel.width + 32,
+		height: page.viewportSize()!.height - 100,
+	});
 	await ed.closeNode();
 });
 
