@@ -40,17 +40,26 @@ const sentPrompts = (since: number) =>
 		.map((r) => (r.body as IDataObject).prompt);
 
 test.each([
-	['has no prompt field', { subject: 'a harbour' }, /Prompt: the expression \{\{ \$json\.prompt \}\} gave nothing/],
-	['has prompt: null', { prompt: null }, /Prompt: the expression \{\{ \$json\.prompt \}\} gave nothing/],
-	['has an empty prompt', { prompt: '' }, /Prompt: the expression \{\{ \$json\.prompt \}\} gave nothing/],
-])('one item that %s: refused, naming the field, nothing sent or charged', async (_, json, message) => {
+	['has no prompt field', { subject: 'a harbour' }, 'the item has no "prompt" field.'],
+	['has prompt: null', { prompt: null }, 'the item\'s "prompt" field is null.'],
+])('one item that %s: refused, naming the field, nothing sent or charged', async (_, json, what) => {
 	const own = account();
 	const posts = backend.requests('POST /v1/generations').length;
 	const r = await generate(own.creds, fromItem, [{ json: json as IDataObject }]);
-	expect(r.error?.message).toMatch(message);
-	expect(r.error?.message).toMatch(/"prompt" field/);
-	expect(r.error?.description).toMatch(/^Nothing was submitted and nothing was charged/);
-	expect(r.error?.description).toMatch(/Give every item a "prompt" field/);
+	expect(r.error?.message).toBe(`Prompt: the expression {{ $json.prompt }} gave nothing: ${what}`);
+	expect(r.error?.description).toBe(
+		'Nothing was submitted and nothing was charged: fix this item and run again. Give every item a "prompt" ' +
+			'field, or leave out the items without one (for example with a Filter node) before this step.',
+	);
+	expect(sentPrompts(posts)).toEqual([]);
+	expect(chargesOf(own.id)).toEqual([]);
+});
+
+test('an empty prompt field is refused as an empty Prompt, nothing sent or charged', async () => {
+	const own = account();
+	const posts = backend.requests('POST /v1/generations').length;
+	const r = await generate(own.creds, fromItem, [{ json: { prompt: '' } }]);
+	expect(r.error?.message).toBe('Prompt is empty. Write at least 1 character.');
 	expect(sentPrompts(posts)).toEqual([]);
 	expect(chargesOf(own.id)).toEqual([]);
 });

@@ -15,7 +15,7 @@ function jsonFieldOf(expression: string): string | undefined {
 function whatTheItemHas(json: Record<string, unknown>, field: string | undefined, value: unknown): string {
 	if (field === undefined) return `it gave ${String(value)}`;
 	if (!(field in json)) return `the item has no "${field}" field`;
-	return `the item's "${field}" field is ${json[field] === '' ? 'empty' : String(json[field])}`;
+	return `the item's "${field}" field is ${String(json[field])}`;
 }
 
 /**
@@ -27,16 +27,16 @@ function isEstimateSummary(json: Record<string, unknown>): boolean {
 }
 
 /**
- * The text of a field sent to the service. An expression that gives undefined or null, or empty text from an item's
- * field, refuses the item, naming the field and what the item holds; nothing is sent for it.
+ * The text of a field sent to the service. An expression that gives undefined or null refuses the item, naming the
+ * field and what the item holds; nothing is sent for it.
  */
 export function readRequestText(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
 	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
 	const raw = ctx.getNodeParameter(name, itemIndex, '', { rawExpressions: true }) as unknown;
 	if (typeof raw !== 'string' || !raw.startsWith('=')) return String(value ?? '');
+	// Empty text is refused by checkRequest ("Prompt is empty"), as typed or from an expression.
+	if (value !== undefined && value !== null) return String(value);
 	const field = jsonFieldOf(raw);
-	// Empty text from another expression is left to checkRequest's "Prompt is empty".
-	if (value !== undefined && value !== null && (value !== '' || field === undefined)) return String(value);
 	const json = (ctx.getInputData()[itemIndex]?.json ?? {}) as Record<string, unknown>;
 	const skip = isEstimateSummary(json)
 		? ` This item is Estimate Cost's summary (summary: true), not a request: set Estimate Cost's Put the Summary ` +

@@ -21,10 +21,11 @@ test('fixed text is sent as typed, the words "undefined" and "null" too', () => 
 	expect(read(context('', ''))).toBe('');
 });
 
-test('an expression that gives text is that text; empty text from a computed one is left to checkRequest', () => {
+test('an expression that gives text is that text, empty text too (checkRequest refuses it as an empty Prompt)', () => {
 	expect(read(context('={{ $json.prompt }}', 'a harbour', { prompt: 'a harbour' }))).toBe('a harbour');
 	expect(read(context('=A {{ $json.subject }}', 'A ', {}))).toBe('A ');
 	expect(read(context('={{ "" }}', ''))).toBe('');
+	expect(read(context('={{ $json.prompt }}', '', { prompt: '' }))).toBe('');
 });
 
 test('an expression that gives nothing: refused, naming the field and what the item holds', () => {
@@ -34,7 +35,6 @@ test('an expression that gives nothing: refused, naming the field and what the i
 	expect(() => read(context('={{ $json["my prompt"] }}', null, { 'my prompt': null }))).toThrow(
 		'Prompt: the expression {{ $json["my prompt"] }} gave nothing: the item\'s "my prompt" field is null.',
 	);
-	expect(() => read(context('={{ $json.prompt }}', '', { prompt: '' }))).toThrow(/"prompt" field is empty\.$/);
 	expect(() => read(context('={{ $json.a.b }}', undefined, {}))).toThrow(/gave nothing: it gave undefined\.$/);
 });
 
@@ -45,6 +45,7 @@ test("the advice: give every item the field, or, for Estimate Cost's summary ite
 		} catch (error) {
 			return (error as { description: string }).description;
 		}
+		return 'not refused';
 	};
 	expect(advice({})).toBe(
 		'Nothing was sent and nothing was charged. Give every item a "prompt" field, or leave out the items without ' +
