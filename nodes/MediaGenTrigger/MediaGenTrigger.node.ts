@@ -50,10 +50,12 @@ export class MediaGenTrigger implements INodeType {
 		defaults: { name: 'Media Generation Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
+		// n8n labels a credential box with its entry's displayName, else just "Credential" (editor-ui NodeCredentials):
+		// the labels say which secret goes in which box, and that the API key is optional.
 		credentials: [
-			{ name: 'mediaGenWebhookApi', required: true, testedBy: 'checkSigningSecret' },
+			{ name: 'mediaGenWebhookApi', displayName: 'Signing Secret', required: true, testedBy: 'checkSigningSecret' },
 			// Optional: with it, a delivery that fails the signature check is read back from the service before refusal.
-			{ name: 'mediaGenApi', required: false },
+			{ name: 'mediaGenApi', displayName: 'API Key (Optional)', required: false },
 		],
 		// The "When will this node trigger my flow?" help of n8n's trigger panel.
 		triggerPanel: {
@@ -81,47 +83,23 @@ export class MediaGenTrigger implements INodeType {
 			},
 		],
 		properties: [
+			// At most two short notices before the first field: where the URL goes, which secret goes in which box
+			// (n8n's notices keep links only: no <b>).
 			{
 				displayName:
-					'Where runs come from: add the Production URL above as a webhook endpoint in your account settings ' +
-					'(every run of your account comes here), or paste it into Additional Fields → Webhook URL of a Generate ' +
-					'or Run Look step (only those runs come here). Then publish the workflow: each finished run starts an ' +
-					'execution, listed under Executions.',
+					'Copy the Production URL above into your account settings as a webhook endpoint (every run of ' +
+					'the account), or into the Webhook URL of a Generate or Run Look step (its runs only). Then publish ' +
+					'the workflow.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
 			},
 			{
 				displayName:
-					"Which secret: for an endpoint in your account settings, put that endpoint's signing secret in the " +
-					'Webhook Signing Secret credential. For a Webhook URL typed into a step, the service may sign with ' +
-					'another secret, so also attach a Media Generation API credential (an API key) to this trigger: then a ' +
-					'delivery whose signature does not match is checked by reading its run from the service, and starts the ' +
-					"workflow once if it says exactly what the service's record says. Runs made with an anonymous ID cannot " +
-					'start this trigger: an anonymous ID has no account settings and so no signing secret, and an API key ' +
-					'cannot read its runs back. Wait for those runs in the Generate step instead.',
+					"Signing Secret box: the endpoint's signing secret (for a step's Webhook URL, try your account's). " +
+					'API Key (Optional) box: with it, a delivery signed with another secret is checked with the ' +
+					'service instead of refused.',
 				name: 'secretNotice',
-				type: 'notice',
-				default: '',
-			},
-			{
-				displayName:
-					'Nothing arrives? Without an API credential, a delivery signed with another secret is refused and starts ' +
-					"nothing, and n8n cannot show it here. An account's settings list its last 50 deliveries: failed " +
-					'deliveries to this URL most likely mean the credential holds another secret than the one signing ' +
-					'them. Attach the API credential, or correct the secret.',
-				name: 'refusedNotice',
-				type: 'notice',
-				default: '',
-			},
-			{
-				displayName:
-					'Testing: deliveries go to the URL you registered, normally the Production URL, so they start ' +
-					'executions of the published workflow, not this panel. Send a test event from your account settings ' +
-					'and open Executions: it arrives marked as a test event. To catch a run in this panel instead, click ' +
-					'Execute step, then run a Generate step whose Webhook URL is the Test URL (with the API credential ' +
-					'attached here).',
-				name: 'testingNotice',
 				type: 'notice',
 				default: '',
 			},
@@ -169,13 +147,24 @@ export class MediaGenTrigger implements INodeType {
 					{
 						name: 'Pass On (Marked as Test)',
 						value: 'pass',
-						description: 'Start the workflow with an item whose "testEvent" field is true',
+						description: 'Start the workflow with the event, marked as a test event',
 					},
 					{ name: 'Ignore', value: 'drop', description: 'Acknowledge them without starting the workflow' },
 				],
 				default: 'pass',
 				description:
 					'What to do with a signed delivery that is not a run record, such as the account settings\' "send test event"',
+			},
+			{
+				displayName:
+					"Nothing arrives? An account's settings list its last 50 deliveries: failed ones most likely mean the " +
+					'Signing Secret does not match (correct it, or attach the API key). To catch a run here, click ' +
+					'Execute step and run a Generate step whose Webhook URL is the Test URL, with the API key attached ' +
+					'here. Runs made with an anonymous ID cannot start this trigger. Wait for those runs in the Generate ' +
+					'step instead.',
+				name: 'troubleshootingNotice',
+				type: 'notice',
+				default: '',
 			},
 		],
 	};

@@ -3,7 +3,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { runRecordProblem } from '../shared/answers';
-import type { RunRecord } from '../shared/records';
+import { runJson, type RunRecord } from '../shared/records';
 import { outcomeOf } from './claim';
 
 /** A run record with its outcome ("succeeded", "failed", …), or anything else: a test event. */
@@ -49,7 +49,7 @@ export function passesFilters(run: RunRecord, outcome: string, filters: TriggerF
 
 /** The output item's JSON: the run record, the delivery's id, the outcome and, for a failed run, the refund. */
 export function runItemJson(run: RunRecord, outcome: string, webhookId: string): IDataObject {
-	const json: IDataObject = { ...(run as unknown as IDataObject), webhookId, outcome };
+	const json: IDataObject = { ...(runJson(run) as IDataObject), webhookId, outcome };
 	if (outcome === 'failed') json.refunded = run.refunded ?? run.cost;
 	return json;
 }

@@ -123,3 +123,18 @@ export interface RunRecord {
 }
 
 export const FINAL_STATUSES = ['SUCCEEDED', 'FAILED', 'CANCELED'];
+
+/**
+ * A run record as an output item's JSON, with `createdDate` (ISO 8601, UTC) beside the service's `createdAt`
+ * (milliseconds since 1970), which a person cannot read. Every field of the record stays, in its order.
+ */
+export function runJson(run: RunRecord): Record<string, unknown> {
+	const json: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(run)) {
+		json[key] = value;
+		if (key === 'createdAt' && typeof value === 'number' && Number.isFinite(value)) {
+			json.createdDate = new Date(value).toISOString();
+		}
+	}
+	return json;
+}

@@ -61,17 +61,18 @@ test('exact price from an earlier run, catalogue price at defaults, null with wh
 	]);
 	expect(r.error).toBeUndefined();
 	expect(r.items.map((i) => [i.json.credits, i.json.basis])).toEqual([
-		[180, `this account's earlier run ${seedRun}`],
-		[90, 'catalogue default'],
+		[180, `what your last identical run cost (run ${seedRun})`],
+		[90, 'list price'],
 		[
 			null,
 			'unknown: this account has no earlier run of lumora-motion-3-fast with resolution 720p, duration 8, audio ' +
 				'false (looked through its newest 1 run)',
 		],
-		[undefined, undefined],
+		[null, null],
 	]);
 	expect(r.items[0].json).toMatchObject({ model: 'lumora-motion-3-fast', kind: 'video', options: { duration: 8 } });
-	expect(r.items[3].json).toEqual({
+	expect(r.items[3].json).toMatchObject({
+		estimate: 'Total: 270 credits + 1 price unknown; 99,820 left; enough for the known prices',
 		summary: true,
 		totalCredits: 270,
 		unknownItems: 1,
@@ -169,6 +170,33 @@ test('the summary on every item instead of its own', async () => {
 	]);
 });
 
+// n8n's Table view makes a column of every field any item has, and shows a red "undefined" where an item lacks it.
+test('Table view: every item has the same fields, none undefined, and the total opens the summary item', async () => {
+	const own = account(4_985);
+	const three = [item(IMAGE_DEFAULT), item(IMAGE_DEFAULT), item(IMAGE_DEFAULT)];
+	const r = await estimate(own.creds, three);
+	expect(r.items).toHaveLength(4);
+	const columns = Object.keys(r.items[0].json);
+	expect(columns[0]).toBe('estimate');
+	for (const { json } of r.items) {
+		expect(Object.keys(json).sort()).toEqual([...columns].sort());
+		expect(Object.values(json)).not.toContain(undefined);
+	}
+	expect(r.items.map((i) => i.json.estimate)).toEqual([
+		'5 credits (list price)',
+		'5 credits (list price)',
+		'5 credits (list price)',
+		'Total: 15 credits; 4,985 left; enough',
+	]);
+	// The fields workflows read stay as they were.
+	expect(r.items[3].json).toMatchObject({ summary: true, totalCredits: 15, unknownItems: 0, creditsLeft: 4_985 });
+	const every = await estimate(own.creds, three.slice(0, 2), { estimateSummary: 'everyItem' });
+	expect(every.items.map((i) => i.json.estimate)).toEqual([
+		'5 credits (list price). Total: 10 credits; 4,985 left; enough',
+		'5 credits (list price). Total: 10 credits; 4,985 left; enough',
+	]);
+});
+
 test('an anonymous ID: no balance and no history read, so no free wallet is opened for it', async () => {
 	const anonId = `anon-estimate-${Date.now()}`;
 	const wallets = (backend.sandbox.engine as unknown as { wallets: Map<string, unknown> }).wallets;
@@ -179,7 +207,7 @@ test('an anonymous ID: no balance and no history read, so no free wallet is open
 		{ authentication: 'anonymous' },
 	);
 	expect(r.error).toBeUndefined();
-	expect(r.items.map((i) => i.json.credits)).toEqual([5, null, undefined]);
+	expect(r.items.map((i) => i.json.credits)).toEqual([5, null, null]);
 	expect(r.items[1].json.basis).toMatch(
 		/the run history of an anonymous ID is not read, so that no free wallet is opened/,
 	);
@@ -204,7 +232,7 @@ test('as an AI tool: the agent reads what it does, and a call prices the run wit
 	expect(tool.description).toContain('Free: starts no run and charges nothing.');
 	const posts = backend.requests('POST /v1/generations').length;
 	const answer = JSON.parse(await mcpCall(setup, { prompt: 'a kite over the dunes' })) as IDataObject[];
-	expect(answer[0]).toMatchObject({ credits: 90, basis: 'catalogue default', model: 'lumora-motion-3-fast' });
+	expect(answer[0]).toMatchObject({ credits: 90, basis: 'list price', model: 'lumora-motion-3-fast' });
 	expect(answer[1]).toMatchObject({ summary: true, totalCredits: 90, unknownItems: 0, enough: true });
 	expect(backend.requests('POST /v1/generations').length).toBe(posts);
 });
@@ -227,7 +255,7 @@ test("App → Estimate Cost: a look priced through Run Look's own preparation an
 	const r = await runNode({ parameters: lookOf(both), items: [{ json: {} }], credentials: own.creds });
 	expect(r.items[0].json).toMatchObject({
 		credits: 20,
-		basis: 'catalogue default',
+		basis: 'list price',
 		model: 'orchid-portrait',
 		app: 'couple-poster',
 		look: 'noir',

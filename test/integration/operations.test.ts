@@ -55,6 +55,27 @@ describe('Generation → Get, Wait, Get Many', () => {
 		expect(got.items[0].binary).toBeUndefined();
 	});
 
+	test('every run output has a readable date beside createdAt (milliseconds), which stays', async () => {
+		const started = await node({
+			resource: 'generation',
+			operation: 'generate',
+			kind: 'image',
+			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			prompt: 'dated',
+			waitForCompletion: false,
+		});
+		const run = started.items[0].json;
+		const got = await node({ resource: 'generation', operation: 'get', runId: run.id, downloadOutputs: false });
+		const listed = await node({ resource: 'generation', operation: 'getMany', returnAll: false, limit: 1 });
+		for (const json of [run, got.items[0].json, listed.items[0].json]) {
+			expect(typeof json.createdAt).toBe('number');
+			expect(json.createdDate).toBe(new Date(json.createdAt as number).toISOString());
+			// Beside it, in Table view's column order.
+			const keys = Object.keys(json);
+			expect(keys.indexOf('createdDate')).toBe(keys.indexOf('createdAt') + 1);
+		}
+	});
+
 	test('Get of a failed run returns it with its refund; an unknown id says not found', async () => {
 		const failed = await submitDirect('x [fail]');
 		await settle(500);

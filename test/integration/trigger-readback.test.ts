@@ -208,9 +208,19 @@ test('the exact body of a finished run, called in twice: one read, one start, wi
 	expect(host.started).toHaveLength(2);
 	// The record read back has no `refunded`: the started item carries the delivered one beside the record.
 	const failedRecord = Object.fromEntries(Object.entries(failed).filter(([k]) => k !== 'refunded'));
-	expect(host.started[0][0].json).toEqual({ ...ok, outcome: 'succeeded', webhookId: `msg_${ok.id}_succeeded` });
+	// Beside createdAt (milliseconds), the item has createdDate, the same as a readable date.
+	const dated = (record: Record<string, unknown>) => ({
+		createdDate: new Date(Number(record.createdAt)).toISOString(),
+	});
+	expect(host.started[0][0].json).toEqual({
+		...ok,
+		...dated(ok),
+		outcome: 'succeeded',
+		webhookId: `msg_${ok.id}_succeeded`,
+	});
 	expect(host.started[1][0].json).toEqual({
 		...failedRecord,
+		...dated(failed),
 		outcome: 'failed',
 		refunded: 5,
 		webhookId: `msg_${failed.id}_failed`,

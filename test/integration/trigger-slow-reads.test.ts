@@ -56,8 +56,10 @@ test('reads take 12 s: an unsigned delivery is answered in time and starts one e
 	expect(delivery.attempts[0].status).toBe(503);
 	expect(delivery.attempts[0].answer).toContain('retry');
 	expect(host.started).toHaveLength(1);
+	const record = backend.sandbox.engine.publicRun(backend.sandbox.engine.runs.get(runId)!);
 	expect(host.started[0][0].json).toEqual({
-		...backend.sandbox.engine.publicRun(backend.sandbox.engine.runs.get(runId)!),
+		...record,
+		createdDate: new Date(Number(record.createdAt)).toISOString(),
 		outcome: 'succeeded',
 		webhookId: `msg_${runId}_succeeded`,
 	});

@@ -131,7 +131,7 @@ describe('from an empty canvas: finding and adding the nodes', () => {
 		await ed.clickNodesPanelEntry('Media Generation');
 		await ed.clickNodesPanelEntry('On new Media Generation event');
 		await ed.parameters.waitFor();
-		expect(await ed.parameters.innerText()).toContain('Where runs come from: add the Production URL above');
+		expect(await ed.parameters.innerText()).toContain('Copy the Production URL above into your account settings');
 		await ed.closeNode();
 		expect(await ed.canvasNode('Media Generation Trigger').count()).toBe(1);
 	});
@@ -746,15 +746,11 @@ describe('trigger and Run Look', () => {
 		const text = await ed.parameters.innerText();
 		expect(text).toContain('Then publish the workflow');
 		expect(text).not.toMatch(/Activate the workflow/);
-		expect(text).toContain('Testing: deliveries go to the URL you registered, normally the Production URL');
-		expect(text).toContain(
-			"Which secret: for an endpoint in your account settings, put that endpoint's signing secret in the Webhook " +
-				'Signing Secret credential',
-		);
-		expect(text).toContain('a delivery whose signature does not match is checked by reading its run from the service');
+		expect(text).toContain('To catch a run here, click Execute step and run a Generate step whose Webhook URL is');
+		expect(text).toContain("Signing Secret box: the endpoint's signing secret");
+		expect(text).toContain('a delivery signed with another secret is checked with the service instead of refused');
 		expect(text).not.toMatch(/_sandbox|testEvent: true/);
 		expect(await ed.ndv.innerText()).toContain('Waits for a finished Media Generation run');
-		await ed.shot('trigger-setup', undefined, { x: 25, y: 60, width: 830, height: 560 });
 		await ed.closeNode();
 	});
 

@@ -10,9 +10,11 @@ export const requestKeyField: INodeProperties = {
 	type: 'string',
 	default: '',
 	description:
-		'Up to 120 characters. Sending the same key again returns the first run instead of charging again. A key shared ' +
-		'by several items gets the item number added. Leave empty: the node makes one per execution and item (one per ' +
-		'call when an AI agent or MCP client calls it as a tool), so retries are never charged twice.',
+		'What makes a repeat free: the service answers a request with a key it has seen with the run it already made, ' +
+		'and charges nothing again. Leave empty: the node makes one per execution and item (one per call from an AI ' +
+		'agent or MCP client), so a retry after a lost answer is never charged twice. Set your own (up to 120 ' +
+		'characters) to make a re-run of the workflow return the same run; a key shared by several items gets the ' +
+		'item number added. Each output item carries its key as requestKey.',
 };
 
 export const webhookUrlField: INodeProperties = {
@@ -174,15 +176,16 @@ export const runSettingsFields: INodeProperties[] = [
 				name: 'Poll (Keep the Execution Running)',
 				value: 'poll',
 				description:
-					'The node asks every few seconds until every run is done. Works everywhere; holds an n8n worker meanwhile.',
+					'The node checks every few seconds until every run is done. Works on any n8n; the execution keeps ' +
+					'running, and keeps n8n busy, until then.',
 			},
 			{
-				name: 'Pause Until the Service Calls Back (No Worker Held)',
+				name: 'Pause Until the Service Calls Back',
 				value: 'pause',
 				description:
-					'The execution pauses and n8n is free; the service calls n8n back as runs finish, and the execution goes on ' +
-					"when all are done. Needs n8n reachable from the internet over https and your account's webhook signing " +
-					'secret.',
+					'The execution pauses (listed as waiting) and n8n is free for other work; the service calls n8n back as ' +
+					'runs finish, and the execution goes on when all are done. Needs n8n reachable from the internet over ' +
+					'https, and a Webhook Signing Secret credential.',
 			},
 		],
 		default: 'poll',

@@ -1,15 +1,18 @@
 // Estimate Cost (Generation and App): every item read and checked exactly as Generate or Run Look would (their own
 // preparation, the same refusals), priced by the price book, and nothing submitted. One summary follows: the total
-// of the known prices, how many are unknown, the credits left (GET /me) and whether they are enough.
+// of the known prices, how many are unknown, the credits left (GET /me) and whether they are enough. Every item opens
+// with `estimate`, the same in words (estimateWords.ts), and all items have the same fields, so n8n's Table view
+// shows the total in its first column and no "undefined" cell.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { identityProblem } from '../../shared/answers';
 import { apiRequest, type Identity } from '../../shared/transport';
 import { failedItem, prepareAll, typedRequest } from './prepareItems';
-import { itemsInInputOrder } from '../run/runOutput';
+import { itemsInInputOrder, withSameColumns } from '../run/runOutput';
 import { priceRequestOf, type PreparedRun } from '../run/preparedRun';
 import { describeBasis } from '../cost/priceBook';
 import { HISTORY_PAGES, priceBookFor } from '../cost/runHistory';
+import { itemEstimate, totalEstimate } from './estimateWords';
 
 /** Where the summary goes: its own item after the estimates, or on every estimate. */
 export const summaryField: INodeProperties = {
@@ -84,6 +87,7 @@ export async function estimateBatch(
 		if (price.credits === null) unknownItems++;
 		else totalCredits += price.credits;
 		const json: IDataObject = {
+			estimate: itemEstimate(price),
 			credits: price.credits,
 			basis: describeBasis(price),
 			model: p.model.id,
@@ -104,10 +108,15 @@ export async function estimateBatch(
 		...(bad.length ? { refusedItems: bad.length } : {}),
 		...(balance.note ? { creditsLeftNote: balance.note } : {}),
 	};
+	const total = totalEstimate(summary);
 	const items = itemsInInputOrder(out);
 	if (ctx.getNodeParameter('estimateSummary', 0, 'lastItem') === 'everyItem') {
-		for (const item of items) Object.assign(item.json, summary);
+		for (const item of items) {
+			item.json.estimate = item.json.estimate ? `${String(item.json.estimate)}. ${total}` : total;
+			Object.assign(item.json, summary);
+		}
 		return items;
 	}
-	return [...items, { json: { summary: true, ...summary }, pairedItem: items.map((_, item) => ({ item })) }];
+	const last = { json: { estimate: total, summary: true, ...summary }, pairedItem: items.map((_, item) => ({ item })) };
+	return withSameColumns([...items, last]);
 }

@@ -152,9 +152,12 @@ export class PriceBook {
 	}
 }
 
-/** The basis as Estimate Cost shows it: "catalogue default", "this account's earlier run <id>", "unknown: …". */
+/**
+ * The basis as Estimate Cost shows it, in a buyer's words: "list price", "what your last identical run cost (run
+ * <id>)" or "unknown: <why>" (recipes look for the "unknown" start).
+ */
 export function describeBasis(price: Price): string {
-	if (price.basis === 'catalogue default') return 'catalogue default';
-	if (price.basis === 'earlier run') return `this account's earlier run ${price.runId}`;
+	if (price.basis === 'catalogue default') return 'list price';
+	if (price.basis === 'earlier run') return `what your last identical run cost (run ${price.runId})`;
 	return `unknown: ${price.why}`;
 }

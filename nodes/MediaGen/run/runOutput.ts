@@ -12,7 +12,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadOutputs } from '../../shared/downloads';
-import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
+import { FINAL_STATUSES, runJson, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
 import { CAP_CODE } from './spendingCap';
 import { TIME_LIMIT_CODE } from './timeLimit';
@@ -33,7 +33,7 @@ export async function runToItem(
 ): Promise<INodeExecutionData> {
 	const requestKey = typeof extra.requestKey === 'string' ? extra.requestKey : undefined;
 	if (run.status === 'FAILED' || run.status === 'CANCELED') throw failedRunError(ctx, run, itemIndex, requestKey);
-	const json: IDataObject = { ...(run as unknown as IDataObject), ...extra };
+	const json: IDataObject = { ...(runJson(run) as IDataObject), ...extra };
 	const item: INodeExecutionData = { json, pairedItem: { item: itemIndex } };
 	// n8n drops binary data from a tool's answer (the agent gets the URLs instead), so a tool call downloads nothing.
 	if (settings.download && !isToolCall(ctx) && run.status === 'SUCCEEDED' && run.outputs?.length) {

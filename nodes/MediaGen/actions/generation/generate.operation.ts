@@ -20,6 +20,7 @@ import { resolveOptions } from '../../catalogue/modelOptions';
 import { runBatch } from '../../batch/runBatch';
 import type { FileSource, PreparedRun } from '../../run/preparedRun';
 import { preparedRunOf, runRequestProblems, type RunRequest } from '../../run/runRequest';
+import { readRequestText } from '../../run/requestText';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 /**
@@ -291,7 +292,7 @@ function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
 	return {
 		kind,
 		modelId: String(ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '').trim(),
-		prompt: String(ctx.getNodeParameter('prompt', itemIndex, '')),
+		prompt: readRequestText(ctx, 'prompt', 'Prompt', itemIndex),
 		musicMode:
 			kind === 'music' ? String(ctx.getNodeParameter('musicMode', itemIndex, '') || '') || undefined : undefined,
 		mapped: (mapped?.value ?? {}) as Record<string, unknown>,

@@ -6,7 +6,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { kindFilter } from '../../../shared/fields';
 import { apiRequest, type Identity } from '../../../shared/transport';
 import { generationListProblem } from '../../../shared/answers';
-import type { RunRecord } from '../../../shared/records';
+import { runJson, type RunRecord } from '../../../shared/records';
 
 const properties: INodeProperties[] = [
 	{
@@ -106,7 +106,7 @@ export async function executeItem(
 		);
 		for (const run of page.body.generations ?? []) {
 			if (out.length >= limit) break;
-			if (matches(run)) out.push({ json: run as unknown as IDataObject, pairedItem: { item: itemIndex } });
+			if (matches(run)) out.push({ json: runJson(run) as IDataObject, pairedItem: { item: itemIndex } });
 		}
 		before = page.body.next_before;
 	} while (before && out.length < limit);

@@ -41,3 +41,8 @@ test('the item: the record, the delivery id, the outcome, and the refund of a fa
 	expect(runItemJson({ ...run, refunded: 3 }, 'failed', 'msg_1').refunded).toBe(3);
 	expect(runItemJson({ ...run, status: 'SUCCEEDED' }, 'succeeded', 'msg_1')).not.toHaveProperty('refunded');
 });
+
+test('the item has a readable date beside createdAt, which stays as the service sent it', () => {
+	const json = runItemJson({ ...run, createdAt: 1_795_000_000_000 }, 'failed', 'msg_1');
+	expect(json).toMatchObject({ createdAt: 1_795_000_000_000, createdDate: '2026-11-18T11:06:40.000Z' });
+});

@@ -46,7 +46,7 @@ describe('the price book', () => {
 			options: {},
 		});
 		expect(price).toEqual({ credits: 90, basis: 'catalogue default' });
-		expect(describeBasis(price)).toBe('catalogue default');
+		expect(describeBasis(price)).toBe('list price');
 	});
 
 	test("this account's earlier run: the newest run of the same model and price options gives the price", () => {
@@ -57,7 +57,7 @@ describe('the price book', () => {
 		];
 		const price = book(history).price({ model: fast, options: { duration: 8, audio: true } });
 		expect(price).toEqual({ credits: 180, basis: 'earlier run', runId: 'gen_new' });
-		expect(describeBasis(price)).toBe("this account's earlier run gen_new");
+		expect(describeBasis(price)).toBe('what your last identical run cost (run gen_new)');
 		expect(book(history).price({ model: fast, options: { duration: 8 } }).credits).toBe(144);
 	});
 

@@ -1,0 +1,121 @@
+// Panels a new user reads (issue 42, points 4 and 7), in the editor of `npm run dev` (sandbox + real n8n with the
+// package) driven in Debian's chromium: the trigger panel says at a glance where the Production URL goes and which
+// secret goes in which credential box; Estimate Cost's Table view shows the total in its first column and no
+// "undefined" cell. Writes docs/screenshots/trigger-panel.png and estimate-table.png.
+import type { Page } from 'playwright-core';
+
+import { CUSTOM_PREFIX } from '../../scripts/realN8n';
+import { exampleId } from '../../scripts/stack';
+import type { DevStack } from '../../scripts/uiDev';
+import { manualStart, SANDBOX_KEY } from '../e2e/shared';
+import { openEditorSession, type Editor, type EditorSession } from './editor';
+
+let session: EditorSession;
+let dev: DevStack;
+let page: Page;
+let ed: Editor;
+
+beforeAll(async () => {
+	session = await openEditorSession();
+	({ dev, page, ed } = session);
+	await ed.signIn();
+}, 20 * 60_000);
+
+afterAll(async () => {
+	await session?.close();
+});
+
+async function credits(): Promise<number> {
+	const res = await fetch(`${dev.apiBase}/me`, { headers: { authorization: `Bearer ${dev.apiKey}` } });
+	return ((await res.json()) as { credits: number }).credits;
+}
+
+test('the trigger panel: labelled credential boxes, then at most two short notices before the first field', async () => {
+	await ed.openWorkflow(exampleId(6));
+	await ed.openNode('Media Generation Trigger');
+	await ed.parameters.locator('[title="Click to display webhook URLs"]').click();
+	await ed.parameters.locator('[data-test-id="radio-button-production"]').click();
+	expect(await ed.parameters.innerText()).toContain(dev.triggerUrl);
+	// Each box says what goes in it (n8n would label both "Credential").
+	const boxes = await ed.parameters.locator('[data-test-id="credentials-label"]').allInnerTexts();
+	expect(boxes.map((t) => t.split('\n')[0].trim())).toEqual(['Signing Secret', 'API Key (Optional)']);
+	// The notices n8n shows before the first field's label, in page order.
+	const before = await ed.parameters.evaluate((root) => {
+		const texts: string[] = [];
+		for (const el of Array.from(root.querySelectorAll('[role="alert"], [data-test-id="input-label"]'))) {
+			if (el.getAttribute('role') !== 'alert') break;
+			texts.push((el as HTMLElement).innerText.trim());
+		}
+		return texts;
+	});
+	expect(before.length).toBeLessThanOrEqual(2);
+	for (const notice of before) expect(notice.split(/\s+/).length).toBeLessThanOrEqual(45);
+	const said = before.join('\n');
+	expect(said).toContain('Copy the Production URL above into your account settings as a webhook endpoint');
+	expect(said).toContain("Signing Secret box: the endpoint's signing secret");
+	expect(said).toContain('API Key (Optional) box:');
+	expect(await ed.labels()).toContain('Outcomes');
+	expect(await ed.parameters.innerText()).not.toContain('testEvent');
+	// The panel from its top: the Production URL, the two boxes, the two notices and the first fields.
+	await ed.parameters.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+	const panel = (await ed.parameters.boundingBox())!;
+	await ed.shot('trigger-panel', undefined, {
+		x: panel.x - 16,
+		y: 60,
+		width: panel.width + 32,
+		height: page.viewportSize()!.height - 100,
+	});
+	await ed.closeNode();
+});
+
+test('Estimate Cost in Table view: the total in the first column, no "undefined" cell, nothing charged', async () => {
+	const name = 'Estimate Three Pictures';
+	const wf = await session.rest<{ id: string }>('/rest/workflows', {
+		method: 'POST',
+		body: JSON.stringify({
+			name: 'UI test: Estimate Cost table',
+			nodes: [
+				manualStart(),
+				{
+					id: 'estimate',
+					name,
+					type: `${CUSTOM_PREFIX}mediaGen`,
+					typeVersion: 1,
+					position: [240, 0],
+					parameters: {
+						resource: 'generation',
+						operation: 'estimateCost',
+						kind: 'image',
+						model: { __rl: true, mode: 'list', value: 'studio-image-v1' },
+						prompt: '={{ $json.prompt }}',
+					},
+					credentials: SANDBOX_KEY,
+				},
+			],
+			connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
+			pinData: { Start: ['a red kite', 'a blue kite', 'a green kite'].map((prompt) => ({ json: { prompt } })) },
+			settings: { executionOrder: 'v1' },
+		}),
+	});
+	const left = await credits();
+	await ed.openWorkflow(wf.id);
+	await ed.openNode(name);
+	await page.locator('[data-test-id="node-execute-button"]').click();
+	const out = page.locator('[data-test-id="output-panel"]');
+	await out.getByText('4 items').first().waitFor({ timeout: 60_000 });
+	await out.locator('[data-test-id="radio-button-table"]').click();
+	const total = `Total: 15 credits; ${left.toLocaleString('en-US')} left; enough`;
+	const cell = out.locator('table td').getByText(total, { exact: true });
+	await cell.waitFor();
+	const table = await out.locator('table').innerText();
+	expect(table).not.toContain('undefined');
+	expect(table.match(/5 credits \(list price\)/g)).toHaveLength(3);
+	expect(table).toContain('list price');
+	// The total is on screen, inside the output panel, without scrolling the table sideways.
+	const [panel, box] = [(await out.boundingBox())!, (await cell.boundingBox())!];
+	expect(box.x).toBeGreaterThanOrEqual(panel.x);
+	expect(box.x + box.width).toBeLessThanOrEqual(panel.x + panel.width);
+	expect(await credits()).toBe(left);
+	await ed.shot('estimate-table', out);
+	await ed.closeNode();
+});
