@@ -67,6 +67,31 @@ describe(`poll mode (clock ×${WARP})`, () => {
 		});
 	});
 
+	test('following the advice, a run returned for a key sent before does not count against the cap again (41.3; seed 777003, path "57:53:1:1:4:10:16:15:15")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'generate', kind: 'image', model: 'nimbus-xl', options: { resolution: '1K' } },
+				items: [
+					...same(2),
+					{ prompt: 'a red fox in the snow' },
+					{ prompt: 'a lighthouse in fog' },
+					{ prompt: 'a red fox in the snow' },
+				],
+				continueOnFail: true,
+				maxCredits: 56,
+			}),
+			account: plenty,
+			faults: {
+				rules: [
+					{ ...posts('drop', 'drop', 'ok', 'drop_after', '503'), slowMs: 500, retryAfterSeconds: 1 },
+					{ route: 'GET /generations/:id', script: ['slow'], slowMs: 12_000 },
+					{ route: 'GET /me', script: ['500', '429'], slowMs: 12_000, retryAfterSeconds: 1 },
+				],
+				deliveries: [],
+			},
+		});
+	});
+
 	test('following "put this key in Request Key and run this step again" charges nothing more (41.1)', async () => {
 		await expectRulesKept({
 			batch: batch({ requestKey: { mode: 'shared', value: 'batch_key' }, continueOnFail: true }),

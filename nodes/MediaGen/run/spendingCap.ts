@@ -17,6 +17,7 @@ import type { Price, PriceBook, PriceRequest } from '../cost/priceBook';
 import { priceBookFor } from '../cost/runHistory';
 import { priceRequestOf, type PreparedRun } from './preparedRun';
 import { addRunDetails, runDetailsOf } from './runErrors';
+import { wasMadeEarlier } from './submission';
 
 export interface CapRefusal {
 	cap: number;
@@ -129,7 +130,8 @@ export class SpendingCap {
 				this.countFailedSubmission(error, price);
 				return await Promise.reject(error);
 			});
-			this.count(run.id, Number(run.cost) || 0);
+			// A run an earlier execution made with this key was charged then: it costs this execution nothing.
+			if (!wasMadeEarlier(run)) this.count(run.id, Number(run.cost) || 0);
 			this.book.learn(request, run, audioUrl?.());
 			return run;
 		});

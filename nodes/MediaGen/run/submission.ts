@@ -12,7 +12,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { apiRequest, isBusySubmission, isLostAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
-import type { RunRecord } from '../../shared/records';
+import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { MAX_FRESH_RUNS, requestKeyAdvice, retryKey, type BatchKeys } from './requestKey';
 import { addRunDetails, failureInBrief, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
@@ -112,6 +112,17 @@ function notSubmittedError(s: SubmitContext, kind: string): NodeOperationError {
 	return addRunDetails(error, { errorCode: TIME_LIMIT_CODE });
 }
 
+/**
+ * Runs a submission's answer shows were made before it: already over (the service answers a new run "in progress",
+ * 202), with no earlier try of this submission unanswered. Such a run is the one an earlier execution made with this
+ * request key (the advice to send the keys again) and was charged then, not now.
+ */
+const madeEarlier = new WeakSet<object>();
+
+export function wasMadeEarlier(run: object): boolean {
+	return madeEarlier.has(run);
+}
+
 /** One key: waits out 409 busy (unless told not to), sends again after lost answers, until the deadline. */
 async function submitWithKey(
 	s: SubmitContext,
@@ -142,7 +153,9 @@ async function submitWithKey(
 				},
 				s.identity,
 			);
-			return res.body.generation;
+			const run = res.body.generation;
+			if (lost === 0 && !res.answerLostBefore && FINAL_STATUSES.includes(run.status)) madeEarlier.add(run);
+			return run;
 		} catch (failure) {
 			if (signal?.aborted) throw addRunDetails(failure, { requestKey: String(body.requestKey) });
 			// Busy: slots are held by other runs of the account. Back off, since every try is a submission

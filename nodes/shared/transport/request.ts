@@ -38,6 +38,8 @@ export interface ApiResponse<T> {
 	body: T;
 	statusCode: number;
 	headers: Record<string, string>;
+	/** An earlier try of this request got no answer (it may have been handled) before this answer came. */
+	answerLostBefore: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -147,7 +149,7 @@ export async function apiRequest<T = IDataObject>(
 		if (statusCode >= 200 && statusCode < 300) {
 			const problem = req.expect?.(response.body);
 			if (problem) throw afterTries(unexpectedAnswerError(ctx.getNode(), req, id, statusCode, problem, response.body));
-			return { body: response.body as T, statusCode, headers };
+			return { body: response.body as T, statusCode, headers, answerLostBefore: answerLost };
 		}
 		// The error table says what may be repeated: 'wait' (after Retry-After), 'once', or 'never'.
 		const { retryable } = describeApiError(statusCode, response.body);
