@@ -37,11 +37,19 @@ function card(page: Page) {
 	return page.locator('[data-test-id="community-package-card"]').filter({ hasText: PACKAGE });
 }
 
+interface ItemSummary {
+	keys: string[];
+	status: unknown;
+	model: unknown;
+	binary: string[];
+}
+type RunSummary = Record<string, ItemSummary[]>;
+
 /** The summary of one headless run of a saved example that stays equal across an upgrade. */
-async function runSummary(at: InstalledN8n, workflowId: string) {
+async function runSummary(at: InstalledN8n, workflowId: string): Promise<RunSummary> {
 	const run = await executeWorkflow(at.n8n, workflowId);
 	if (run.resultData.error) throw new Error(`Workflow ${workflowId} failed: ${run.resultData.error.message}`);
-	const out: Record<string, unknown> = {};
+	const out: RunSummary = {};
 	for (const [node, tasks] of Object.entries(run.resultData.runData)) {
 		const items = tasks[0]?.data?.main[0] ?? [];
 		out[node] = items.map((i) => ({
@@ -52,6 +60,19 @@ async function runSummary(at: InstalledN8n, workflowId: string) {
 		}));
 	}
 	return out;
+}
+
+/**
+ * What an upgrade must keep: the same items, statuses, models and files, and every field a workflow may read. A new
+ * version may add fields (such as createdDate beside createdAt), never drop or rename one.
+ */
+function expectKeptAcrossUpgrade(after: RunSummary, before: RunSummary): void {
+	expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
+	for (const [node, items] of Object.entries(before)) {
+		const rest = (list: ItemSummary[]) => list.map((i) => ({ status: i.status, model: i.model, binary: i.binary }));
+		expect(rest(after[node])).toEqual(rest(items));
+		items.forEach((item, i) => expect(after[node][i].keys).toEqual(expect.arrayContaining(item.keys)));
+	}
 }
 
 /** Nodes of a saved workflow that the editor marks with parameter or credential issues. */
@@ -123,7 +144,7 @@ describe.each(N8N_VERSIONS)('n8n %s', (version) => {
 
 			// Saved before the upgrade: three credentials, four examples; two run.
 			const setup = await saveCredentialsAndExamples(world(), at, SAVED);
-			const before: Record<string, unknown> = {};
+			const before: Record<string, RunSummary> = {};
 			for (const name of RUN) before[name] = await runSummary(at, setup.workflowIds[name]);
 			// The sandbox is shared by this file's tests: count the charges of this test's account.
 			const charges = () =>
@@ -142,7 +163,7 @@ describe.each(N8N_VERSIONS)('n8n %s', (version) => {
 			expect(updated.updateAvailable).toBeUndefined();
 
 			// Same results, every credential valid, no parameter issues.
-			for (const name of RUN) expect(await runSummary(at, setup.workflowIds[name])).toEqual(before[name]);
+			for (const name of RUN) expectKeptAcrossUpgrade(await runSummary(at, setup.workflowIds[name]), before[name]);
 			expect(chargedBefore).toBeGreaterThan(0);
 			expect(charges()).toBe(2 * chargedBefore); // the same runs, each charged once again
 			expect(await credentialWorks(at, setup.credentialIds.apiKey)).toMatchObject({ status: 'OK' });
