@@ -213,7 +213,7 @@ export function workerOf(stack: QueueStack, executionId: string): string | undef
 
 /** What must match between two runs of a workflow: the item's fields and values without ids, times and URLs. */
 export function comparable(items: Item[]): unknown[] {
-	const volatile = /^(id|createdAt|updatedAt|finishedAt|startedAt|url|urls|requestKey|outputs|files|fileName)$/;
+	const volatile = /^(id|created(At|Date)|updatedAt|finishedAt|startedAt|url|urls|requestKey|outputs|files|fileName)$/;
 	return items.map((i) => ({
 		json: Object.fromEntries(
 			Object.entries(i.json)
