@@ -39,7 +39,8 @@ function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationErro
 const WEBHOOK_CREDENTIAL = 'mediaGenWebhookApi';
 
 export const NO_SIGNING_SECRET_CHOSEN =
-	'Waiting → Pause needs the webhook signing secret, and no Webhook Signing Secret credential is selected on this node';
+	'Waiting → Pause needs the webhook signing secret, and no Webhook Signing Secret credential is selected on ' +
+	'this node';
 
 /**
  * None selected: n8n's editor fills in a credential box by itself only while a node has no credential at all (it
