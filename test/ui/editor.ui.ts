@@ -292,7 +292,13 @@ describe('Generate, kind by kind', () => {
 				(t) => t.startsWith(lead),
 			),
 		).toContain(lead);
-		expect(await ed.parameters.innerText()).not.toContain('Studio Image');
+		// The options field keeps the image model's notice while it fetches the video model's fields.
+		expect(
+			await ed.until(
+				() => ed.parameters.innerText(),
+				(t) => !t.includes('Fetching options') && !t.includes('Studio Image'),
+			),
+		).not.toContain('Studio Image');
 		const list = await ed.locatorList();
 		expect(list).toHaveLength(15);
 		expect(list).toContain('Orchid Avatar (Orchid) · 185 credits, needs driving audio');
