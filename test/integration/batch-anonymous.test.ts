@@ -28,13 +28,11 @@ describe('batch of 12 items on an account with concurrency 3', () => {
 			).length;
 			maxInFlight = Math.max(maxInFlight, active);
 		}, 20);
-		const started = Date.now();
 		const r = await runNode({
 			parameters: generateParameters({ prompt: '={{ $json.prompt }}' }),
 			items: Array.from({ length: 12 }, (_, i) => ({ json: { prompt: `picture number ${i}` } })),
 			credentials: backend.apiCredentials,
 		});
-		const makespan = Date.now() - started;
 		clearInterval(sampler);
 		expect(r.error).toBeUndefined();
 		expect(r.items).toHaveLength(12);
@@ -44,9 +42,8 @@ describe('batch of 12 items on an account with concurrency 3', () => {
 			expect(item.binary?.data).toBeDefined();
 		});
 		expect(maxInFlight).toBeLessThanOrEqual(3);
+		// Runs overlap (the makespan against serial is measured in bench/makespan.ts).
 		expect(maxInFlight).toBeGreaterThan(1);
-		// Serial would take 12 × (submit + ≥1 s poll); the ratio itself is measured in bench/.
-		expect(makespan).toBeLessThan(12 * 1000);
 		expect(backend.requests().filter((e) => e.status === 429)).toHaveLength(0);
 		expect(backend.requests().filter((e) => e.status === 409)).toHaveLength(0);
 		expect(backend.charges()).toBe(60);

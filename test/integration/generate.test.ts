@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Generate through n8n-core's WorkflowExecute against the sandbox over real HTTP.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -6,6 +5,7 @@ import { makePng } from '../../sandbox/media';
 import type { RunOptions } from '../helpers/engine';
 import { generate as generateRun } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { until } from '../helpers/until';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -316,17 +316,41 @@ test('a timeout carries the run id', async () => {
 });
 
 test('cancelling the execution stops the polling', async () => {
+	// Its own account: the two stuck runs stay in progress and would hold two of the shared account's slots.
+	const own = await startBackend();
+	const pollsOf = (prompt: string) => {
+		const run = [...own.sandbox.engine.runs.values()].find((r) => r.prompt === prompt);
+		return run ? own.requests(`GET /v1/generations/${run.id}`).length : 0;
+	};
+	const generate = (params: IDataObject, extra: Partial<RunOptions>) =>
+		generateRun(own.apiCredentials, params, undefined, extra);
 	let cancel: () => void = () => undefined;
-	const started = Date.now();
-	const pending = generate({ kind: 'image', model: 'studio-image-v1', prompt: 'cancel me [stuck]' }, undefined, {
-		onStart: (e) => (cancel = e.cancel),
-	});
-	setTimeout(() => cancel(), 1500);
+	const waiting = { pollIntervalSeconds: 1 };
+	const params = { kind: 'image', model: 'studio-image-v1', waiting };
+	const pending = generate(
+		{ ...params, prompt: 'cancel me [stuck]' },
+		{
+			onStart: (e) => (cancel = e.cancel),
+		},
+	);
+	await until(() => pollsOf('cancel me [stuck]') >= 1, 'the first poll of the run to cancel');
+	cancel();
 	await pending;
-	expect(Date.now() - started).toBeLessThan(10_000);
-	const polls = backend.requests('GET /v1/generations/').length;
-	await new Promise((r) => setTimeout(r, 2500));
-	expect(backend.requests('GET /v1/generations/').length).toBe(polls);
+	const polls = pollsOf('cancel me [stuck]');
+	// A witness run polled at the same interval: once it has polled three times, a poller left running would have
+	// polled again too.
+	let stopWitness: () => void = () => undefined;
+	const witness = generate(
+		{ ...params, prompt: 'witness [stuck]' },
+		{
+			onStart: (e) => (stopWitness = e.cancel),
+		},
+	);
+	await until(() => pollsOf('witness [stuck]') >= 3, 'three polls of the witness run');
+	stopWitness();
+	await witness;
+	expect(pollsOf('cancel me [stuck]')).toBe(polls);
+	await own.sandbox.close();
 });
 
 test('with waiting off the run record comes back at once', async () => {

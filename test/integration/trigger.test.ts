@@ -8,10 +8,16 @@ import { createHmac } from 'node:crypto';
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import { activateTrigger, hostTrigger, type WebhookHost } from '../helpers/webhookHost';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { until } from '../helpers/until';
 
 let backend: TestBackend;
 let host: WebhookHost | undefined;
-const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits until every delivery of the runs `ids` (or every delivery, and at least `count`) was answered 2xx. */
+const delivered = (what: string, count: number, runIds?: string[]) =>
+	until(() => {
+		const mine = backend.sandbox.engine.webhooks.deliveries.filter((d) => !runIds || runIds.includes(d.runId ?? ''));
+		return mine.length >= count && mine.every((d) => d.delivered);
+	}, what);
 const H = () => ({ authorization: `Bearer ${backend.account.keys[0]}`, 'content-type': 'application/json' });
 const submit = (body: Record<string, unknown>) =>
 	fetch(`${backend.sandbox.baseUrl}/generations`, {
@@ -35,7 +41,7 @@ test('a registered endpoint: succeeded and failed runs each start the workflow o
 	backend.sandbox.engine.addEndpoint(backend.account.id, host.url, secret);
 	const ok = await submit({ prompt: 'good' });
 	const bad = await submit({ prompt: 'bad [fail]' });
-	await settle(800);
+	await delivered('both runs delivered', 2, [ok.id, bad.id]);
 	expect(host.started).toHaveLength(2);
 	const byId = Object.fromEntries(host.started.map((items) => [items[0].json.id, items[0].json]));
 	expect(byId[ok.id]).toMatchObject({ status: 'SUCCEEDED', outcome: 'succeeded', webhookId: `msg_${ok.id}_succeeded` });
@@ -48,11 +54,11 @@ test('a per-run webhookUrl: the sandbox retries a delivery whose answer was lost
 	// The first answer is lost (sandbox sees a failure) although the trigger accepted it: the retry must not start again.
 	const original = host.url;
 	const run = await submit({ prompt: 'retried', webhookUrl: original });
-	await settle(500);
+	await delivered('the scheduled retry delivered', 1, [run.id]);
 	const delivery = backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === run.id)!;
 	backend.sandbox.engine.webhooks.resend(delivery.id);
 	backend.sandbox.engine.webhooks.resend(delivery.id);
-	await settle(400);
+	await until(() => delivery.attempts.length >= 4, 'both resends answered');
 	expect(delivery.attempts.length).toBe(4); // first (answer lost), scheduled retry, two resends
 	expect(delivery.attempts[0].status).toBe(500);
 	expect(delivery.delivered).toBe(true);
@@ -110,12 +116,12 @@ test('filters drop deliveries but still answer 200; test events are passed on ma
 	backend.sandbox.engine.addEndpoint(backend.account.id, host.url, secret);
 	await submit({ prompt: 'fine' });
 	await submit({ prompt: 'broken [fail]' });
-	await settle(700);
+	await delivered('both runs delivered', 2);
 	expect(host.started).toHaveLength(1);
 	expect(host.started[0][0].json.outcome).toBe('failed');
 	expect(host.responses.filter((r) => r.status === 200)).toHaveLength(2);
 	backend.sandbox.engine.sendTestEvent(backend.account.id);
-	await settle(300);
+	await delivered('the test event delivered', 3);
 	expect(host.started).toHaveLength(2);
 	expect(host.started[1][0].json.testEvent).toBe(true);
 });
@@ -125,7 +131,7 @@ test('rotation: deliveries signed with the previous secret are accepted', async 
 	host = await hostTrigger({}, { secret: newWebhookSecret(), previousSecret: oldSecret });
 	backend.sandbox.engine.addEndpoint(backend.account.id, host.url, oldSecret);
 	await submit({ prompt: 'rotating' });
-	await settle(600);
+	await delivered('the run delivered', 1);
 	expect(host.started).toHaveLength(1);
 });
 

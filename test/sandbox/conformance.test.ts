@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { until } from '../helpers/until';
 
 let sb: Sandbox;
 let key: string;
@@ -36,7 +37,10 @@ const img = (extra: Record<string, unknown> = {}) => ({
 	...extra,
 });
 const balance = () => sb.engine.balanceOf(accountId);
-const settle = (ms = 400) => new Promise((r) => setTimeout(r, ms));
+/** A run's status on the sandbox's clock (settled first, as a read would). */
+const statusOf = (id: string) => sb.engine.settle(sb.engine.runs.get(id)!).status;
+const FINAL = ['SUCCEEDED', 'FAILED', 'CANCELED'];
+const ended = (id: string) => until(() => FINAL.includes(statusOf(id)), `run ${id} to end`);
 
 beforeEach(async () => {
 	sb = await startSandbox();
@@ -152,8 +156,9 @@ describe('identity', () => {
 				)
 			).json.error,
 		).toBe('needs_api_key');
-		expect((await api('POST', '/generations', img(), h)).status).toBe(202);
-		await settle();
+		const first = await api('POST', '/generations', img(), h);
+		expect(first.status).toBe(202);
+		await ended(first.json.generation.id);
 		expect((await api('POST', '/generations', img({ prompt: 'again' }), h)).json.error).toBe('allowance');
 	});
 
@@ -167,6 +172,7 @@ describe('identity', () => {
 
 describe('generations', () => {
 	test('202 with cost fixed at submission; PENDING → PROCESSING → SUCCEEDED; outputs; ledger', async () => {
+		sb.config.durations = { ...sb.config.durations, image: 3000 }; // long enough to be read while it runs
 		const r = await api('POST', '/generations', img());
 		expect(r.status).toBe(202);
 		expect(r.json.generation).toMatchObject({
@@ -176,10 +182,11 @@ describe('generations', () => {
 			options: { resolution: '1K', aspect: '1:1', format: 'PNG' },
 		});
 		expect(balance()).toBe(995);
-		await settle(100);
-		expect((await api('GET', `/generations/${r.json.generation.id}`)).json.generation.status).toBe('PROCESSING');
-		await settle(200);
-		const done = (await api('GET', `/generations/${r.json.generation.id}`)).json.generation;
+		const id = r.json.generation.id;
+		await until(() => statusOf(id) === 'PROCESSING', 'the run to start');
+		expect((await api('GET', `/generations/${id}`)).json.generation.status).toBe('PROCESSING');
+		await ended(id);
+		const done = (await api('GET', `/generations/${id}`)).json.generation;
 		expect(done.status).toBe('SUCCEEDED');
 		expect(done.outputs[0]).toMatchObject({ mime: 'image/png' });
 	});
@@ -204,7 +211,7 @@ describe('generations', () => {
 
 	test('a repeated requestKey returns the first run and charges once', async () => {
 		const a = await api('POST', '/generations', img({ requestKey: 'k-1' }));
-		await settle();
+		await ended(a.json.generation.id);
 		const b = await api('POST', '/generations', img({ requestKey: 'k-1' }));
 		expect(b.json.generation.id).toBe(a.json.generation.id);
 		expect(balance()).toBe(995);
@@ -298,7 +305,8 @@ describe('generations', () => {
 		sb.config.timeScale = 0.0005; // 30 minutes → 0.9 s
 		const f = await api('POST', '/generations', img({ prompt: 'x [fail]' }));
 		const s = await api('POST', '/generations', img({ prompt: 'x [stuck]' }));
-		await settle(1200);
+		await ended(f.json.generation.id);
+		await ended(s.json.generation.id);
 		expect((await api('GET', `/generations/${f.json.generation.id}`)).json.generation).toMatchObject({
 			status: 'FAILED',
 			error: expect.any(String),
@@ -309,8 +317,10 @@ describe('generations', () => {
 
 	test('runs keep going when nobody polls', async () => {
 		const r = await api('POST', '/generations', img());
-		await settle();
-		expect(sb.engine.runs.get(r.json.generation.id)?.status).toBe('SUCCEEDED');
+		// Nothing reads the run: the sandbox moves it on by itself.
+		const run = () => sb.engine.runs.get(r.json.generation.id)!;
+		await until(() => run().status === 'SUCCEEDED', 'the run to succeed unread');
+		expect(run().status).toBe('SUCCEEDED');
 	});
 
 	test('concurrency: paid 3 then 409 busy', async () => {
@@ -333,8 +343,8 @@ describe('generations', () => {
 	test('listing: newest first, limit, before cursor, next_before null on the last page, limit bounds', async () => {
 		sb.config.rateLimits.submitPerIdentity = 100;
 		for (let i = 0; i < 7; i++) {
-			await api('POST', '/generations', img({ prompt: `p${i}` }));
-			await settle(250);
+			const r = await api('POST', '/generations', img({ prompt: `p${i}` }));
+			await ended(r.json.generation.id); // one at a time, each created after the last
 		}
 		const seen: string[] = [];
 		let before: number | null | undefined;
@@ -396,7 +406,8 @@ describe('uploads and media', () => {
 		expect((await api('POST', '/uploads', { mime: 'image/png', bytes: 10_000_000 })).status).toBe(200);
 		sb.config.timeScale = 0.0001;
 		const quick = (await api('POST', '/uploads', { mime: 'image/png', bytes: png.length })).json;
-		await settle(100);
+		const quickSlot = [...sb.engine.uploads.values()].at(-1)!;
+		await until(() => Date.now() > quickSlot.expiresAt, 'the upload slot to expire');
 		const expired = await fetch(quick.upload_url, {
 			method: 'PUT',
 			headers: { 'content-type': 'image/png' },
@@ -436,7 +447,7 @@ describe('uploads and media', () => {
 		];
 		for (const [body, mime, check] of magic) {
 			const r = await api('POST', '/generations', body);
-			await settle(600);
+			await ended(r.json.generation.id);
 			const run = (await api('GET', `/generations/${r.json.generation.id}`)).json.generation;
 			const res = await fetch(run.outputs[0].url);
 			expect(res.headers.get('content-type')).toBe(mime);
@@ -468,7 +479,7 @@ describe('webhooks', () => {
 		const rx = await receiver();
 		const ep = sb.engine.addEndpoint(accountId, rx.url);
 		const r = await api('POST', '/generations', img());
-		await settle(600);
+		await until(() => sb.engine.webhooks.deliveries.some((d) => d.delivered), 'the delivery');
 		expect(rx.got).toHaveLength(1);
 		const { headers, body } = rx.got[0];
 		expect(headers['webhook-id']).toBe(`msg_${r.json.generation.id}_succeeded`);
@@ -489,7 +500,8 @@ describe('webhooks', () => {
 		const own = await receiver([500, 500]);
 		sb.engine.addEndpoint(accountId, registered.url);
 		const r = await api('POST', '/generations', img({ prompt: 'x [fail]', webhookUrl: own.url }));
-		await settle(1500);
+		await until(() => sb.engine.webhooks.deliveries.some((d) => d.delivered), 'the delivery after two failures');
+		expect(sb.engine.webhooks.deliveries.map((d) => d.url)).toEqual([own.url]);
 		expect(registered.got).toHaveLength(0);
 		expect(own.got.length).toBe(3);
 		expect(new Set(own.got.map((g) => g.headers['webhook-id']))).toEqual(
@@ -505,7 +517,7 @@ describe('webhooks', () => {
 		const rx = await receiver([302, 200]);
 		sb.engine.addEndpoint(accountId, rx.url);
 		await api('POST', '/generations', img());
-		await settle(1000);
+		await until(() => sb.engine.webhooks.deliveries[0]?.delivered === true, 'the delivery after a redirect');
 		const d = sb.engine.webhooks.deliveries[0];
 		expect(d.attempts[0].status).toBe(302);
 		expect(d.delivered).toBe(true);
@@ -570,15 +582,17 @@ describe('remaining rows of the spec tables', () => {
 		sb.config.timeScale = 0.00001; // 3 days → 2.6 s; retries every few ms
 		const ep = sb.engine.addEndpoint(accountId, 'http://127.0.0.1:9/unreachable');
 		await api('POST', '/generations', img({ prompt: 'first' }));
-		await settle(2800); // its retries end after ~1.2 s (32.6 h scaled), still failing
+		const first = () => sb.engine.webhooks.deliveries[0];
+		// Its retries end after ~1.2 s (32.6 h scaled), still failing: under 3 days, the endpoint stays on.
+		await until(() => first()?.attempts.length > 0 && first().pendingRetries === 0, 'the retries to run out');
 		expect(ep.enabled).toBe(true);
+		await until(() => Date.now() - first().attempts[0].at > 3 * 24 * 3600_000 * 0.00001, 'three days (scaled)');
 		await api('POST', '/generations', img({ prompt: 'second' }));
-		await settle(400);
+		await until(() => !ep.enabled, 'the endpoint to be switched off');
 		expect(ep.enabled).toBe(false);
 		expect(ep.disabledNotice).toMatch(/notified by e-mail/);
 		const ok = sb.engine.addEndpoint(accountId, 'http://127.0.0.1:9/also-unreachable');
 		sb.engine.sendTestEvent(accountId);
-		await settle(50);
 		const recent = sb.engine.webhooks.recent(accountId);
 		expect(recent.length).toBeLessThanOrEqual(50);
 		expect(recent[0].msgId).toMatch(/^msg_test_/);
