@@ -154,6 +154,18 @@ export const WAIT_MODE_HIDDEN = {
  * The fields Generate and Run Look share for waiting and outputs, placed once by the node after both
  * operations' own fields (so they come last in either panel).
  */
+/** A notice shown under Waiting → Pause, for the credential type `authentication` names. */
+function pauseNotice(name: string, authentication: string, displayName: string): INodeProperties {
+	const show = { ...RUN_OPERATIONS, waitForCompletion: [true], waitMode: ['pause'], '@tool': [false] };
+	return {
+		displayName,
+		name,
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { ...show, authentication: [authentication] } },
+	};
+}
+
 export const runSettingsFields: INodeProperties[] = [
 	{
 		displayName: 'Wait for Completion',
@@ -190,45 +202,23 @@ export const runSettingsFields: INodeProperties[] = [
 		],
 		default: 'poll',
 	},
-	{
-		displayName:
-			'Pause mode: the service must be able to reach this n8n from the internet, at a public https address (whoever ' +
+	pauseNotice(
+		'pauseNotice',
+		'apiKey',
+		'Pause mode: the service must be able to reach this n8n from the internet, at a public https address (whoever ' +
 			"runs your n8n sets it up). Select a Webhook Signing Secret credential holding your account's signing secret " +
-			'(account settings → Webhooks): the service signs the calls back to this execution with it. Runs not finished ' +
-			'within the time limit come out marked as timed out, with their run ID, so an IF node can send them on to ' +
-			'Generation → Wait.',
-		name: 'pauseNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: {
-			show: {
-				...RUN_OPERATIONS,
-				waitForCompletion: [true],
-				waitMode: ['pause'],
-				'@tool': [false],
-				authentication: ['apiKey'],
-			},
-		},
-	},
-	{
-		// An anonymous ID has no account settings, and the spec does not say which secret signs its runs' calls back.
-		displayName:
-			'Pause mode needs a webhook signing secret, and an anonymous ID has no account settings to get one from: the ' +
-			'service does not say which secret signs the calls back to its runs. Choose Poll, which needs no secret, or ' +
-			"use an API key, whose account's signing secret is in account settings → Webhooks.",
-		name: 'pauseNoticeAnonymous',
-		type: 'notice',
-		default: '',
-		displayOptions: {
-			show: {
-				...RUN_OPERATIONS,
-				waitForCompletion: [true],
-				waitMode: ['pause'],
-				'@tool': [false],
-				authentication: ['anonymous'],
-			},
-		},
-	},
+			'(account settings → Webhooks): the service signs the calls back to this execution with it. Runs not ' +
+			'finished within the time limit come out marked as timed out, with their run ID, so an IF node can send ' +
+			'them on to Generation → Wait.',
+	),
+	// An anonymous ID has no account settings, and the spec does not say which secret signs its runs' calls back.
+	pauseNotice(
+		'pauseNoticeAnonymous',
+		'anonymous',
+		'Pause mode needs a webhook signing secret, and an anonymous ID has no account settings to get one from: the ' +
+			'service does not say which secret signs the calls back to its runs. Choose Poll, which needs no secret, ' +
+			"or use an API key, whose account's signing secret is in account settings → Webhooks.",
+	),
 	...downloadOutputsFields(
 		'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',
 		{ ...RUN_OPERATIONS, waitForCompletion: [true] },
