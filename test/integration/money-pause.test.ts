@@ -8,23 +8,15 @@ import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } 
 import { MediaGen } from '../../nodes/MediaGen/MediaGen.node';
 import { runNode, type RunResult } from '../helpers/engine';
 import { runCharges } from '../helpers/ledger';
-import { pauseParameters } from '../helpers/pauseStep';
-import { startBackend, type TestBackend } from '../helpers/sandbox';
-import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
+import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
+import type { TestBackend } from '../helpers/sandbox';
+import type { WaitingHost } from '../helpers/waitingHost';
 import type { Account, Run } from '../../sandbox/types';
 import { signWebhook } from '../../sandbox/webhooks';
 
 let backend: TestBackend;
 let host: WaitingHost;
-beforeAll(async () => {
-	backend = await startBackend({ timeScale: 0.002, durations: { pendingMs: 50, image: 300, video: 600, music: 300 } });
-	host = await startWaitingHost();
-});
-afterEach(() => backend.sandbox.faults.set([]));
-afterAll(async () => {
-	await host.close();
-	await backend.sandbox.close();
-});
+usePauseStack((b, h) => ([backend, host] = [b, h]));
 
 type Creds = Record<string, IDataObject>;
 

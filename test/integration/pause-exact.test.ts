@@ -6,20 +6,13 @@
 import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { runNode, type RunResult } from '../helpers/engine';
-import { pauseParameters } from '../helpers/pauseStep';
-import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
+import type { TestBackend } from '../helpers/sandbox';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
 
 let backend: TestBackend;
 let host: WaitingHost;
-beforeAll(async () => {
-	backend = await startBackend({ timeScale: 0.002, durations: { pendingMs: 50, image: 300, video: 600, music: 300 } });
-	host = await startWaitingHost();
-});
-afterAll(async () => {
-	await host.close();
-	await backend.sandbox.close();
-});
+usePauseStack((b, h) => ([backend, host] = [b, h]));
 
 type Creds = { mediaGenApi: { baseUrl: string; apiKey: string }; mediaGenWebhookApi: { secret: string } };
 

@@ -6,24 +6,13 @@ import { createHmac } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runNode } from '../helpers/engine';
-import { pauseParameters } from '../helpers/pauseStep';
-import { startBackend, type TestBackend } from '../helpers/sandbox';
-import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
+import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
+import type { TestBackend } from '../helpers/sandbox';
+import type { WaitingHost } from '../helpers/waitingHost';
 
 let backend: TestBackend;
 let host: WaitingHost;
-beforeAll(async () => {
-	backend = await startBackend({
-		strict: true,
-		timeScale: 0.002,
-		durations: { pendingMs: 50, image: 300, video: 600, music: 300 },
-	});
-	host = await startWaitingHost();
-});
-afterAll(async () => {
-	await host.close();
-	await backend.sandbox.close();
-});
+usePauseStack((b, h) => ([backend, host] = [b, h]), { strict: true });
 
 const prompts = (...list: string[]) => list.map((prompt) => ({ json: { prompt } }));
 

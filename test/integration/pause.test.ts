@@ -9,22 +9,13 @@ import { NO_SIGNING_SECRET_CHOSEN } from '../../nodes/MediaGen/pause/pauseRuns';
 import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/pause/refusedDelivery';
 import { TIMER_ERROR } from '../../nodes/MediaGen/pause/timerOutcome';
 import { resumeByTimer, runNode } from '../helpers/engine';
-import { pauseParameters } from '../helpers/pauseStep';
-import { startBackend, type TestBackend } from '../helpers/sandbox';
-import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
+import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
+import type { TestBackend } from '../helpers/sandbox';
+import type { WaitingHost } from '../helpers/waitingHost';
 
 let backend: TestBackend;
 let host: WaitingHost;
-beforeAll(async () => {
-	// timeScale: a delivery that finds the execution not yet waiting is retried after 1 minute, here 120 ms.
-	backend = await startBackend({ timeScale: 0.002, durations: { pendingMs: 50, image: 300, video: 600, music: 300 } });
-	host = await startWaitingHost();
-});
-afterEach(() => backend.sandbox.faults.set([]));
-afterAll(async () => {
-	await host.close();
-	await backend.sandbox.close();
-});
+usePauseStack((b, h) => ([backend, host] = [b, h]));
 
 const credentials = () => ({
 	...backend.apiCredentials,

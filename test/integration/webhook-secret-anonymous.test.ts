@@ -9,9 +9,9 @@ import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import { runNode } from '../helpers/engine';
-import { pauseParameters } from '../helpers/pauseStep';
-import { startBackend, type TestBackend } from '../helpers/sandbox';
-import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
+import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
+import type { TestBackend } from '../helpers/sandbox';
+import type { WaitingHost } from '../helpers/waitingHost';
 import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
 import { until } from '../helpers/until';
 
@@ -19,15 +19,8 @@ let backend: TestBackend;
 let waiting: WaitingHost;
 let trigger: WebhookHost | undefined;
 
-beforeAll(async () => {
-	backend = await startBackend({ timeScale: 0.002, durations: { pendingMs: 50, image: 300, video: 600, music: 300 } });
-	waiting = await startWaitingHost();
-});
-afterAll(async () => {
-	await trigger?.close();
-	await waiting.close();
-	await backend.sandbox.close();
-});
+usePauseStack((b, h) => ([backend, waiting] = [b, h]));
+afterAll(async () => await trigger?.close());
 
 test('Waiting → Pause with an anonymous ID and a secret made up in the right shape: the run is taken', async () => {
 	const anonId = `anon-pause-${Date.now()}`;
