@@ -5,6 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { getModelOptionFields, getModelSummary, searchModels } from '../../nodes/MediaGen/methods';
+import { defaultModel, readCatalogue } from '../helpers/catalogue';
 import { loadOptionsContext } from '../helpers/engine';
 import { generate as generateRun } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
@@ -16,26 +17,8 @@ beforeAll(async () => {
 });
 afterAll(async () => backend.sandbox.close());
 
-interface Model {
-	id: string;
-	kind: string;
-	name: string;
-	credits_at_defaults: number;
-	free_tier: boolean;
-}
-
-async function catalogue(): Promise<Model[]> {
-	const res = await fetch(`${backend.sandbox.baseUrl}/models`);
-	return ((await res.json()) as { models: Model[] }).models;
-}
-
 /** What the catalogue says the default of a kind is: its cheapest free model, else its cheapest. */
-async function expectedDefault(kind: string): Promise<Model> {
-	const ofKind = (await catalogue()).filter((m) => m.kind === kind);
-	const free = ofKind.filter((m) => m.free_tier);
-	const pool = free.length ? free : ofKind;
-	return pool.reduce((a, b) => (b.credits_at_defaults < a.credits_at_defaults ? b : a));
-}
+const expectedDefault = async (kind: string) => defaultModel(await readCatalogue(backend.sandbox.baseUrl), kind);
 
 const ctx = (params: IDataObject, type?: string) =>
 	loadOptionsContext(
@@ -102,7 +85,7 @@ describe('on the tool variant: the AI agent chooses the model', () => {
 	}
 
 	test('the first entry of the list leaves Model to the agent; the regular node has no such entry', async () => {
-		const images = (await catalogue()).filter((m) => m.kind === 'image');
+		const images = (await readCatalogue(backend.sandbox.baseUrl)).filter((m) => m.kind === 'image');
 		const entry = await agentEntry('image');
 		expect(entry.name).toBe(`Let the AI Agent Choose: told the ${images.length} image model IDs and prices`);
 		expect(String(entry.value)).toMatch(/^=\{\{ \/\*n8n-auto-generated-fromAI-override\*\/ \$fromAI\('Model', `/);
@@ -129,7 +112,7 @@ describe('on the tool variant: the AI agent chooses the model', () => {
 		const shape = (tool.schema as { shape: Record<string, { description?: string }> }).shape;
 		expect(Object.keys(shape).sort()).toEqual(['Model', 'prompt']);
 		const described = String(shape.Model.description);
-		const videos = (await catalogue()).filter((m) => m.kind === 'video');
+		const videos = (await readCatalogue(backend.sandbox.baseUrl)).filter((m) => m.kind === 'video');
 		expect(described).toMatch(/^The video model: one of these IDs, with its price at default options: /);
 		for (const m of videos) expect(described).toContain(`${m.id} (${m.credits_at_defaults} credits)`);
 		// Cheapest first.
