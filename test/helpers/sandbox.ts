@@ -3,6 +3,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { SandboxConfig } from '../../sandbox/config';
 import type { Account } from '../../sandbox/types';
 import { spentBy } from './ledger';
+import { until } from './until';
 
 export interface TestBackend {
 	sandbox: Sandbox;
@@ -56,4 +57,10 @@ export async function startBackend(
 		/** Net credits spent by an owner (charges minus refunds). */
 		charges: (ownerId = acct.id) => spentBy(sandbox, ownerId),
 	};
+}
+
+/** Waits until run `id` is over on the sandbox's clock (settled as a read would settle it). */
+export async function runEnded(sandbox: Sandbox, id: string): Promise<void> {
+	const { engine } = sandbox;
+	await until(() => !engine.isActive(engine.settle(engine.runs.get(id)!)), `run ${id} to end`);
 }

@@ -5,7 +5,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { makePng } from '../../sandbox/media';
 import { getModelOptionFields, searchModels } from '../../nodes/MediaGen/methods';
 import { loadOptionsContext, runNode } from '../helpers/engine';
-import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { runEnded, startBackend, type TestBackend } from '../helpers/sandbox';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -23,7 +23,6 @@ afterAll(async () => backend.sandbox.close());
 
 const node = (parameters: IDataObject, items?: INodeExecutionData[]) =>
 	runNode({ parameters, items, credentials: backend.apiCredentials });
-const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const binary = (mime: string, bytes: Buffer, fileName: string) =>
 	({ data: bytes.toString('base64'), mimeType: mime, fileName }) as never;
 const submitDirect = (prompt: string, extra: IDataObject = {}) =>
@@ -78,7 +77,7 @@ describe('Generation → Get, Wait, Get Many', () => {
 
 	test('Get of a failed run returns it with its refund; an unknown id says not found', async () => {
 		const failed = await submitDirect('x [fail]');
-		await settle(500);
+		await runEnded(backend.sandbox, String(failed.id));
 		const got = await node({ resource: 'generation', operation: 'get', runId: failed.id });
 		expect(got.items[0].json).toMatchObject({ status: 'FAILED', refunded: 5 });
 		const missing = await node({ resource: 'generation', operation: 'get', runId: 'gen_nope' });
@@ -89,7 +88,7 @@ describe('Generation → Get, Wait, Get Many', () => {
 		const fresh = backend.sandbox.engine.createAccount({ credits: 1000 });
 		const creds = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: fresh.keys[0] } };
 		for (let i = 0; i < 7; i++) {
-			await fetch(`${backend.sandbox.baseUrl}/generations`, {
+			const res = await fetch(`${backend.sandbox.baseUrl}/generations`, {
 				method: 'POST',
 				headers: { authorization: `Bearer ${fresh.keys[0]}`, 'content-type': 'application/json' },
 				body: JSON.stringify({
@@ -99,9 +98,9 @@ describe('Generation → Get, Wait, Get Many', () => {
 					options: { resolution: '1K' },
 				}),
 			});
-			await settle(260);
+			// One at a time, each created after the one before ended.
+			await runEnded(backend.sandbox, ((await res.json()) as { generation: { id: string } }).generation.id);
 		}
-		await settle(300);
 		const before = backend.requests('GET /v1/generations?').length;
 		const all = await runNode({
 			parameters: { resource: 'generation', operation: 'getMany', returnAll: true, listOptions: { pageSize: 3 } },

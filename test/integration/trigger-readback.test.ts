@@ -9,12 +9,12 @@ import { createHmac } from 'node:crypto';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import { heldVideoRun, startHeldFileServer } from '../helpers/heldFileServer';
-import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { runEnded, startBackend, type TestBackend } from '../helpers/sandbox';
+import { until } from '../helpers/until';
 import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
 
 let backend: TestBackend;
 let host: WebhookHost | undefined;
-const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeEach(async () => {
 	backend = await startBackend({ strict: true, timeScale: 0.0005 }); // a 1-minute retry after 30 ms
@@ -38,9 +38,7 @@ async function submit(body: Record<string, unknown>): Promise<{ id: string }> {
 
 const deliveryOf = (runId: string) => backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === runId);
 
-async function delivered(runId: string): Promise<void> {
-	for (let i = 0; i < 100 && !deliveryOf(runId)?.attempts.length; i++) await settle(50);
-}
+const delivered = (runId: string) => until(() => !!deliveryOf(runId)?.attempts.length, `the delivery of ${runId}`);
 
 function signed(url: string, secret: string, id: string, body: string): Promise<Response> {
 	const ts = Math.floor(Date.now() / 1000);
@@ -67,7 +65,7 @@ test('a per-run delivery signed with another secret starts the workflow once whe
 	// Resent by the service twice more: still one execution.
 	backend.sandbox.engine.webhooks.resend(delivery.id);
 	backend.sandbox.engine.webhooks.resend(delivery.id);
-	await settle(300);
+	await until(() => delivery.attempts.length >= 3, 'both resends answered');
 	expect(host.started).toHaveLength(1);
 	expect(host.started[0][0].json).toMatchObject({
 		id: run.id,
@@ -101,12 +99,8 @@ test('without an API credential the same delivery gets 401, starts nothing, and 
 /** A run of the account, finished (its prompt picks the outcome: "[fail]" fails), as the service records it. */
 async function finishedRun(prompt: string): Promise<Record<string, unknown>> {
 	const { id } = await submit({ prompt });
-	const { engine } = backend.sandbox;
-	for (let i = 0; i < 100 && engine.isActive(engine.runs.get(id)!); i++) {
-		engine.settle(engine.runs.get(id)!);
-		await settle(20);
-	}
-	return engine.publicRun(engine.runs.get(id)!);
+	await runEnded(backend.sandbox, id);
+	return backend.sandbox.engine.publicRun(backend.sandbox.engine.runs.get(id)!);
 }
 
 const reads = () => backend.requests('GET /v1/generations/').length;
@@ -237,11 +231,11 @@ test('Download Outputs: the delivery is answered while a large file is still dow
 		const answer = await signed(host.url, secret, 'msg_gen_bigfile_succeeded', JSON.stringify(run));
 		// Answered while the file is held back: the download goes on after the answer.
 		expect(answer.status).toBe(200);
-		for (let i = 0; i < 100 && !files.requested(); i++) await settle(50);
+		await until(() => files.requested(), 'the download to start');
 		expect(files.requested()).toBe(true);
 		expect(host.started).toHaveLength(0);
 		files.release();
-		for (let i = 0; i < 100 && !host.started.length; i++) await settle(50);
+		await until(() => host!.started.length > 0, 'the workflow to start');
 		expect(host.started).toHaveLength(1);
 		expect(host.started[0][0].binary?.data?.mimeType).toBe('video/mp4');
 		expect(host.started[0][0].json.downloadError).toBeUndefined();

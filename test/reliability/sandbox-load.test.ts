@@ -2,6 +2,7 @@
 // Sandbox under load: two concurrent clients making 500 requests each lose no run and leave the
 // ledger balanced.
 import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { until } from '../helpers/until';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -75,7 +76,8 @@ test('two concurrent clients × 500 requests: no run lost, ledger balanced', asy
 	const a = sb.engine.createAccount({ credits: 100_000, concurrency: 1000 });
 	const b = sb.engine.createAccount({ credits: 100_000, concurrency: 1000 });
 	const [ra, rb] = await Promise.all([client(a.keys[0], 1), client(b.keys[0], 2)]);
-	await new Promise((r) => setTimeout(r, 300));
+	const { engine } = sb;
+	await until(() => [...engine.runs.values()].every((r) => !engine.isActive(engine.settle(r))), 'every run to end');
 	for (const [account, result] of [
 		[a, ra],
 		[b, rb],

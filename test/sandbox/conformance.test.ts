@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
+import { runEnded } from '../helpers/sandbox';
 import { until } from '../helpers/until';
 
 let sb: Sandbox;
@@ -39,8 +40,7 @@ const img = (extra: Record<string, unknown> = {}) => ({
 const balance = () => sb.engine.balanceOf(accountId);
 /** A run's status on the sandbox's clock (settled first, as a read would). */
 const statusOf = (id: string) => sb.engine.settle(sb.engine.runs.get(id)!).status;
-const FINAL = ['SUCCEEDED', 'FAILED', 'CANCELED'];
-const ended = (id: string) => until(() => FINAL.includes(statusOf(id)), `run ${id} to end`);
+const ended = (id: string) => runEnded(sb, id);
 
 beforeEach(async () => {
 	sb = await startSandbox();
