@@ -3,11 +3,12 @@
 // read what the panels show. Selectors are n8n's own data-test-id attributes (editor-ui 2.40.7).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page, Request } from 'playwright-core';
 
-import { REPO } from '../../scripts/realN8n';
+import { CUSTOM_PREFIX, REPO } from '../../scripts/realN8n';
 import { launchBrowser } from '../../scripts/uiBrowser';
 import { startDev, type DevStack } from '../../scripts/uiDev';
+import { manualStart, SANDBOX_KEY } from '../e2e/shared';
 
 export const SCREENSHOTS = path.join(REPO, 'docs/screenshots');
 
@@ -41,7 +42,7 @@ export interface EditorSession {
 	close(): Promise<void>;
 }
 
-export async function openEditorSession(): Promise<EditorSession> {
+async function openEditorSession(): Promise<EditorSession> {
 	const dev = await startDev();
 	const browser = await launchBrowser();
 	const page = browser.pages()[0] ?? (await browser.newPage());
@@ -53,13 +54,78 @@ export async function openEditorSession(): Promise<EditorSession> {
 	return { dev, browser, page, ed: new Editor(page, dev), rest: await restSession(dev), close };
 }
 
+/**
+ * A test file's editor session: opened before its first test (`ready` gets it first, to keep its parts and make
+ * workflows over REST), then signed in with the login `npm run dev` printed; closed after the file's last test.
+ */
+export function useEditorSession(ready: (session: EditorSession) => unknown): void {
+	let session: EditorSession | undefined;
+	beforeAll(async () => {
+		session = await openEditorSession();
+		await ready(session);
+		await session.ed.signIn();
+	}, 20 * 60_000);
+	afterAll(async () => await session?.close());
+}
+
+/** The sandbox account's credits, as the service tells them. */
+export async function creditsLeft(dev: DevStack): Promise<number> {
+	const res = await fetch(`${dev.apiBase}/me`, { headers: { authorization: `Bearer ${dev.apiKey}` } });
+	return ((await res.json()) as { credits: number }).credits;
+}
+
+type Rest = EditorSession['rest'];
+
+/** A workflow (nodes, connections, settings, pinned data) saved through n8n's REST API; its ID. */
+export async function createWorkflow(
+	rest: Rest,
+	workflow: { name?: unknown; nodes?: unknown; connections?: unknown; settings?: unknown; pinData?: unknown },
+): Promise<string> {
+	const { name, nodes, connections, settings, pinData } = workflow;
+	const body = JSON.stringify({ name, nodes, connections, settings, pinData });
+	return (await rest<{ id: string }>('/rest/workflows', { method: 'POST', body })).id;
+}
+
+/** One node of ours in a scratch workflow: the action node unless `type` names another (e.g. 'mediaGenTool'). */
+export interface ScratchNode {
+	name: string;
+	parameters: Record<string, unknown>;
+	type?: string;
+	credentials?: object;
+	/** Node settings beside its parameters (onError, …). */
+	settings?: Record<string, unknown>;
+	/** What Start's output is pinned to, one item each. */
+	pinned?: Array<Record<string, unknown>>;
+}
+
+/** A workflow "UI test: <name>": Start → the node (a tool hangs from nothing), saved over REST; its ID. */
+export async function scratchWorkflow(rest: Rest, node: ScratchNode): Promise<string> {
+	const { name, parameters, type = 'mediaGen', credentials = SANDBOX_KEY, settings = {}, pinned } = node;
+	const ours = { id: 'gen', name, type: `${CUSTOM_PREFIX}${type}`, typeVersion: 1, position: [240, 0] };
+	return await createWorkflow(rest, {
+		name: `UI test: ${name}`,
+		nodes: [manualStart(), { ...ours, parameters, credentials, ...settings }],
+		connections: type.endsWith('Tool') ? {} : { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+		pinData: pinned && { Start: pinned.map((json) => ({ json })) },
+	});
+}
+
 export class Editor {
+	/** The editor's requests to n8n still without an answer (the push connection, which stays open, aside). */
+	private readonly inFlight = new Set<Request>();
+
 	constructor(
 		readonly page: Page,
 		readonly dev: DevStack,
 	) {
 		// n8n 2.x saves as you go; a leave-page prompt would only block the next navigation.
 		page.on('dialog', (d) => void d.accept().catch(() => undefined));
+		page.on('request', (r) => {
+			if (r.url().startsWith(dev.editorUrl) && !r.url().includes('/rest/push')) this.inFlight.add(r);
+		});
+		page.on('requestfinished', (r) => this.inFlight.delete(r));
+		page.on('requestfailed', (r) => this.inFlight.delete(r));
 	}
 
 	async signIn(email = this.dev.email, password = this.dev.password): Promise<void> {
@@ -81,6 +147,17 @@ export class Editor {
 		await this.page.goto(`${this.dev.editorUrl}/workflow/new`);
 		await this.page.locator('[data-test-id="canvas-add-button"]').waitFor();
 		await this.page.waitForLoadState('networkidle');
+	}
+
+	/** A new workflow with a Manual Trigger added as a person does, and the nodes panel open for the next step. */
+	async newWorkflowFromManualTrigger(): Promise<void> {
+		await this.newWorkflow();
+		await this.page.locator('[data-test-id="canvas-add-button"]').click();
+		await this.searchNodes('manual', 'Trigger manually');
+		await this.clickNodesPanelEntry('Trigger manually');
+		await this.page.locator('[data-test-id="canvas-node"]').first().waitFor();
+		await this.page.keyboard.press('Escape');
+		await this.page.locator('[data-test-id="canvas-handle-plus"]').first().click();
 	}
 
 	/** n8n's nodes panel, open and searched: waits for the entry named `expect` and returns its description. */
@@ -138,11 +215,22 @@ export class Editor {
 		await this.ndv.waitFor({ state: 'hidden' });
 	}
 
-	/** Lets dropdown lists, resource mappers and notices finish loading. */
-	async settle(ms = 400): Promise<void> {
-		await this.page.waitForLoadState('networkidle');
-		await this.page.waitForTimeout(ms);
-		await this.page.waitForLoadState('networkidle');
+	/**
+	 * Waits until the editor is quiet: two frames drawn since the last action (a change starts its loads on the
+	 * next tick), no request to n8n in flight, and no list, options field or dropdown showing it is loading.
+	 */
+	async settle(): Promise<void> {
+		const loading = this.page
+			.locator('.resource-list-loading:visible, .loading-row:visible, .el-loading-mask:visible')
+			.or(this.page.getByText(/^(Fetching \w+|Loading options\.\.\.)$/).filter({ visible: true }));
+		const quiet = async () => {
+			await this.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+			return this.inFlight.size === 0 && (await loading.count()) === 0;
+		};
+		if (!(await this.until(quiet, (q) => q, 30_000))) {
+			const urls = [...this.inFlight].map((r) => r.url().replace(this.dev.editorUrl, ''));
+			throw new Error(`The editor was still loading after 30 s (requests in flight: ${urls.join(', ') || 'none'})`);
+		}
 	}
 
 	param(name: string): Locator {
@@ -187,23 +275,18 @@ export class Editor {
 		await this.parameters.locator('[data-test-id="rlc-input"]').first().click();
 		if (search !== undefined) await this.page.locator('input[data-test-id="rlc-search"]:visible').fill(search);
 		const items = this.page.locator('[data-test-id="rlc-item"]');
-		await this.settle(600);
-		// The first opening of a list waits for the catalogue: give it time on a busy machine.
-		if (
-			(await this.until(
-				() => items.count(),
-				(n) => n > 0,
-				10_000,
-			)) === 0
-		)
-			return [];
-		return (await items.allInnerTexts()).map((t) => t.trim());
+		await this.settle();
+		// The first opening of a list waits for the catalogue, and a search is sent after a pause in the typing
+		// (or answered from the editor's cache): read until the list shows entries, each matching the search.
+		const shown = async () => (await items.allInnerTexts()).map((t) => t.trim());
+		const needle = search?.toLowerCase() ?? '';
+		return await this.until(shown, (texts) => texts.length > 0 && texts.every((t) => t.toLowerCase().includes(needle)));
 	}
 
 	async pickFromList(name: string, search = name.split(' (')[0]): Promise<void> {
 		await this.locatorList(search);
 		await this.page.locator('[data-test-id="rlc-item"]').filter({ hasText: name }).first().click();
-		await this.settle(800);
+		await this.settle();
 	}
 
 	/** The text of the resource-locator dropdown (items or its error view). */
@@ -321,8 +404,15 @@ export class Editor {
 	): Promise<string> {
 		mkdirSync(SCREENSHOTS, { recursive: true });
 		const file = path.join(SCREENSHOTS, `${name}.png`);
-		await this.page.mouse.move(2, 790); // no hover effects in the picture
-		await this.page.waitForTimeout(200);
+		await this.page.mouse.move(2, 790); // no hover effects in the picture: let their transitions end
+		await this.page.evaluate(() =>
+			Promise.all(
+				document
+					.getAnimations()
+					.filter((a) => a.effect?.getComputedTiming().iterations !== Infinity)
+					.map((a) => a.finished.catch(() => undefined)),
+			),
+		);
 		if (target) await target.screenshot({ path: file, animations: 'disabled' });
 		else await this.page.screenshot({ path: file, clip, animations: 'disabled' });
 		return file;

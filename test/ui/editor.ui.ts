@@ -3,60 +3,25 @@
 // panels show. Screenshots of the main panels are written to docs/screenshots/ (README.md and docs/generating.md show them).
 import type { Page } from 'playwright-core';
 
-import { CUSTOM_PREFIX } from '../../scripts/realN8n';
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import { exampleId } from '../../scripts/stack';
 import type { DevStack } from '../../scripts/uiDev';
-import { helpOf, openEditorSession, type Editor, type EditorSession } from './editor';
-import { manualStart, SANDBOX_KEY } from '../e2e/shared';
+import { creditsLeft, helpOf, scratchWorkflow, useEditorSession, type Editor, type EditorSession } from './editor';
+import { SANDBOX_KEY } from '../e2e/shared';
 
 let dev: DevStack;
-let session: EditorSession;
 let page: Page;
 let ed: Editor;
 let rest: EditorSession['rest'];
+useEditorSession((session) => ({ dev, page, ed, rest } = session));
 
 const API_CREDENTIAL = SANDBOX_KEY;
-const NODE = `${CUSTOM_PREFIX}mediaGen`;
 const NO_OPTIONS = 'No options to show yet: the note under Model says why.';
-
-beforeAll(async () => {
-	session = await openEditorSession();
-	({ dev, page, ed } = session);
-	rest = session.rest;
-	// The login `npm run dev` printed, typed into n8n's sign-in form.
-	await ed.signIn(dev.email, dev.password);
-}, 20 * 60_000);
-
-afterAll(async () => {
-	await session?.close();
-});
-
-async function credits(): Promise<number> {
-	const res = await fetch(`${dev.apiBase}/me`, { headers: { authorization: `Bearer ${dev.apiKey}` } });
-	return ((await res.json()) as { credits: number }).credits;
-}
+const credits = () => creditsLeft(dev);
 
 /** A workflow with a manual trigger and one Media Generation node, made through n8n's REST API. */
-async function scratch(
-	name: string,
-	parameters: Record<string, unknown>,
-	credentials: Record<string, unknown> = API_CREDENTIAL,
-): Promise<string> {
-	const wf = await rest<{ id: string }>('/rest/workflows', {
-		method: 'POST',
-		body: JSON.stringify({
-			name: `UI test: ${name}`,
-			nodes: [
-				manualStart(),
-				{ id: 'gen', name, type: NODE, typeVersion: 1, position: [240, 0], parameters, credentials },
-			],
-			connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1' },
-		}),
-	});
-	return wf.id;
-}
+const scratch = (name: string, parameters: Record<string, unknown>, credentials: object = API_CREDENTIAL) =>
+	scratchWorkflow(rest, { name, parameters, credentials });
 
 const generate = (kind: string, model = '', extra: Record<string, unknown> = {}) => ({
 	resource: 'generation',
@@ -137,13 +102,7 @@ describe('from an empty canvas: finding and adding the nodes', () => {
 	});
 
 	test('"What happens next?" finds the action node; its actions are listed and Generate opens with Resource and Operation', async () => {
-		await ed.newWorkflow();
-		await page.locator('[data-test-id="canvas-add-button"]').click();
-		await ed.searchNodes('manual', 'Trigger manually');
-		await ed.clickNodesPanelEntry('Trigger manually');
-		await page.locator('[data-test-id="canvas-node"]').first().waitFor();
-		await page.keyboard.press('Escape');
-		await page.locator('[data-test-id="canvas-handle-plus"]').first().click();
+		await ed.newWorkflowFromManualTrigger();
 		for (const query of ['image', 'video', 'song', 'generate image']) {
 			expect(await ed.searchNodes(query, 'Media Generation')).toBe(WHAT_IT_DOES);
 		}
@@ -364,7 +323,7 @@ describe('Generate, kind by kind', () => {
 		await page.locator('.el-select-dropdown__item:visible').filter({ hasText: 'By ID' }).click();
 		await ed.parameters.locator('[data-test-id="rlc-input"]').fill('no-such-model');
 		await page.keyboard.press('Tab');
-		await ed.settle(800);
+		await ed.settle();
 		expect(await ed.aboutText()).toMatch(
 			/^"no-such-model" is not a model in the catalogue\. Pick one from the list, or use one of these video model IDs: /,
 		);
@@ -438,31 +397,13 @@ describe('a batch with one bad item', () => {
 	const LONG = `A lighthouse keeper's diary, page after page: ${'storm and calm, '.repeat(130)}`;
 	const PROMPTS = ['a red kite', 'a blue kite', LONG, 'a green kite'];
 
-	async function batch(name: string, onError?: string): Promise<string> {
-		const wf = await rest<{ id: string }>('/rest/workflows', {
-			method: 'POST',
-			body: JSON.stringify({
-				name: `UI test: ${name}`,
-				nodes: [
-					{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] },
-					{
-						id: 'gen',
-						name,
-						type: NODE,
-						typeVersion: 1,
-						position: [240, 0],
-						parameters: generate('image', 'studio-image-v1', { prompt: '={{ $json.prompt }}' }),
-						credentials: API_CREDENTIAL,
-						...(onError ? { onError } : {}),
-					},
-				],
-				connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
-				pinData: { Start: PROMPTS.map((prompt) => ({ json: { prompt } })) },
-				settings: { executionOrder: 'v1' },
-			}),
+	const batch = (name: string, onError?: string) =>
+		scratchWorkflow(rest, {
+			name,
+			parameters: generate('image', 'studio-image-v1', { prompt: '={{ $json.prompt }}' }),
+			settings: onError ? { onError } : {},
+			pinned: PROMPTS.map((prompt) => ({ prompt })),
 		});
-		return wf.id;
-	}
 
 	test('On Error → Stop: the error names the 3rd item as "item 3" and quotes its prompt; nothing is charged', async () => {
 		const id = await batch('Batch Stop');
@@ -572,8 +513,10 @@ describe('credentials', () => {
 			.first()
 			.waitFor({ timeout: 60_000 });
 		const more = dialog.getByText('More details');
-		if (await more.count()) await more.first().click();
-		await page.waitForTimeout(300);
+		if (await more.count()) {
+			await more.first().click();
+			await more.first().waitFor({ state: 'detached' }); // the details are shown in its place
+		}
 		return (await dialog.innerText()).trim();
 	}
 
@@ -634,7 +577,7 @@ describe('credentials', () => {
 		await ed.openNode('Broken');
 		expect(await ed.aboutText()).toMatch(/^Could not read the catalogue: The API key does not have the expected shape/);
 		await ed.parameters.locator('[data-test-id="rlc-input"]').first().click();
-		await ed.settle(800);
+		await ed.settle();
 		expect(await ed.locatorDropdownText()).toContain('The API key does not have the expected shape');
 		await page.keyboard.press('Escape');
 		await ed.closeNode();

@@ -5,70 +5,21 @@
 // IDs and prices in its description. Writes docs/screenshots/model-default.png and model-agent-choice.png.
 import type { Page } from 'playwright-core';
 
-import { CUSTOM_PREFIX } from '../../scripts/realN8n';
 import type { DevStack } from '../../scripts/uiDev';
-import { openEditorSession, type Editor, type EditorSession } from './editor';
-import { manualStart, SANDBOX_KEY } from '../e2e/shared';
+import { defaultModel, readCatalogue } from '../helpers/catalogue';
+import { creditsLeft, scratchWorkflow, useEditorSession, type Editor, type EditorSession } from './editor';
 
 let dev: DevStack;
-let session: EditorSession;
 let page: Page;
 let ed: Editor;
 let rest: EditorSession['rest'];
+useEditorSession((session) => ({ dev, page, ed, rest } = session));
 
-beforeAll(async () => {
-	session = await openEditorSession();
-	({ dev, page, ed } = session);
-	rest = session.rest;
-	await ed.signIn(dev.email, dev.password);
-}, 20 * 60_000);
-
-afterAll(async () => {
-	await session?.close();
-});
-
-interface Model {
-	id: string;
-	kind: string;
-	name: string;
-	credits_at_defaults: number;
-	free_tier: boolean;
-}
-
-async function catalogue(): Promise<Model[]> {
-	const res = await fetch(`${dev.apiBase}/models`, { headers: { authorization: `Bearer ${dev.apiKey}` } });
-	return ((await res.json()) as { models: Model[] }).models;
-}
-
-async function credits(): Promise<number> {
-	const res = await fetch(`${dev.apiBase}/me`, { headers: { authorization: `Bearer ${dev.apiKey}` } });
-	return ((await res.json()) as { credits: number }).credits;
-}
+const credits = () => creditsLeft(dev);
 
 /** A workflow with a manual trigger and one node of ours (the action node, or its tool variant), made over REST. */
-async function scratch(name: string, parameters: Record<string, unknown>, type = 'mediaGen'): Promise<string> {
-	const wf = await rest<{ id: string }>('/rest/workflows', {
-		method: 'POST',
-		body: JSON.stringify({
-			name: `UI test: ${name}`,
-			nodes: [
-				manualStart(),
-				{
-					id: 'gen',
-					name,
-					type: `${CUSTOM_PREFIX}${type}`,
-					typeVersion: 1,
-					position: [240, 0],
-					parameters,
-					credentials: SANDBOX_KEY,
-				},
-			],
-			connections: type === 'mediaGen' ? { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } } : {},
-			settings: { executionOrder: 'v1' },
-		}),
-	});
-	return wf.id;
-}
+const scratch = (name: string, parameters: Record<string, unknown>, type = 'mediaGen') =>
+	scratchWorkflow(rest, { name, parameters, type });
 
 const generate = (kind: string, model: string) => ({
 	resource: 'generation',
@@ -81,15 +32,9 @@ const generate = (kind: string, model: string) => ({
 const modelInput = () => ed.param('model').locator('[data-test-id="rlc-input"]').first();
 
 test('a first image from an empty canvas, Model untouched: the cheapest free image model runs, named beforehand', async () => {
-	const images = (await catalogue()).filter((m) => m.kind === 'image');
-	const house = images.filter((m) => m.free_tier).sort((a, b) => a.credits_at_defaults - b.credits_at_defaults)[0];
-	await ed.newWorkflow();
-	await page.locator('[data-test-id="canvas-add-button"]').click();
-	await ed.searchNodes('manual', 'Trigger manually');
-	await ed.clickNodesPanelEntry('Trigger manually');
-	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
-	await page.keyboard.press('Escape');
-	await page.locator('[data-test-id="canvas-handle-plus"]').first().click();
+	const images = (await readCatalogue(dev.apiBase)).filter((m) => m.kind === 'image');
+	const house = defaultModel(images, 'image');
+	await ed.newWorkflowFromManualTrigger();
 	await ed.searchNodes('generate image', 'Media Generation');
 	await ed.clickNodesPanelEntry('Media Generation');
 	await page.locator('[data-test-id="node-creator"]').getByText('Generate media', { exact: true }).click();
@@ -134,7 +79,7 @@ test('a first image from an empty canvas, Model untouched: the cheapest free ima
 });
 
 test('Kind → Music after an image model: the image model is emptied, the list highlights nothing', async () => {
-	const songs = (await catalogue()).filter((m) => m.kind === 'music');
+	const songs = (await readCatalogue(dev.apiBase)).filter((m) => m.kind === 'music');
 	const cheapest = songs.sort((a, b) => a.credits_at_defaults - b.credits_at_defaults)[0];
 	await ed.openWorkflow(await scratch('Kind Change', generate('image', 'studio-image-v1')));
 	await ed.openNode('Kind Change');
@@ -194,7 +139,7 @@ test('Kind → Video with the prompt from an expression (no input yet): the imag
 });
 
 test('the tool variant: "Let the AI Agent Choose" gives the agent the image model IDs with their prices', async () => {
-	const images = (await catalogue()).filter((m) => m.kind === 'image');
+	const images = (await readCatalogue(dev.apiBase)).filter((m) => m.kind === 'image');
 	const id = await scratch('Agent Tool', generate('image', ''), 'mediaGenTool');
 	await ed.openWorkflow(id);
 	await ed.openNode('Agent Tool');
@@ -202,7 +147,7 @@ test('the tool variant: "Let the AI Agent Choose" gives the agent the image mode
 	expect(list[0]).toBe(`Let the AI Agent Choose: told the ${images.length} image model IDs and prices`);
 	expect(list).toHaveLength(images.length + 1);
 	await page.locator('[data-test-id="rlc-item"]').first().click();
-	await ed.settle(800);
+	await ed.settle();
 	// n8n's own "defined by the model" field, its description (read when the panel opens) holding the IDs and prices.
 	await ed.closeNode();
 	await ed.openNode('Agent Tool');

@@ -4,31 +4,16 @@
 // "undefined" cell. Writes docs/screenshots/trigger-panel.png and estimate-table.png.
 import type { Page } from 'playwright-core';
 
-import { CUSTOM_PREFIX } from '../../scripts/realN8n';
 import { exampleId } from '../../scripts/stack';
 import type { DevStack } from '../../scripts/uiDev';
-import { manualStart, SANDBOX_KEY } from '../e2e/shared';
-import { openEditorSession, type Editor, type EditorSession } from './editor';
+import { creditsLeft, scratchWorkflow, useEditorSession, type Editor, type EditorSession } from './editor';
 
-let session: EditorSession;
 let dev: DevStack;
 let page: Page;
 let ed: Editor;
-
-beforeAll(async () => {
-	session = await openEditorSession();
-	({ dev, page, ed } = session);
-	await ed.signIn();
-}, 20 * 60_000);
-
-afterAll(async () => {
-	await session?.close();
-});
-
-async function credits(): Promise<number> {
-	const res = await fetch(`${dev.apiBase}/me`, { headers: { authorization: `Bearer ${dev.apiKey}` } });
-	return ((await res.json()) as { credits: number }).credits;
-}
+let rest: EditorSession['rest'];
+useEditorSession((session) => ({ dev, page, ed, rest } = session));
+const credits = () => creditsLeft(dev);
 
 test('the trigger panel: labelled credential boxes, then at most two short notices before the first field', async () => {
 	await ed.openWorkflow(exampleId(6));
@@ -70,35 +55,19 @@ test('the trigger panel: labelled credential boxes, then at most two short notic
 
 test('Estimate Cost in Table view: the total in the first column, no "undefined" cell, nothing charged', async () => {
 	const name = 'Estimate Three Pictures';
-	const wf = await session.rest<{ id: string }>('/rest/workflows', {
-		method: 'POST',
-		body: JSON.stringify({
-			name: 'UI test: Estimate Cost table',
-			nodes: [
-				manualStart(),
-				{
-					id: 'estimate',
-					name,
-					type: `${CUSTOM_PREFIX}mediaGen`,
-					typeVersion: 1,
-					position: [240, 0],
-					parameters: {
-						resource: 'generation',
-						operation: 'estimateCost',
-						kind: 'image',
-						model: { __rl: true, mode: 'list', value: 'studio-image-v1' },
-						prompt: '={{ $json.prompt }}',
-					},
-					credentials: SANDBOX_KEY,
-				},
-			],
-			connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
-			pinData: { Start: ['a red kite', 'a blue kite', 'a green kite'].map((prompt) => ({ json: { prompt } })) },
-			settings: { executionOrder: 'v1' },
-		}),
+	const id = await scratchWorkflow(rest, {
+		name,
+		parameters: {
+			resource: 'generation',
+			operation: 'estimateCost',
+			kind: 'image',
+			model: { __rl: true, mode: 'list', value: 'studio-image-v1' },
+			prompt: '={{ $json.prompt }}',
+		},
+		pinned: ['a red kite', 'a blue kite', 'a green kite'].map((prompt) => ({ prompt })),
 	});
 	const left = await credits();
-	await ed.openWorkflow(wf.id);
+	await ed.openWorkflow(id);
 	await ed.openNode(name);
 	await page.locator('[data-test-id="node-execute-button"]').click();
 	const out = page.locator('[data-test-id="output-panel"]');

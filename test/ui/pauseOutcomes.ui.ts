@@ -5,78 +5,44 @@
 // Writes docs/screenshots/pause-failure-output.png and execution-hints.png.
 import type { Page } from 'playwright-core';
 
-import { CUSTOM_PREFIX } from '../../scripts/realN8n';
 import type { DevStack } from '../../scripts/uiDev';
 import { NO_SIGNING_SECRET_CHOSEN } from '../../nodes/MediaGen/pause/pauseRuns';
-import { openEditorSession, type Editor, type EditorSession } from './editor';
-import { manualStart, SANDBOX_KEY } from '../e2e/shared';
+import { creditsLeft, scratchWorkflow, useEditorSession, type Editor, type EditorSession } from './editor';
+import { SANDBOX_KEY } from '../e2e/shared';
 
 let dev: DevStack;
-let session: EditorSession;
 let page: Page;
 let ed: Editor;
 let rest: EditorSession['rest'];
+useEditorSession((session) => ({ dev, page, ed, rest } = session));
 
-const NODE = `${CUSTOM_PREFIX}mediaGen`;
 const SIGNING_SECRET = {
 	mediaGenWebhookApi: { id: 'mediagenSandboxWebhook', name: 'Media Generation sandbox webhook' },
 };
-
-beforeAll(async () => {
-	session = await openEditorSession();
-	({ dev, page, ed } = session);
-	rest = session.rest;
-	await ed.signIn();
-}, 20 * 60_000);
-
-afterAll(async () => {
-	await session?.close();
-});
-
-async function credits(): Promise<number> {
-	const res = await fetch(`${dev.apiBase}/me`, { headers: { authorization: `Bearer ${dev.apiKey}` } });
-	return ((await res.json()) as { credits: number }).credits;
-}
+const credits = () => creditsLeft(dev);
 
 /** Start (its output pinned to `prompts`, one item each) → a Generate step `name`, made through n8n's REST API. */
-async function workflow(
+const workflow = (
 	name: string,
 	parameters: Record<string, unknown>,
 	prompts: string[],
-	extra: Record<string, unknown> = {},
-	credentials: Record<string, unknown> = SANDBOX_KEY,
-): Promise<string> {
-	const wf = await rest<{ id: string }>('/rest/workflows', {
-		method: 'POST',
-		body: JSON.stringify({
-			name: `UI test: ${name}`,
-			nodes: [
-				manualStart(),
-				{
-					id: 'gen',
-					name,
-					type: NODE,
-					typeVersion: 1,
-					position: [240, 0],
-					parameters: {
-						resource: 'generation',
-						operation: 'generate',
-						kind: 'image',
-						model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
-						prompt: '={{ $json.prompt }}',
-						...parameters,
-					},
-					credentials,
-					...extra,
-				},
-			],
-			connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
-			pinData: { Start: prompts.map((prompt) => ({ json: { prompt } })) },
-			settings: { executionOrder: 'v1' },
-		}),
+	settings: Record<string, unknown> = {},
+	credentials: object = SANDBOX_KEY,
+) =>
+	scratchWorkflow(rest, {
+		name,
+		parameters: {
+			resource: 'generation',
+			operation: 'generate',
+			kind: 'image',
+			model: { __rl: true, mode: 'id', value: 'studio-image-v1' },
+			prompt: '={{ $json.prompt }}',
+			...parameters,
+		},
+		credentials,
+		settings,
+		pinned: prompts.map((prompt) => ({ prompt })),
 	});
-	return wf.id;
-}
 
 /** Picks the entry of dropdown `name` whose title starts with `start` (titles may gain words; this one's value stays). */
 async function pickStartingWith(name: string, start: string): Promise<void> {

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 
 import { REPO } from '../../scripts/realN8n';
 import type { DevStack } from '../../scripts/uiDev';
-import { openEditorSession, type Editor, type EditorSession } from './editor';
+import { createWorkflow, useEditorSession, type Editor, type EditorSession } from './editor';
 
 interface Recipe {
 	name: string;
@@ -30,34 +30,13 @@ const readRecipe = (file: string) =>
 	JSON.parse(readFileSync(path.join(REPO, 'examples/recipes', file), 'utf8')) as Recipe;
 
 let dev: DevStack;
-let session: EditorSession;
 let page: Page;
 let ed: Editor;
-const idOf: Record<string, string> = {};
 let rest: EditorSession['rest'];
-
-beforeAll(async () => {
-	session = await openEditorSession();
-	({ dev, page, ed } = session);
-	rest = session.rest;
-	for (const [file] of CANVASES) {
-		const recipe = readRecipe(file);
-		const created = await rest<{ id: string }>('/rest/workflows', {
-			method: 'POST',
-			body: JSON.stringify({
-				name: recipe.name,
-				nodes: recipe.nodes,
-				connections: recipe.connections,
-				settings: recipe.settings,
-			}),
-		});
-		idOf[file] = created.id;
-	}
-	await ed.signIn();
-}, 20 * 60_000);
-
-afterAll(async () => {
-	await session?.close();
+const idOf: Record<string, string> = {};
+useEditorSession(async (session) => {
+	({ dev, page, ed, rest } = session);
+	for (const [file] of CANVASES) idOf[file] = await createWorkflow(rest, readRecipe(file));
 });
 
 test.each(CANVASES)('%s on the canvas, with its sticky note', async (file, shot) => {

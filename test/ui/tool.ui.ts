@@ -6,33 +6,14 @@
 import type { Page } from 'playwright-core';
 
 import { readExample } from '../../scripts/realN8n';
-import { openEditorSession, type Editor, type EditorSession } from './editor';
+import { createWorkflow, useEditorSession, type Editor } from './editor';
 
-let session: EditorSession;
 let page: Page;
 let ed: Editor;
 let workflowId = '';
-
-beforeAll(async () => {
-	session = await openEditorSession();
+useEditorSession(async (session) => {
 	({ page, ed } = session);
-	const rest = session.rest;
-	const example = readExample('07-mcp-server-tools.json');
-	const created = await rest<{ id: string }>('/rest/workflows', {
-		method: 'POST',
-		body: JSON.stringify({
-			name: example.name,
-			nodes: example.nodes,
-			connections: example.connections,
-			settings: example.settings,
-		}),
-	});
-	workflowId = created.id;
-	await ed.signIn();
-}, 20 * 60_000);
-
-afterAll(async () => {
-	await session?.close();
+	workflowId = await createWorkflow(session.rest, readExample('07-mcp-server-tools.json'));
 });
 
 test('example 07 on the canvas: the MCP Server Trigger with our three tools attached', async () => {
