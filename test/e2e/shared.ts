@@ -1,11 +1,14 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // What the real-n8n suites (test/e2e, test/e2e-queue, test/ui) share: a fresh n8n started with credentials and
 // published workflows, the sandbox API key credential as they import it, the Manual Trigger that starts a workflow,
-// waiting for n8n to register a production webhook, and reading n8n's stored execution data (flatted).
+// a trigger workflow, waiting for n8n to register a production webhook, and reading n8n's stored execution data (flatted).
+import { randomUUID } from 'node:crypto';
+
 import type { Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
 import {
 	activateWorkflow,
+	CUSTOM_PREFIX,
 	importCredentials,
 	importWorkflow,
 	ownerSession,
@@ -65,6 +68,32 @@ export function manualStart(id = 'start') {
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: {},
+	};
+}
+
+export const TRIGGER = 'Media Generation Trigger';
+
+/** A workflow `name` (ID `id`): our trigger on webhook `webhookId`, with `credentials`, → a No Operation node. */
+export function triggerWorkflow(w: {
+	id: string;
+	name: string;
+	webhookId: string;
+	credentials: object;
+	parameters?: object;
+	settings?: object;
+}) {
+	const { id, name, webhookId, credentials, parameters = {}, settings = {} } = w;
+	const trigger = { id: randomUUID(), name: TRIGGER, type: `${CUSTOM_PREFIX}mediaGenTrigger`, typeVersion: 1 };
+	const noOp = { id: randomUUID(), name: 'Finished Run', type: 'n8n-nodes-base.noOp', typeVersion: 1 };
+	return {
+		id,
+		name,
+		nodes: [
+			{ ...trigger, position: [0, 0], webhookId, parameters, credentials },
+			{ ...noOp, position: [240, 0], parameters: {} },
+		],
+		connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
+		settings,
 	};
 }
 

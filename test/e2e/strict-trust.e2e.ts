@@ -9,7 +9,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 
 import type { Account } from '../../sandbox/types';
 import { newWebhookSecret } from '../../sandbox/webhooks';
-import { CUSTOM_PREFIX, importCredentials, importWorkflow, activateWorkflow } from '../../scripts/realN8n';
+import { importCredentials, importWorkflow, activateWorkflow } from '../../scripts/realN8n';
 import {
 	charged as chargedTo,
 	execution,
@@ -17,7 +17,6 @@ import {
 	generateOutput,
 	keyCredential,
 	knownIds,
-	node as pauseStackNode,
 	nextEnded,
 	secretCredential,
 	startBatch,
@@ -27,6 +26,7 @@ import {
 	type PauseStack,
 } from './pauseStack';
 import { heldVideoRun, startHeldFileServer } from '../helpers/heldFileServer';
+import { triggerWorkflow } from './shared';
 
 const PAUSED = 'mgStrictPause001';
 const LOST = 'mgStrictLost0001';
@@ -41,26 +41,11 @@ let account: Account;
 const charged = () => chargedTo(stack.sb, account);
 const triggerUrl = (workflowId: string) => `http://127.0.0.1:${stack.n8n.port}/webhook/${hookIds[workflowId]}/webhook`;
 
-function triggerWorkflow(id: string, credentials: Record<string, { id: string; name: string }>, parameters = {}) {
+function strictTriggerWorkflow(id: string, credentials: Record<string, { id: string; name: string }>, parameters = {}) {
 	hookIds[id] = randomUUID();
-	const trigger = {
-		id: randomUUID(),
-		name: 'Media Generation Trigger',
-		type: `${CUSTOM_PREFIX}mediaGenTrigger`,
-		typeVersion: 1,
-		position: [0, 0],
-		webhookId: hookIds[id],
-		parameters,
-		credentials,
-	};
-	const noOp = pauseStackNode('Finished Run', 'n8n-nodes-base.noOp', 1, 240, {});
-	return {
-		id,
-		name: `Strict trigger (${id})`,
-		nodes: [trigger, noOp],
-		connections: { 'Media Generation Trigger': { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
-		settings: { saveDataSuccessExecution: 'all' },
-	};
+	const name = `Strict trigger (${id})`;
+	const settings = { saveDataSuccessExecution: 'all' };
+	return triggerWorkflow({ id, name, webhookId: hookIds[id], credentials, parameters, settings });
 }
 
 beforeAll(async () => {
@@ -83,12 +68,12 @@ beforeAll(async () => {
 				]);
 				const secret = { id: secretCredential(own), name: 'Sandbox signing secret' };
 				const workflows = [
-					triggerWorkflow(WITH_KEY, {
+					strictTriggerWorkflow(WITH_KEY, {
 						mediaGenWebhookApi: secret,
 						mediaGenApi: { id: keyCredential(own), name: 'Sandbox key' },
 					}),
-					triggerWorkflow(WITHOUT_KEY, { mediaGenWebhookApi: secret }),
-					triggerWorkflow(
+					strictTriggerWorkflow(WITHOUT_KEY, { mediaGenWebhookApi: secret }),
+					strictTriggerWorkflow(
 						DOWNLOADS,
 						{ mediaGenWebhookApi: { id: 'mgDownloadSecret', name: 'Download secret' } },
 						{ downloadOutputs: true },

@@ -6,7 +6,6 @@ import { createHmac, randomUUID } from 'node:crypto';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import {
-	CUSTOM_PREFIX,
 	ownerSession,
 	rest,
 	restartServer,
@@ -14,13 +13,12 @@ import {
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
-import { startN8nWith, untilRegistered } from './shared';
+import { startN8nWith, TRIGGER, triggerWorkflow, untilRegistered } from './shared';
 
 // 16 characters, like the ids n8n gives: n8n 1.x saves static data only for ids of at most 16
 // (isWorkflowIdValid in cli/src/utils.ts); the 17-character id used before made every save a no-op there.
 const WORKFLOW_ID = 'mgTriggerDurable';
 const WORKFLOW_PATH = `/rest/workflows/${WORKFLOW_ID}`;
-const TRIGGER = 'Media Generation Trigger';
 const SECRET = newWebhookSecret();
 const webhookId = randomUUID();
 let n8n: N8nInstance;
@@ -110,31 +108,12 @@ beforeAll(async () => {
 		type: 'mediaGenWebhookApi',
 		data: { secret: SECRET, previousSecret: ' ' },
 	};
-	const trigger = {
-		id: randomUUID(),
-		name: TRIGGER,
-		type: `${CUSTOM_PREFIX}mediaGenTrigger`,
-		typeVersion: 1,
-		position: [0, 0],
-		webhookId,
-		parameters: {},
-		credentials: { mediaGenWebhookApi: { id: 'mgDurableSecret', name: 'Durable trigger secret' } },
-	};
-	const noOp = {
-		id: randomUUID(),
-		name: 'Finished Run',
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [240, 0],
-		parameters: {},
-	};
-	const workflow = {
+	const workflow = triggerWorkflow({
 		id: WORKFLOW_ID,
 		name: 'Trigger durability',
-		nodes: [trigger, noOp],
-		connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
-		settings: {},
-	};
+		webhookId,
+		credentials: { mediaGenWebhookApi: { id: 'mgDurableSecret', name: 'Durable trigger secret' } },
+	});
 	({ n8n, cookie } = await startN8nWith([secret], [workflow]));
 	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${webhookId}/webhook`;
 	await webhookReady();

@@ -11,11 +11,10 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
 import { newWebhookSecret } from '../../sandbox/webhooks';
-import { CUSTOM_PREFIX, rest, stopServer, type N8nInstance } from '../../scripts/realN8n';
-import { SANDBOX_KEY, sandboxKeyCredential, startN8nWith, untilRegistered } from './shared';
+import { rest, stopServer, type N8nInstance } from '../../scripts/realN8n';
+import { SANDBOX_KEY, sandboxKeyCredential, startN8nWith, triggerWorkflow, untilRegistered } from './shared';
 
 const WORKFLOW_ID = 'mgTriggerForgery';
-const TRIGGER = 'Media Generation Trigger';
 const webhookId = randomUUID();
 let sb: Sandbox;
 let account: Account;
@@ -91,31 +90,13 @@ beforeAll(async () => {
 		type: 'mediaGenWebhookApi',
 		data: { secret: account.webhookSecret, previousSecret: '' },
 	};
-	const trigger = {
-		id: randomUUID(),
-		name: TRIGGER,
-		type: `${CUSTOM_PREFIX}mediaGenTrigger`,
-		typeVersion: 1,
-		position: [0, 0],
-		webhookId,
-		parameters: {},
-		credentials: { mediaGenWebhookApi: { id: secret.id, name: secret.name }, ...SANDBOX_KEY },
-	};
-	const noOp = {
-		id: randomUUID(),
-		name: 'Finished Run',
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [240, 0],
-		parameters: {},
-	};
-	const workflow = {
+	const workflow = triggerWorkflow({
 		id: WORKFLOW_ID,
 		name: 'Trigger forgery',
-		nodes: [trigger, noOp],
-		connections: { [TRIGGER]: { main: [[{ node: 'Finished Run', type: 'main', index: 0 }]] } },
+		webhookId,
+		credentials: { mediaGenWebhookApi: { id: secret.id, name: secret.name }, ...SANDBOX_KEY },
 		settings: { saveDataSuccessExecution: 'all' },
-	};
+	});
 	({ n8n, cookie } = await startN8nWith([sandboxKeyCredential(sb, account), secret], [workflow]));
 	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${webhookId}/webhook`;
 	await untilRegistered(n8n, hookUrl, "The trigger's webhook");
