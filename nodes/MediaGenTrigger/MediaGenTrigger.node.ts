@@ -28,7 +28,8 @@ import { headerOf, verifyDelivery } from '../shared/signature';
 import { outcomeOf, readClaim } from './claim';
 import { isRepeatDelivery, wasAccepted } from './dedupe';
 import { modelIds, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
-import { confirmClaim, finishAfterAnswering, hasApiCredential, refusedDeliveryLog } from './readBack';
+import { confirmClaim, hasApiCredential, refusedDeliveryLog } from './readBack';
+import { finishAfterAnswering } from '../shared/runReadBack';
 
 /** The answer to a delivery whose read-back outlasts the service's 10 s: the service's retry then gets 200. */
 const STILL_CHECKING = {

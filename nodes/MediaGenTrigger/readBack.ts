@@ -13,18 +13,12 @@
 // the memory is bounded (dedupe.ts MAX_REMEMBERED), so more than that many accepted runs within 48 h could push
 // one out early.
 import type { IWebhookFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import type { RunRecord } from '../shared/records';
 import { readFinalRun } from '../shared/runReadBack';
 import { getIdentity } from '../shared/transport';
 import { recordDifference, type Claim } from './claim';
 
-/**
- * The service counts an answer later than 10 s as a failed delivery. n8n's own work before and after webhook()
- * comes out of that too, so a read still going after this long is answered first and finished afterwards.
- */
-export const ANSWER_WITHIN_MS = 6_000;
 /** The read itself, once the call is answered: as long as a slow service may take. */
 const READ_MS = 60_000;
 
@@ -47,18 +41,6 @@ export async function confirmClaim(
 	if (!run) return { problem: `its run ${claim.runId} did not read back as a finished run of the account` };
 	const difference = recordDifference(claim.body, run);
 	return difference ? { problem: `${difference} (run ${run.id} as read back)` } : { run };
-}
-
-/**
- * `work`'s result; when it takes longer than ANSWER_WITHIN_MS, `late()` is called first (it answers the call)
- * and the work is still awaited to its end.
- */
-export async function finishAfterAnswering<T>(work: Promise<T>, late: () => void): Promise<T> {
-	const timedOut = Symbol('late');
-	const first = await Promise.race([work, sleep(ANSWER_WITHIN_MS).then(() => timedOut)]);
-	if (first !== timedOut) return first as T;
-	late();
-	return await work;
 }
 
 /** What n8n's log says when a delivery is refused for its signature: which secret was expected, and the way out. */

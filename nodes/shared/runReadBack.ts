@@ -3,6 +3,7 @@
 // record of another identity is not found, so only the account's own runs can be read back. A final run keeps its
 // status as the service gives it: CANCELED is neither succeeded nor failed (shared/records.ts FINAL_STATUSES).
 import type { IWebhookFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { generationAnswerProblem } from './answers';
 import { FINAL_STATUSES, type RunRecord } from './records';
@@ -49,4 +50,23 @@ export function isSignatureMismatch(verdict: { reason: string; field?: string })
 		verdict.reason === 'Signature does not match' ||
 		verdict.reason === 'No v1 signature in webhook-signature'
 	);
+}
+
+/**
+ * The service counts a delivery not answered 2xx within 10 s as failed and sends it again (Delivery rules 1 and 2).
+ * n8n's own work before and after webhook() comes out of that too, so a read still going after this long is
+ * answered first and finished afterwards.
+ */
+export const ANSWER_WITHIN_MS = 6_000;
+
+/**
+ * `work`'s result; when it takes longer than ANSWER_WITHIN_MS, `late()` is called first (it answers the call)
+ * and the work is still awaited to its end. A race, not an aborted timer: n8n 1.x's sleep takes no abort signal.
+ */
+export async function finishAfterAnswering<T>(work: Promise<T>, late: () => void): Promise<T> {
+	const timedOut = Symbol('late');
+	const first = await Promise.race([work, sleep(ANSWER_WITHIN_MS).then(() => timedOut)]);
+	if (first !== timedOut) return first as T;
+	late();
+	return await work;
 }

@@ -22,7 +22,7 @@ import { sleep } from 'n8n-workflow';
 import { verifyDelivery, type VerifyResult } from '../../shared/signature';
 import { getIdentity } from '../../shared/transport';
 import { runRecordProblem } from '../../shared/answers';
-import { readFinalRun } from '../../shared/runReadBack';
+import { finishAfterAnswering, readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
 import { batchKeyOf, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from './pauseState';
 import { BatchWalk, type BatchReport } from './batchWalk';
@@ -46,12 +46,6 @@ export const resumeWebhooks: IWebhookDescription[] = [
 /** After a call has built the output, others wait this long before they may try (n8n may not have resumed). */
 const RESUME_CLAIM_MS = 30_000;
 const SLOT_WAIT_MAX_MS = 15_000;
-/**
- * The service counts a delivery not answered 2xx within 10 seconds as failed and sends it again (Delivery rules
- * 1 and 2), and each of its reads may take far longer. A call that must ask the service before it can answer
- * (a read-back) answers "deliver again later" after this long, and goes on with its read.
- */
-const ANSWER_WITHIN_MS = 6_000;
 
 /** The batch the step recorded before pausing (node context data, saved with the waiting execution). */
 function readPauseState(ctx: IWebhookFunctions): PauseState | undefined {
@@ -120,17 +114,9 @@ async function readBackInTime(
 		);
 		memory.readingBack.set(target.runId, reading);
 	}
-	const done = new AbortController();
-	const late = sleep(ANSWER_WITHIN_MS, done.signal).then(
-		() => answer(503, { error: 'retry', message: 'Checking this run with the service: please deliver it again.' }),
-		() => undefined,
+	return await finishAfterAnswering(reading, () =>
+		answer(503, { error: 'retry', message: 'Checking this run with the service: please deliver it again.' }),
 	);
-	try {
-		return await reading;
-	} finally {
-		done.abort();
-		await late;
-	}
 }
 type Handled =
 	| { respond: IWebhookResponseData }

@@ -8,9 +8,16 @@
 // A keyed run that comes back FAILED (refunded, from an earlier try) is followed by a fresh run under
 // key-r2 …; a keyed run made for another prompt or model is refused instead of returning the wrong file.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { apiRequest, isBusySubmission, isLostAnswer, MediaGenApiError, type Identity } from '../../shared/transport';
+import {
+	apiRequest,
+	isBusySubmission,
+	isLostAnswer,
+	MediaGenApiError,
+	sleepUnlessAborted,
+	type Identity,
+} from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { MAX_FRESH_RUNS, requestKeyAdvice, retryKey, type BatchKeys } from './requestKey';
@@ -163,7 +170,7 @@ async function submitWithKey(
 			const busyPause = Math.min(s.settings.pollIntervalMs * 1.5 ** busy, BUSY_BACKOFF_MAX_MS);
 			if (isBusySubmission(failure) && waitForSlot && Date.now() + busyPause <= deadline) {
 				busy++;
-				await sleep(busyPause, signal);
+				await sleepUnlessAborted(busyPause, signal);
 				continue;
 			}
 			if (!isLostAnswer(failure)) {
@@ -177,7 +184,7 @@ async function submitWithKey(
 			lost++;
 			const pauseMs = Math.min(1000 * 2 ** lost, LOST_ANSWER_PAUSE_MAX_MS, deadline - Date.now());
 			if (pauseMs > 0) {
-				await sleep(pauseMs, signal);
+				await sleepUnlessAborted(pauseMs, signal);
 				continue;
 			}
 			throw lostSubmissionError(s, body, firstKey, tries, failure);

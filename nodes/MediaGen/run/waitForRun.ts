@@ -4,9 +4,15 @@
 // waited through (with backoff) until the time limit, so a short outage never loses a paid run.
 // When to read is pollSchedule's: planned from how long this model's runs took so far in this n8n instance.
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { apiRequest, isRetryableRead, type ApiContext, type Identity } from '../../shared/transport';
+import {
+	apiRequest,
+	isRetryableRead,
+	sleepUnlessAborted,
+	type ApiContext,
+	type Identity,
+} from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
@@ -95,7 +101,7 @@ export async function waitForRun(
 			);
 			throw addRunDetails(late, { errorCode: TIME_LIMIT_CODE });
 		}
-		await sleep(Math.max(0, Math.min(pauseMs, deadline - Date.now())), signal);
+		await sleepUnlessAborted(Math.max(0, Math.min(pauseMs, deadline - Date.now())), signal);
 		if (signal?.aborted) {
 			const error = new NodeOperationError(
 				ctx.getNode(),

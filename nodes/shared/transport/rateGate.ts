@@ -2,7 +2,7 @@
 // answers: when a window is spent, the next request waits for its reset instead of provoking a 429.
 // Shared per identity (by fingerprint) in memory. Requests still in flight are counted
 // against the budget a header reports, because the header could not know about them yet.
-import { sleep } from 'n8n-workflow';
+import { sleepUnlessAborted } from './sleep';
 
 export type RateBucket = 'submit' | 'read' | 'upload';
 
@@ -60,7 +60,7 @@ export async function acquireRateBudget(
 		// Past the caller's deadline the request goes out anyway; a 429 then ends it without a wait.
 		if (deadline !== undefined && now >= deadline) break;
 		const until = Math.min((b.resetAt ?? now) + 25, deadline ?? Infinity);
-		await sleep(Math.min(Math.max(until - now, 1), 65_000), signal);
+		await sleepUnlessAborted(Math.min(Math.max(until - now, 1), 65_000), signal);
 	}
 	if (b.remaining !== undefined) b.remaining--;
 	b.inFlight++;

@@ -1,7 +1,7 @@
 // The request loop: one API request sent, waited out (Retry-After, rate-limit headers) and sent again where
 // that is safe, until it is answered or fails with a MediaGenApiError in plain words.
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	apiError,
@@ -15,6 +15,7 @@ import { describeApiError, ERROR_ADVICE } from './errorTable';
 import { isTransportFailure } from './failureClasses';
 import { getIdentity, type ApiContext, type Identity } from './identity';
 import { acquireRateBudget, type RateBucket } from './rateGate';
+import { sleepUnlessAborted } from './sleep';
 
 export interface ApiRequest {
 	method: IHttpRequestMethods;
@@ -85,7 +86,7 @@ function carriesServiceCode(body: unknown): boolean {
 /** Sleeps unless that would pass the deadline; returns false (without sleeping) when it would. */
 async function pause(ms: number, deadline: number | undefined, signal?: AbortSignal): Promise<boolean> {
 	if (deadline !== undefined && Date.now() + ms > deadline) return false;
-	await sleep(ms, signal);
+	await sleepUnlessAborted(ms, signal);
 	return true;
 }
 
