@@ -66,7 +66,8 @@ export async function runToItem(
  * sends to the error output. n8n routes an item there, also on a resume, only when `error` and `message` are its only
  * fields (n8n-core's handleNodeErrorOutput, 1.123.81 and 2.41.1 alike: 2.41.1 also allows `details`, 1.123.81 does
  * not), so the run ID and refund are in those words: the error names the run, the message says what came back and
- * what to do. n8n adds the input item's fields to it.
+ * what to do. n8n adds the input item's fields to it. An item carrying an `error` object would be routed too, but
+ * n8n first cuts its fields down to that error's message (normalizeNodeErrors).
  */
 export function withErrorOutput(
 	ctx: IExecuteFunctions | IWebhookFunctions,
