@@ -201,7 +201,7 @@ describe('Kind from an expression (one step for mixed kinds)', () => {
 		);
 		expect(video.fields.length).toBeGreaterThan(0);
 		const none = await getModelSummary.call(ctx({ kind, model: { __rl: true, mode: 'list', value: '' } }));
-		expect(none.emptyFieldsNotice).toBe('No model chosen: each item uses the cheapest free model of its kind.');
+		expect(none.emptyFieldsNotice).toBe('No model chosen: each item uses the cheapest free-tier model of its kind.');
 	});
 });
 

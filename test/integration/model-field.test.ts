@@ -1,5 +1,5 @@
 // Generate's Model field (issue 42, points 3 and 5), through n8n-core (WorkflowExecute, LoadOptionsContext and the
-// tool n8n builds from the tool variant) against the sandbox: Model left empty runs the kind's cheapest free model
+// tool n8n builds from the tool variant) against the sandbox: Model left empty runs the kind's cheapest free-tier model
 // read from the catalogue, and About the Model names it; on the tool variant the list's first entry leaves the model
 // to the AI agent and writes the kind's IDs with their prices into what the agent reads (the tool's input schema).
 import type { IDataObject } from 'n8n-workflow';
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => backend.sandbox.close());
 
-/** What the catalogue says the default of a kind is: its cheapest free model, else its cheapest. */
+/** What the catalogue says the default of a kind is: its cheapest free-tier model, else its cheapest. */
 const expectedDefault = async (kind: string) => defaultModel(await readCatalogue(backend.sandbox.baseUrl), kind);
 
 const ctx = (params: IDataObject, type?: string) =>
@@ -29,7 +29,7 @@ const ctx = (params: IDataObject, type?: string) =>
 
 describe('Model left empty', () => {
 	test.each(['image', 'video', 'music'])(
-		'%s: the step runs the cheapest free model of the kind, charged its price',
+		'%s: the step runs the cheapest free-tier model of the kind, charged its price',
 		async (kind) => {
 			const expected = await expectedDefault(kind);
 			const before = backend.charges();
@@ -58,7 +58,7 @@ describe('Model left empty', () => {
 		const about = String((await getModelSummary.call(c)).emptyFieldsNotice);
 		expect(about).toMatch(
 			new RegExp(
-				`^<b>No model chosen</b>: the step uses ${studio.name}, the cheapest free image model in the catalogue\\. ` +
+				`^<b>No model chosen</b>: the step uses ${studio.name}, the cheapest free-tier image model in the catalogue\\. ` +
 					'Pick another above\\.<br><b>',
 			),
 		);

@@ -202,7 +202,7 @@ describe('Generate, kind by kind', () => {
 		await openGenerate(generate('image'));
 		// Model empty: About the Model names the model the step will use, and the Options box shows its options.
 		expect(await ed.aboutText()).toMatch(
-			/^No model chosen: the step uses Studio Image, the cheapest free image model in the catalogue\./,
+			/^No model chosen: the step uses Studio Image, the cheapest free-tier image model in the catalogue\./,
 		);
 		const list = await ed.locatorList();
 		expect(list).toHaveLength(14);
@@ -244,7 +244,7 @@ describe('Generate, kind by kind', () => {
 	test('Kind → Video: the image model is emptied and About the Model names the default; a video model brings its options, Sound at its default', async () => {
 		await openGenerate(generate('image', 'studio-image-v1'));
 		await ed.pick('kind', 'Video');
-		const lead = 'No model chosen: the step uses Studio Video, the cheapest free video model in the catalogue.';
+		const lead = 'No model chosen: the step uses Studio Video, the cheapest free-tier video model in the catalogue.';
 		expect(
 			await ed.until(
 				() => ed.aboutText(),

@@ -1,6 +1,6 @@
 // Generate's Model field in the editor (issue 42, points 3, 5 and 6), through `npm run dev` (sandbox + real n8n with
 // the package) in Debian's chromium: a first image from an empty canvas without touching Model (the step runs the
-// kind's cheapest free model and About the Model names it); a Kind change empties a model of the old kind; on the
+// kind's cheapest free-tier model and About the Model names it); a Kind change empties a model of the old kind; on the
 // tool variant, "Let the AI Agent Choose" turns Model into n8n's "defined by the model" field with the kind's model
 // IDs and prices in its description. Writes docs/screenshots/model-default.png and model-agent-choice.png.
 import type { Page } from 'playwright-core';
@@ -31,7 +31,7 @@ const generate = (kind: string, model: string) => ({
 
 const modelInput = () => ed.param('model').locator('[data-test-id="rlc-input"]').first();
 
-test('a first image from an empty canvas, Model untouched: the cheapest free image model runs, named beforehand', async () => {
+test('a first image from an empty canvas, Model untouched: the cheapest free-tier image model runs, named beforehand', async () => {
 	const images = (await readCatalogue(dev.apiBase)).filter((m) => m.kind === 'image');
 	const house = defaultModel(images, 'image');
 	await ed.newWorkflowFromManualTrigger();
@@ -55,7 +55,7 @@ test('a first image from an empty canvas, Model untouched: the cheapest free ima
 	// Model is empty and says what empty means; About the Model names the model the step will use.
 	expect(await modelInput().inputValue()).toBe('');
 	expect(await modelInput().getAttribute('placeholder')).toBe('Cheapest free model of the kind');
-	const lead = `No model chosen: the step uses ${house.name}, the cheapest free image model in the catalogue.`;
+	const lead = `No model chosen: the step uses ${house.name}, the cheapest free-tier image model in the catalogue.`;
 	expect(
 		await ed.until(
 			() => ed.aboutText(),
@@ -96,7 +96,7 @@ test('Kind → Music after an image model: the image model is emptied, the list 
 			(v) => v === '',
 		),
 	).toBe('');
-	const free = cheapest.free_tier ? 'cheapest free' : 'cheapest';
+	const free = cheapest.free_tier ? 'cheapest free-tier' : 'cheapest';
 	const lead = `No model chosen: the step uses ${cheapest.name}, the ${free} music model in the catalogue.`;
 	expect(
 		await ed.until(
@@ -180,11 +180,11 @@ test('the tool variant: "Let the AI Agent Choose" gives the agent the image mode
 	await ed.closeNode();
 });
 
-test("Kind from an expression: its notice says Model can stay empty (each item its kind's cheapest free model)", async () => {
+test("Kind from an expression: its notice says Model can stay empty (each item its kind's cheapest free-tier model)", async () => {
 	await ed.openWorkflow(await scratch('Kind Expression', { ...generate('image', ''), kind: '={{ $json.kind }}' }));
 	await ed.openNode('Kind Expression');
 	expect(await ed.parameters.innerText()).toContain(
-		"Leave Model empty for the cheapest free model of each item's kind, or give it By ID with an expression too",
+		"Leave Model empty for the cheapest free-tier model of each item's kind, or give it By ID with an expression too",
 	);
 	await ed.closeNode();
 });

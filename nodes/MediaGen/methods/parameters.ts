@@ -71,7 +71,7 @@ export async function findModelFor(
 	const musicMode = readParameter(ctx, 'musicMode') || undefined;
 	if (id === undefined) return { problem: modelExpressionProblem(ctx, kind) };
 	if (!id) {
-		if (!kind) return { problem: 'No model chosen: each item uses the cheapest free model of its kind.' };
+		if (!kind) return { problem: 'No model chosen: each item uses the cheapest free-tier model of its kind.' };
 		const model = defaultModel(await getModels(ctx), kind);
 		if (!model) return { problem: `The catalogue has no ${kind} model: change Kind.` };
 		return { model, musicMode, chosen: false };

@@ -153,7 +153,7 @@ export function modelSummary(model: CatalogueModel, musicMode?: string): string 
 
 /** The first line of About the Model while Model is empty: which model the step will use, and why that one. */
 export function defaultModelLead(model: CatalogueModel): string {
-	const which = model.free_tier ? `cheapest free ${model.kind} model` : `cheapest ${model.kind} model`;
+	const which = model.free_tier ? `cheapest free-tier ${model.kind} model` : `cheapest ${model.kind} model`;
 	return `<b>No model chosen</b>: the step uses ${model.name}, the ${which} in the catalogue. Pick another above.`;
 }
 

@@ -66,8 +66,8 @@ export const generateFields: INodeProperties[] = [
 		displayName:
 			'Kind comes from an expression, so the kind is known per item only when the step runs. Every field is shown ' +
 			'here; for each item only the fields of its kind are used (Music Mode for music; Reference Images, Negative ' +
-			'Prompt, End Frame and Driving Audio for image and video). Leave Model empty for the cheapest free model of ' +
-			"each item's kind, or give it By ID with an expression too, for example {{ $json.model }}.",
+			'Prompt, End Frame and Driving Audio for image and video). Leave Model empty for the cheapest free-tier ' +
+			"model of each item's kind, or give it By ID with an expression too, for example {{ $json.model }}.",
 		name: 'kindExpressionNotice',
 		type: 'notice',
 		default: '',
@@ -78,13 +78,14 @@ export const generateFields: INodeProperties[] = [
 		displayName: 'Model',
 		name: 'model',
 		type: 'resourceLocator',
-		// Empty: the kind's cheapest free model, chosen from the catalogue when the step runs (About the Model names it).
+		// Empty: the kind's cheapest free-tier model, chosen from the catalogue when the step runs (About the Model
+		// names it).
 		default: { mode: 'list', value: '' },
 		// n8n's editor empties the model when Kind changes, so no model of another kind stays chosen.
 		typeOptions: { loadOptionsDependsOn: ['kind'] },
 		description:
 			"The model that makes the file. The list shows each model's price in credits at its default options. " +
-			'Left empty, the step uses the cheapest free model of the kind in the catalogue.',
+			'Left empty, the step uses the cheapest free-tier model of the kind in the catalogue.',
 		modes: [
 			{
 				displayName: 'From List',
@@ -305,7 +306,7 @@ function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
 /** Reads and checks one item's parameters; throws before any request that could spend credits. */
 export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
 	const f = readItem(ctx, itemIndex);
-	// Model left empty: the kind's cheapest free model, read from the catalogue now (the editor says which).
+	// Model left empty: the kind's cheapest free-tier model, read from the catalogue now (the editor says which).
 	const model: CatalogueModel = f.modelId
 		? await resolveModel(ctx, identity, f.modelId, f.kind, itemIndex)
 		: await resolveDefaultModel(ctx, identity, f.kind, itemIndex);
