@@ -10,6 +10,7 @@ import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/pause/refusedDelivery';
 import { TIMER_ERROR } from '../../nodes/MediaGen/pause/timerOutcome';
 import { resumeByTimer, runNode } from '../helpers/engine';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
+import { until } from '../helpers/until';
 import type { TestBackend } from '../helpers/sandbox';
 import type { WaitingHost } from '../helpers/waitingHost';
 
@@ -80,14 +81,13 @@ test('forged and replayed deliveries resume nothing', async () => {
 	const url = `${host.baseUrl}/${r.executionId}?signature=${r.run.data.resumeToken}&mgItem=0`;
 	// The quick run's genuine delivery arrives, and the batch keeps waiting for the other.
 	const deliveries = () => backend.sandbox.engine.webhooks.deliveries.filter((d) => d.url.includes(r.executionId));
-	for (let i = 0; i < 50 && !deliveries().some((d) => d.delivered); i++)
-		await new Promise((res) => setTimeout(res, 100));
+	await until(() => deliveries().some((d) => d.delivered), 'the quick run delivered');
 	const genuine = deliveries().find((d) => d.delivered)!;
 	expect(genuine).toBeDefined();
 	expect(host.isWaiting(r.executionId)).toBe(true);
 	// Replayed by the service (a resend), it changes nothing.
 	backend.sandbox.engine.webhooks.resend(genuine.id);
-	await new Promise((res) => setTimeout(res, 300));
+	await until(() => genuine.attempts.length >= 2, 'the resend to be answered');
 	expect(host.isWaiting(r.executionId)).toBe(true);
 	// Forged: a finished record signed with another secret, and one with no signature.
 	const body = JSON.stringify({
@@ -175,6 +175,22 @@ test('the time limit: a delivery after it resumes at once, unfinished runs marke
 	expect(own.charges()).toBe(10);
 });
 
+test('a failed run and a run still going at the time limit, no Continue On Fail: the error names the one still going as paid', async () => {
+	const own = ownAccount();
+	const r = await pause({ waiting: { timeoutMinutes: 0.2 / 60 } }, prompts('broken [fail]', 'still going [stuck]'), {
+		credentials: own.creds,
+	});
+	const resumed = await host.resumed(r.executionId);
+	expect(resumed.error?.message).toMatch(/^Run gen_[0-9a-f]+ failed: .+ \(5 credits refunded automatically\)$/);
+	const stuck = [...backend.sandbox.engine.runs.values()].find((run) => run.prompt === 'still going [stuck]')!;
+	expect(resumed.error?.description).toMatch(
+		new RegExp(
+			`Runs of this step already paid for: ${stuck.id} \\(item 2, 5 credits, (PENDING|PROCESSING), request key`,
+		),
+	);
+	expect(own.charges()).toBe(5);
+});
+
 describe('pause mode never waits without end', () => {
 	test('deliveries that all fail the signature check and whose runs cannot be read back: an error once the limit passes', async () => {
 		const own = ownAccount();
@@ -247,9 +263,9 @@ test("n8n not reachable at first: the service's retries bring the execution back
 	});
 	expect(result.run.status).toBe('waiting');
 	// Deliveries fail while the execution is unknown to the host (n8n down), and are retried.
-	await new Promise((res) => setTimeout(res, 600));
-	const failed = backend.sandbox.engine.webhooks.deliveries.filter((d) => d.url.includes(result.executionId));
-	expect(failed.some((d) => d.attempts.length >= 1 && !d.delivered)).toBe(true);
+	const failed = () => backend.sandbox.engine.webhooks.deliveries.filter((d) => d.url.includes(result.executionId));
+	await until(() => failed().some((d) => d.attempts.length >= 1), 'a delivery tried while n8n is down');
+	expect(failed().some((d) => d.attempts.length >= 1 && !d.delivered)).toBe(true);
 	host.hold(result, own.creds);
 	const resumed = await host.resumed(result.executionId);
 	expect(resumed.items[0].json.status).toBe('SUCCEEDED');

@@ -16,7 +16,7 @@ import { sendFromResumeCall, type ResumeCallSend } from './resumeSend';
 export type Outcome =
 	| { position: number; kind: 'finished'; run: RunRecord }
 	| { position: number; kind: 'running'; run: RunRecord }
-	| { position: number; kind: 'refused'; message: string; description?: string }
+	| { position: number; kind: 'refused'; message: string; description?: string; mayBeCharged?: boolean }
 	/**
 	 * Never sent (exactly known), not known to this process once the time limit has passed, or sent with no
 	 * answer ever reaching n8n (the run may have been made and charged).

@@ -4,7 +4,7 @@ import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { PauseState } from './pauseState';
-import { withPaidRuns } from '../run/paidRuns';
+import { withPaidRuns, type PaidRun } from '../run/paidRuns';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
 import { addRunDetails, errorItem, failedRunError, runDetailsOf } from '../run/runErrors';
 import { itemsInInputOrder, runToItem, withErrorOutput } from '../run/runOutput';
@@ -69,6 +69,32 @@ async function itemFor(
 }
 
 /**
+ * What an item of a stopped batch was or may have been charged for. A run is charged at submission: listed unless
+ * FAILED (refunded), also CANCELED (the service does not say a canceled run is refunded) and still running. An
+ * item sent whose answer never came, or refused after such a send, may have been charged (its key gets it back);
+ * one this process cannot tell was sent is named as such. Never sent: nothing.
+ */
+function chargedOf(state: PauseState, outcome: Outcome): PaidRun[] {
+	const entry = state.items[outcome.position];
+	const item = { itemIndex: entry.item, requestKey: String(entry.body.requestKey) };
+	switch (outcome.kind) {
+		case 'finished':
+		case 'running': {
+			const { id, cost, status } = outcome.run;
+			return status === 'FAILED' ? [] : [{ ...item, id, cost, status }];
+		}
+		case 'refused':
+			return outcome.mayBeCharged ? [item] : [];
+		case 'unanswered':
+			return [item];
+		case 'unconfirmed':
+			return [{ ...item, unconfirmed: true }];
+		default:
+			return [];
+	}
+}
+
+/**
  * Every item in input order: the batch's outcomes and the items refused before pausing. Without
  * Continue On Fail the first failure fails the execution, naming the runs that succeeded beside it.
  */
@@ -92,21 +118,10 @@ export async function outputItems(
 	}
 	const first = failures.sort((a, b) => a.item - b.item)[0];
 	if (first && !state.continueOnFail) {
-		// Charged at submission: succeeded, or CANCELED (the service does not say a canceled run is refunded).
-		const paid = outcomes.flatMap((o) =>
-			o.kind === 'finished' && (o.run.status === 'SUCCEEDED' || o.run.status === 'CANCELED')
-				? [
-						{
-							id: o.run.id,
-							itemIndex: state.items[o.position].item,
-							cost: o.run.cost,
-							status: o.run.status,
-							requestKey: String(state.items[o.position].body.requestKey),
-						},
-					]
-				: [],
-		);
-		withPaidRuns(first.error, paid);
+		const paid = outcomes
+			.filter((o) => state.items[o.position].item !== first.item)
+			.flatMap((o) => chargedOf(state, o));
+		withPaidRuns(first.error, paid, [], savedBatchKeys(state.items, state.invalid.length));
 		// A resume call's error reaches the user only as the execution's: a notification showing the message alone
 		// (n8n gives the step an empty item, see resumeWebhook.ts). So the refund goes into the message.
 		const { refunded } = runDetailsOf(first.error);
