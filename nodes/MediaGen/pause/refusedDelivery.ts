@@ -8,7 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { VerifyResult } from '../../shared/signature';
 import type { PauseState } from './pauseState';
 import { withPaidRuns, type PaidRun } from '../run/paidRuns';
-import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
+import { savedBatchKeys } from '../run/requestKey';
 import type { BatchMemory } from './batchMemory';
 import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './readBack';
 
@@ -34,26 +34,27 @@ function secretAdvice(anonymous: boolean): string {
 
 function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: BatchMemory, anonymous: boolean): Error {
 	const count = memory.failedChecks;
-	const error = new NodeOperationError(ctx.getNode(), SIGNATURE_FAILURE, {
-		description:
-			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +
-			`${memory.lastFailure ?? 'signature does not match'}), their runs could not be read back from the service ` +
-			`as finished with your ${anonymous ? 'anonymous ID' : 'API credential'}, and the time limit has passed, so ` +
-			`this execution stops here instead of waiting on. ${secretAdvice(anonymous)} The runs ` +
-			'keep going and are charged: find them with Generation → Get Many, or run this step again with ' +
-			`${requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length))} to get them without paying again.`,
-	});
 	// Every item that was or may have been charged: runs known before the pause or learnt since, items sent whose
 	// answer never came, and, in a process that did not see every submission (restarted, or another webhook
 	// process), items it cannot tell were sent or not: past the limit it may not send their keys to find out.
 	const charged = state.items.flatMap((i, position): PaidRun[] => {
 		const requestKey = String(i.body.requestKey);
-		const id = i.runId ?? memory.runs.get(position)?.run.id;
+		const known = memory.runs.get(position)?.run;
+		if (known?.status === 'FAILED') return []; // refunded
+		const id = i.runId ?? known?.id;
 		if (id) return [{ id, itemIndex: i.item, requestKey }];
 		const refused = i.refused ?? memory.refused.get(position);
 		if (refused) return refused.mayBeCharged ? [{ itemIndex: i.item, requestKey }] : [];
 		if (memory.unanswered.has(position) || memory.sending.has(position)) return [{ itemIndex: i.item, requestKey }];
 		return memory.complete ? [] : [{ itemIndex: i.item, requestKey, unconfirmed: true }];
+	});
+	const error = new NodeOperationError(ctx.getNode(), SIGNATURE_FAILURE, {
+		description:
+			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +
+			`${memory.lastFailure ?? 'signature does not match'}), their runs could not be read back from the service ` +
+			`as finished with your ${anonymous ? 'anonymous ID' : 'API credential'}, and the time limit has passed, so ` +
+			`this execution stops here instead of waiting on. ${secretAdvice(anonymous)} The runs keep going and are ` +
+			`charged: find them with Generation → Get Many${charged.length ? ', or as the note below says' : ''}.`,
 	});
 	return withPaidRuns(error, charged, [], savedBatchKeys(state.items, state.invalid.length));
 }
