@@ -34,7 +34,7 @@ test('a run past the time limit and a cap refusal appear as execution hints abov
 		{
 			message:
 				`Time limit: the run of item 1 (${stuck}) did not finish in time. It keeps going on the service and ` +
-				'stays charged until it ends; pick it up with Generation → Wait.',
+				'is charged (a run that fails is refunded); pick it up with Generation → Wait.',
 			type: 'warning',
 			location: 'outputPane',
 		},

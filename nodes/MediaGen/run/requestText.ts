@@ -13,9 +13,15 @@ function jsonFieldOf(expression: string): string | undefined {
 
 /** What the item holds in place of the text, in words. */
 function whatTheItemHas(json: Record<string, unknown>, field: string | undefined, value: unknown): string {
-	if (field === undefined) return `it gave ${String(value)}`;
+	if (field === undefined) return `it gave no value (${String(value)})`;
 	if (!(field in json)) return `the item has no "${field}" field`;
 	return `the item's "${field}" field is ${String(json[field])}`;
+}
+
+/** An expression as the message quotes it: at most 80 characters, without the marker n8n puts in $fromAI ones. */
+function shortened(expression: string): string {
+	const text = expression.replace(/\/\*n8n-auto-generated-fromAI-override\*\/\s*/g, '').trim();
+	return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 /**
@@ -46,7 +52,7 @@ export function readRequestText(ctx: IExecuteFunctions, name: string, label: str
 			`out the items without one (for example with a Filter node) before this step.`;
 	throw new NodeOperationError(
 		ctx.getNode(),
-		`${label}: the expression ${raw.slice(1).trim().slice(0, 80)} gave nothing: ${whatTheItemHas(json, field, value)}.`,
+		`${label}: the expression ${shortened(raw.slice(1))} gave nothing: ${whatTheItemHas(json, field, value)}.`,
 		{ description: `Nothing was sent and nothing was charged.${skip}`, itemIndex },
 	);
 }

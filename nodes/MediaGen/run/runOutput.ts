@@ -131,8 +131,8 @@ export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 		const one = late.length === 1;
 		hint(
 			`Time limit: the run${one ? '' : 's'} of ${itemList(late)} (${ids}) did not finish in time. ` +
-				`${one ? 'It keeps' : 'They keep'} going on the service and ${one ? 'stays' : 'stay'} charged until ` +
-				`${one ? 'it ends' : 'they end'}; pick ${one ? 'it' : 'them'} up with Generation → Wait.`,
+				`${one ? 'It keeps' : 'They keep'} going on the service and ${one ? 'is' : 'are'} charged (a run that ` +
+				`fails is refunded); pick ${one ? 'it' : 'them'} up with Generation → Wait.`,
 		);
 	}
 	if (unsent.length) {

@@ -93,7 +93,7 @@ export async function waitForRun(
 				ctx,
 				run,
 				`Run ${run.id} did not finish within ${Math.round(limitMs / 1000)} seconds (last status ${run.status})`,
-				'The run keeps going on the service and stays charged until it ends (failed runs are refunded).' +
+				'The run keeps going on the service and is charged; if it fails, its credits are refunded.' +
 					`${seen} Use Generation → Wait with run ID ${run.id} to pick it up later, ` +
 					'or raise "Time Limit" under Waiting.',
 				itemIndex,

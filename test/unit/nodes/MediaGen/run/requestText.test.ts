@@ -35,7 +35,9 @@ test('an expression that gives nothing: refused, naming the field and what the i
 	expect(() => read(context('={{ $json["my prompt"] }}', null, { 'my prompt': null }))).toThrow(
 		'Prompt: the expression {{ $json["my prompt"] }} gave nothing: the item\'s "my prompt" field is null.',
 	);
-	expect(() => read(context('={{ $json.a.b }}', undefined, {}))).toThrow(/gave nothing: it gave undefined\.$/);
+	expect(() => read(context('={{ $json.a.b }}', undefined, {}))).toThrow(
+		/gave nothing: it gave no value \(undefined\)\.$/,
+	);
 });
 
 test("the advice: give every item the field, or, for Estimate Cost's summary item, how to leave it out", () => {
@@ -56,5 +58,14 @@ test("the advice: give every item the field, or, for Estimate Cost's summary ite
 			"^Nothing was sent and nothing was charged\\. This item is Estimate Cost's summary \\(summary: true\\), " +
 				"not a request: set Estimate Cost's Put the Summary to On Every Item",
 		),
+	);
+});
+
+test('a long expression is quoted shortened, and a $fromAI one without the marker n8n puts in it', () => {
+	const long = `={{ ${'$json.a + '.repeat(20)}$json.b }}`;
+	expect(() => read(context(long, undefined, {}))).toThrow(/the expression \{\{ (\$json\.a \+ )+\$json.{0,3}… gave/);
+	const fromAI = "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('prompt', 'What to make', 'string') }}";
+	expect(() => read(context(fromAI, undefined, {}))).toThrow(
+		"Prompt: the expression {{ $fromAI('prompt', 'What to make', 'string') }} gave nothing",
 	);
 });

@@ -64,7 +64,7 @@ describe('outcomeHints', () => {
 		]);
 		expect(hints.map((h) => h.message)).toEqual([
 			'Time limit: the runs of items 1 and 2 (gen_a, gen_b) did not finish in time. They keep going on the service ' +
-				'and stay charged until they end; pick them up with Generation → Wait.',
+				'and are charged (a run that fails is refunded); pick them up with Generation → Wait.',
 			'Time limit: item 4 could not be sent in time, so nothing was charged for it.',
 			'Max Credits per Execution refused item 3: not submitted, so nothing was charged for it. Raise the cap or ' +
 				'split the batch.',
