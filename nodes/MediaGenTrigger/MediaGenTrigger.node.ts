@@ -23,13 +23,12 @@ import {
 import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS } from '../shared/fields';
 import type { RunRecord } from '../shared/records';
-import { isSignatureMismatch } from '../shared/runReadBack';
+import { finishAfterAnswering, isSignatureMismatch } from '../shared/runReadBack';
 import { headerOf, verifyDelivery } from '../shared/signature';
 import { outcomeOf, readClaim } from './claim';
 import { isRepeatDelivery, wasAccepted } from './dedupe';
 import { modelIds, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
 import { confirmClaim, hasApiCredential, refusedDeliveryLog } from './readBack';
-import { finishAfterAnswering } from '../shared/runReadBack';
 
 /** The answer to a delivery whose read-back outlasts the service's 10 s: the service's retry then gets 200. */
 const STILL_CHECKING = {

@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Every other operation of the node, through WorkflowExecute against the sandbox.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 

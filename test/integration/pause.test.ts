@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Pause mode through WorkflowExecute: the execution waits (no worker held) while the sandbox's runs go on,
 // and the sandbox's signed deliveries to the resume URL (served as n8n's WaitingWebhooks does) move
 // the batch on and resume it with the same items, files and errors as Poll mode.

@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Sandbox under load: two concurrent clients making 500 requests each lose no run and leave the
 // ledger balanced.
 import { startSandbox, type Sandbox } from '../../sandbox/server';

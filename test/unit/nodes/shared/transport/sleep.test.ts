@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // A cancelled execution stops waiting at once, on n8n 2.x (whose sleep takes the abort signal) and on 1.x, modelled
 // here: n8n 1.123's sleep(ms) ignores a second argument.
 jest.mock('n8n-workflow', () => ({
