@@ -190,6 +190,34 @@ test('a failed run and a run still going at the time limit, no Continue On Fail:
 	expect(own.charges()).toBe(5);
 });
 
+test('an item whose send lost its answer and then heard "busy" is never reported as not charged', async () => {
+	const own = ownAccount(2);
+	// A run of the account holds one slot throughout, the first item the other.
+	const holder = await fetch(`${backend.sandbox.baseUrl}/generations`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${own.creds.mediaGenApi.apiKey}`, 'content-type': 'application/json' },
+		body: JSON.stringify({
+			kind: 'image',
+			model: 'studio-image-v1',
+			prompt: 'holder [stuck]',
+			options: { resolution: '1K' },
+		}),
+	});
+	expect(holder.status).toBe(202);
+	// The second item's first send is cut off (the transport sends it again: 409 busy), so it is left for later.
+	backend.sandbox.faults.set([{ route: 'POST /generations', script: ['ok', 'drop'] }]);
+	const r = await pause({ waiting: { timeoutMinutes: 0.2 / 60 } }, prompts('first', 'second'), {
+		credentials: own.creds,
+	});
+	const resumed = await host.resumed(r.executionId);
+	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
+	expect(resumed.items[1].json).toMatchObject({ timedOut: true, status: 'UNCONFIRMED' });
+	expect(String(resumed.items[1].json.note)).toMatch(/the run may have been made and charged/);
+	expect(String(resumed.items[1].json.note)).not.toMatch(/nothing was charged/);
+	// The cut-off send made no run: only the holder and the first item are charged.
+	expect(own.charges()).toBe(10);
+});
+
 describe('pause mode never waits without end', () => {
 	test('deliveries that all fail the signature check and whose runs cannot be read back: an error once the limit passes', async () => {
 		const own = ownAccount();

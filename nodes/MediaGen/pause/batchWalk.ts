@@ -80,8 +80,14 @@ export class BatchWalk {
 	private async send(position: number): Promise<ResumeCallSend> {
 		const { body, item } = this.state.items[position];
 		const result = await sendFromResumeCall(this.ctx, this.identity, body, item, this.deadline());
-		if (!('later' in result)) this.memory.unanswered.delete(position);
-		else if (result.lost) this.memory.unanswered.add(position);
+		const unanswered = this.memory.unanswered.has(position);
+		if ('run' in result) this.memory.unanswered.delete(position);
+		else if ('later' in result && result.lost) this.memory.unanswered.add(position);
+		// After a lost answer, a refusal does not show the key made no run (resumeSend.ts): it may have been charged.
+		else if ('refused' in result && unanswered) {
+			this.memory.unanswered.delete(position);
+			return { refused: { ...result.refused, mayBeCharged: true } };
+		}
 		return result;
 	}
 

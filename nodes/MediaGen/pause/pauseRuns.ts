@@ -146,8 +146,12 @@ export async function pauseRuns(
 		const s = { ctx, identity, settings, itemIndex: entry.item, claimed, batch: ready[position].batchKeys };
 		try {
 			const run = memory.inFlight() === 0 ? await submitRun(s, entry.body) : await submitIfSlotFree(s, entry.body);
-			// Every slot is taken by other batches: deliveries send this item and the next as slots come free.
-			if (!run) break;
+			// Every slot is taken by other batches: deliveries send this item and the next as slots come free. After
+			// a lost answer it may have a run already: until its key brings that run back, it may have been charged.
+			if ('busy' in run) {
+				if (run.lost) memory.unanswered.add(position);
+				break;
+			}
 			entry.runId = run.id;
 			entry.createdAt = run.createdAt;
 			entry.cost = Number(run.cost) || 0;

@@ -18,10 +18,10 @@ const NOTES: Record<'unsent' | 'unconfirmed', (state: PauseState) => string> = {
 		'made, without paying again, or a new one if not.',
 };
 
-/** Sent, with no answer ever reaching n8n: said before the advice given for an unconfirmed item. */
+/** Sent, its answer lost and its run never brought back: said before the advice given for an unconfirmed item. */
 const UNANSWERED =
-	'Its submission was sent, but no answer reached n8n, even after sending it again with the same request key until ' +
-	'the time limit: the run may have been made and charged.';
+	'Its submission was sent, but the answer never reached n8n, and sending it again with the same request key did ' +
+	'not bring its run back before the time limit: the run may have been made and charged.';
 
 function noteFor(kind: Outcome['kind'], state: PauseState): string {
 	if (kind === 'unanswered') return `${UNANSWERED} ${NOTES.unconfirmed(state)}`;

@@ -14,9 +14,11 @@ import { refusalOf, type Refusal } from '../run/runErrors';
 const TRIES_PER_CALL = 2;
 
 /**
- * What one send from a resume call brought: the item's run; every slot busy (nothing made); a passing failure
- * (`lost`: some try got no usable answer, so the run may have been made and charged); or its refusal. A busy
- * answer or a refusal to a repeated key means the key made no run (else the service would return that run).
+ * What one send from a resume call brought: the item's run; every slot busy; a passing failure (`lost`: some try got
+ * no usable answer, so the run may have been made and charged); or its refusal. A busy answer or a refusal shows the
+ * key had no run when this send was handled, not that it never gets one: a send whose answer was lost may still have
+ * been on its way. So an item whose earlier send lost its answer stays "may have been charged" (batchWalk.ts), as in
+ * Poll mode (run/submission.ts).
  */
 export type ResumeCallSend =
 	| { run: RunRecord }

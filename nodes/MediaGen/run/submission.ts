@@ -21,7 +21,7 @@ import {
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { MAX_FRESH_RUNS, requestKeyAdvice, retryKey, type BatchKeys } from './requestKey';
-import { addRunDetails, failureInBrief, runError } from './runErrors';
+import { addRunDetails, failureInBrief, runDetailsOf, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 /** The longest pause between two sends of a submission whose answers are lost. */
@@ -177,9 +177,12 @@ async function submitWithKey(
 				// After a lost answer the run may exist (and be charged) whatever a later send is told: the item
 				// fails as unanswered, with the advice to send its key again, never with "nothing was charged".
 				const lostBefore = lost > 0 || (failure instanceof MediaGenApiError && failure.answerLostBefore);
-				if (lostBefore && !(isBusySubmission(failure) && !waitForSlot))
-					throw lostSubmissionError(s, body, firstKey, tries, failure);
-				throw addRunDetails(failure, { requestKey: String(body.requestKey) });
+				const requestKey = String(body.requestKey);
+				// Not waiting for a slot, a busy answer leaves the item for later: say whether it may have a run.
+				if (isBusySubmission(failure) && !waitForSlot)
+					throw addRunDetails(failure, { requestKey, ...(lostBefore ? { mayBeCharged: true } : {}) });
+				if (lostBefore) throw lostSubmissionError(s, body, firstKey, tries, failure);
+				throw addRunDetails(failure, { requestKey });
 			}
 			lost++;
 			const pauseMs = Math.min(1000 * 2 ** lost, LOST_ANSWER_PAUSE_MAX_MS, deadline - Date.now());
@@ -201,12 +204,18 @@ export async function submitRun(s: SubmitContext, body: IDataObject): Promise<Ru
 }
 
 /**
- * Pause mode's set-up after its first run: the item's run if a slot is free now, else undefined (409 busy: nothing
- * was made or charged, and a delivery sends the item when a slot comes free).
+ * Pause mode's set-up after its first run: the item's run if a slot is free now, else `busy` (409), and a delivery
+ * sends the item when a slot comes free. `lost`: an earlier try of this send lost its answer, so a run may have been
+ * made and charged (that try may still have been on its way when the busy answer came).
  */
-export async function submitIfSlotFree(s: SubmitContext, body: IDataObject): Promise<RunRecord | undefined> {
+export async function submitIfSlotFree(
+	s: SubmitContext,
+	body: IDataObject,
+): Promise<RunRecord | { busy: true; lost: boolean }> {
 	return await submitKeyed(s, body, false).catch(async (error: unknown) =>
-		isBusySubmission(error) ? undefined : await Promise.reject(error),
+		isBusySubmission(error)
+			? { busy: true as const, lost: runDetailsOf(error).mayBeCharged === true }
+			: await Promise.reject(error),
 	);
 }
 
