@@ -162,6 +162,21 @@ describe('2. a stopped batch names every run that may have been charged', () => 
 	});
 });
 
+describe('5. a passing failure after a lost answer', () => {
+	test('lost, then 500 and 503: the key is sent again until its run comes back, charged once, with its file', async () => {
+		const own = ownAccount();
+		backend.sandbox.faults.set([{ route: 'POST /generations', script: ['drop_after', '500', '503'] }]);
+		const r = await own.generate({}, prompts('a heron at dawn'));
+		expect(r.error).toBeUndefined();
+		expect(r.items[0].json.status).toBe('SUCCEEDED');
+		expect(r.items[0].binary?.data.mimeType).toBe('image/png');
+		expect(own.runs()).toHaveLength(1);
+		expect(r.items[0].json.id).toBe(own.runs()[0].id);
+		expect(new Set(own.keys()).size).toBe(1);
+		expect(own.charges()).toBe(5);
+	});
+});
+
 describe('3. the spending cap counts a run whose answer was lost', () => {
 	test('cap 50, three 25-credit images, every answer lost: at most 50 charged, the third refused', async () => {
 		const own = ownAccount({ concurrency: 1 });
