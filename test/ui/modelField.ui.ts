@@ -54,7 +54,7 @@ test('a first image from an empty canvas, Model untouched: the cheapest free-tie
 	}
 	// Model is empty and says what empty means; About the Model names the model the step will use.
 	expect(await modelInput().inputValue()).toBe('');
-	expect(await modelInput().getAttribute('placeholder')).toBe('Cheapest free model of the kind');
+	expect(await modelInput().getAttribute('placeholder')).toBe('Cheapest free-tier model of the kind');
 	const lead = `No model chosen: the step uses ${house.name}, the cheapest free-tier image model in the catalogue.`;
 	expect(
 		await ed.until(
@@ -171,11 +171,13 @@ test('the tool variant: "Let the AI Agent Choose" gives the agent the image mode
 	await ed.shotPanel('model-agent-choice', 'kind');
 	// Saved as n8n's ✨ button saves it, with the description filled in.
 	await page.keyboard.press('Control+s');
-	await ed.settle();
-	const saved = await rest<{ nodes: Array<{ name: string; parameters: { model: { value: string } } }> }>(
-		`/rest/workflows/${id}`,
-	);
-	const value = saved.nodes.find((n) => n.name === 'Agent Tool')!.parameters.model.value;
+	const savedValue = async () => {
+		type Saved = { nodes: Array<{ name: string; parameters: { model: { value: string } } }> };
+		const saved = await rest<Saved>(`/rest/workflows/${id}`);
+		return saved.nodes.find((n) => n.name === 'Agent Tool')!.parameters.model.value;
+	};
+	// Read until the save has reached n8n (it starts a moment after the key press).
+	const value = await ed.until(savedValue, (v) => v.startsWith('={{'));
 	expect(value).toMatch(/^=\{\{ \/\*n8n-auto-generated-fromAI-override\*\/ \$fromAI\('Model', `The image model: /);
 	await ed.closeNode();
 });

@@ -91,7 +91,7 @@ export const generateFields: INodeProperties[] = [
 				displayName: 'From List',
 				name: 'list',
 				type: 'list',
-				placeholder: 'Cheapest free model of the kind',
+				placeholder: 'Cheapest free-tier model of the kind',
 				typeOptions: { searchListMethod: 'searchModels', searchable: true },
 			},
 			{
