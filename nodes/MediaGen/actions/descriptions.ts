@@ -150,10 +150,6 @@ export const WAIT_MODE_HIDDEN = {
 	'@tool': [true],
 };
 
-/**
- * The fields Generate and Run Look share for waiting and outputs, placed once by the node after both
- * operations' own fields (so they come last in either panel).
- */
 /** A notice shown under Waiting → Pause, for the credential type `authentication` names. */
 function pauseNotice(name: string, authentication: string, displayName: string): INodeProperties {
 	const show = { ...RUN_OPERATIONS, waitForCompletion: [true], waitMode: ['pause'], '@tool': [false] };
@@ -166,6 +162,10 @@ function pauseNotice(name: string, authentication: string, displayName: string):
 	};
 }
 
+/**
+ * The fields Generate and Run Look share for waiting and outputs, placed once by the node after both
+ * operations' own fields (so they come last in either panel).
+ */
 export const runSettingsFields: INodeProperties[] = [
 	{
 		displayName: 'Wait for Completion',

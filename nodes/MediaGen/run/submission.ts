@@ -178,7 +178,7 @@ async function submitWithKey(
 			// After a lost answer a passing failure (5xx, 429) says nothing about the run the lost try may have made:
 			// the key is sent again until the time limit, as after the lost answer itself.
 			if (!isLostAnswer(failure) && !(lostBefore && isTransientFailure(failure))) {
-				// After a lost answer the run may exist (and be charged) whatever a later send is told: the item
+				// After a lost answer the run may exist (and be charged) whatever refusal a later send gets: the item
 				// fails as unanswered, with the advice to send its key again, never with "nothing was charged".
 				const requestKey = String(body.requestKey);
 				// Not waiting for a slot, a busy answer leaves the item for later: say whether it may have a run.
