@@ -322,35 +322,25 @@ test('cancelling the execution stops the polling', async () => {
 		const run = [...own.sandbox.engine.runs.values()].find((r) => r.prompt === prompt);
 		return run ? own.requests(`GET /v1/generations/${run.id}`).length : 0;
 	};
-	const generate = (params: IDataObject, extra: Partial<RunOptions>) =>
-		generateRun(own.apiCredentials, params, undefined, extra);
-	let cancel: () => void = () => undefined;
-	const waiting = { pollIntervalSeconds: 1 };
-	const params = { kind: 'image', model: 'studio-image-v1', waiting };
-	const pending = generate(
-		{ ...params, prompt: 'cancel me [stuck]' },
-		{
-			onStart: (e) => (cancel = e.cancel),
-		},
-	);
-	await until(() => pollsOf('cancel me [stuck]') >= 1, 'the first poll of the run to cancel');
-	cancel();
-	await pending;
-	const polls = pollsOf('cancel me [stuck]');
-	// A witness run polled at the same interval: once it has polled three times, a poller left running would have
-	// polled again too.
-	let stopWitness: () => void = () => undefined;
-	const witness = generate(
-		{ ...params, prompt: 'witness [stuck]' },
-		{
-			onStart: (e) => (stopWitness = e.cancel),
-		},
-	);
-	await until(() => pollsOf('witness [stuck]') >= 3, 'three polls of the witness run');
-	stopWitness();
-	await witness;
-	expect(pollsOf('cancel me [stuck]')).toBe(polls);
-	await own.sandbox.close();
+	/** A stuck run's execution, polling every second, cancelled once its run has been polled `polls` times. */
+	const cancelAfterPolls = async (prompt: string, polls: number) => {
+		let cancel: () => void = () => undefined;
+		const params = { kind: 'image', model: 'studio-image-v1', prompt, waiting: { pollIntervalSeconds: 1 } };
+		const execution = generateRun(own.apiCredentials, params, undefined, { onStart: (e) => (cancel = e.cancel) });
+		await until(() => pollsOf(prompt) >= polls, `${polls} poll(s) of "${prompt}"`);
+		cancel();
+		await execution;
+	};
+	try {
+		await cancelAfterPolls('cancel me [stuck]', 1);
+		const polls = pollsOf('cancel me [stuck]');
+		// A witness run polled at the same interval: once it has polled three times, a poller left running would
+		// have polled again too.
+		await cancelAfterPolls('witness [stuck]', 3);
+		expect(pollsOf('cancel me [stuck]')).toBe(polls);
+	} finally {
+		await own.sandbox.close();
+	}
 });
 
 test('with waiting off the run record comes back at once', async () => {
