@@ -204,6 +204,37 @@ describe(`pause mode (clock ×${WARP})`, () => {
 		});
 	});
 
+	// A restarted process re-sends keys to learn what was sent; the old process may still be sending the same key.
+	test('n8n restarted while a key was on its way: a busy answer to the re-sent key is not "never sent" (41.5; seed 20261203, path "257:112:0:10:6")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'generate', kind: 'image', options: {} },
+				items: [
+					{ prompt: 'a quiet harbour at dawn', model: 'vertex-typo', key: 'key_b' },
+					{ prompt: 'a lighthouse in fog', model: 'studio-image-v1', key: 'key_a' },
+					{ prompt: 'a paper boat', model: 'nimbus-xl', key: 'key_b' },
+					{ prompt: 'a lighthouse in fog', model: 'auralis-canvas-mini', key: 'key_b' },
+					{ prompt: 'a red fox in the snow', model: 'orchid-portrait', key: 'key_b' },
+					{ prompt: 'a paper boat', model: 'pixelforge-sketch', key: 'key_b' },
+				],
+				requestKey: { mode: 'perItem' },
+				timeoutMinutes: 0.25,
+				waitMode: 'pause',
+				continueOnFail: true,
+				maxCredits: 200,
+			}),
+			account: { ...plenty, concurrency: 1 },
+			faults: {
+				rules: [
+					{ ...posts('ok', 'drop_after', 'drop'), slowMs: 500 },
+					{ route: 'GET /generations/:id', script: ['ok', 'ok', 'malformed'], slowMs: 500 },
+					{ route: 'GET /generations', script: ['500'], slowMs: 12_000, retryAfterSeconds: 5 },
+				],
+				deliveries: deliveries('pass', 'restart', 'delayPastLimit', 'pass', 'forgeStatus', 'forgeId', 'forgeId'),
+			},
+		});
+	});
+
 	// A finding of the suite's own rule 2: following "Request Key as it is" re-sends the first execution's keys, and
 	// getting those runs back is the advice working, not another execution's run taken.
 	test('per-item keys, advice "as it is": the follow-up gets the first runs back (seed 20261128, path "142")', async () => {

@@ -140,8 +140,9 @@ export class BatchWalk {
 
 	/**
 	 * A process that has not seen every submission (restarted, or another webhook process) learns the items
-	 * after those it knows by re-sending their keys in input order. Items go out in order, so the first one
-	 * the service refuses as busy was never sent, and neither was any after it: then this process knows all.
+	 * after those it knows by re-sending their keys in input order: the service returns a key's run, or makes it.
+	 * A busy answer does not show the key made no run: the process that sent the batch may still be sending it.
+	 * So the item stays unconfirmed, and a later call sends its key again once a slot is free.
 	 */
 	private async learnUnknown(): Promise<string | undefined> {
 		let budget = LEARN_PER_CALL;
@@ -153,7 +154,7 @@ export class BatchWalk {
 			if (this.refusedByCap(position)) continue;
 			const result = await this.send(position);
 			if ('later' in result) return result.later;
-			if ('busy' in result) break;
+			if ('busy' in result) return 'the service was busy, so which runs were sent is still being learnt';
 			if ('refused' in result) this.memory.refused.set(position, result.refused);
 			else this.memory.learn(position, result.run, false);
 		}
