@@ -2,7 +2,7 @@
 // rules. The shipped code (nodes/, credentials/, index.ts, package.json) is linted by eslint.config.mjs, which
 // must stay n8n's default for `n8n-node lint` in strict mode. That default also reaches these folders, so files
 // here that n8n's node rules flag open with an eslint-disable line for it (scripts/publishing/markNotShipped.ts);
-// `npm run lint:repo` runs this config with --no-inline-config, so these rules still apply to every file.
+// `npm run lint` (its repo step) runs this config with --no-inline-config, so these rules still apply to every file.
 import tseslint from 'typescript-eslint';
 
 const nonShipped = ['sandbox/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'];

@@ -82,9 +82,9 @@ if (process.argv.includes('--write')) {
   process's peak, sampled every 50 ms, and includes n8n-core.
 `;
 	const file = path.join(ROOT, 'bench/RESULTS.md');
-	// The real-n8n figures come from `npm run bench:n8n` and are kept as they are.
+	// The real-n8n figures come from `npm run bench -- n8n` and are kept as they are.
 	const n8nBlock = n8nBlockOf(file);
-	// So are `npm run bench:memory-modes`'s (bench/n8n/memoryModes.ts writes them between these markers).
+	// So are `npm run bench -- memory-modes`'s (bench/n8n/memoryModes.ts writes them between these markers).
 	const old = existsSync(file) ? readFileSync(file, 'utf8') : '';
 	const [from, to] = [old.indexOf('<!-- bench:memory-modes -->'), old.indexOf('<!-- /bench:memory-modes -->')];
 	const modesBlock = from >= 0 && to > from ? old.slice(from, to + '<!-- /bench:memory-modes -->'.length) : '';

@@ -1,5 +1,5 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// `npm run lint:imports`: the import rules of the shipped code (scripts/importGraph.ts says them, with the
+// `npm run lint -- imports`: the import rules of the shipped code (scripts/importGraph.ts says them, with the
 // allowed direction between folders, FOLDER_ORDER). Reads every .ts under nodes/ and credentials/, prints each
 // break of the rules (file cycles, folder cycles, arrows up the order, nodes/ importing credentials/) and
 // fails on any. `--graph` also prints the arrows between folders.
@@ -34,8 +34,8 @@ function main(): void {
 	for (const p of problems) console.error(p);
 	console.log(
 		problems.length
-			? `lint:imports: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${files.length} files`
-			: `lint:imports: ${files.length} files, no cycle, every folder arrow points down FOLDER_ORDER, ` +
+			? `imports: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${files.length} files`
+			: `imports: ${files.length} files, no cycle, every folder arrow points down FOLDER_ORDER, ` +
 					'nothing in nodes/ imports credentials/',
 	);
 	if (problems.length) process.exitCode = 1;

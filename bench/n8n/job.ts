@@ -1,4 +1,4 @@
-// The job every variant of `npm run bench:n8n` runs: 6 videos and 12 images on an account with concurrency 3,
+// The job every variant of `npm run bench -- n8n` runs: 6 videos and 12 images on an account with concurrency 3,
 // each prompt with its seeded duration (the sandbox draws the same one from the same prompt on every account),
 // and the ideal makespans the variants are held against.
 import { processingMs } from '../../sandbox/submission';

@@ -1,5 +1,5 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// What `npm run bench:n8n` reads after each variant: the n8n process's CPU time, the sandbox's request log and
+// What `npm run bench -- n8n` reads after each variant: the n8n process's CPU time, the sandbox's request log and
 // credit ledger for the variant's account, and the finished execution as n8n stored it.
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

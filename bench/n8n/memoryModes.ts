@@ -1,5 +1,5 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// `npm run bench:memory-modes`: what a generated video costs n8n's own process in each binary data mode users run,
+// `npm run bench -- memory-modes`: what a generated video costs n8n's own process in each binary data mode users run,
 // in real n8n (scripts/n8n-versions.env's main version, one process, SQLite), from one run. For `filesystem` (the
 // default of a single process) and `database` (the 2.x default in queue mode) in turn: n8n starts with the package,
 // a Webhook → Generate (video) workflow is published, and each call makes one video of the given size, downloaded
@@ -188,7 +188,7 @@ function writeResults(lines: string[]): void {
 	const file = path.join(ROOT, 'bench/RESULTS.md');
 	const text = readFileSync(file, 'utf8');
 	const block =
-		`${START}\n\n## Real n8n: memory by binary data mode (\`npm run bench:memory-modes\`)\n\n` +
+		`${START}\n\n## Real n8n: memory by binary data mode (\`npm run bench -- memory-modes\`)\n\n` +
 		`Run on ${new Date().toISOString().slice(0, 10)}. One run; both modes side by side.\n\n` +
 		`\`\`\`\n${lines.join('\n')}\n\`\`\`\n\n` +
 		'- **filesystem** streams the download to disk: memory does not grow with the file.\n' +

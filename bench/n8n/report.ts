@@ -1,6 +1,6 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// The printed figures of `npm run bench:n8n` (one line each, with their inputs) and their block in
-// bench/RESULTS.md, which `npm run bench --write` keeps as it is.
+// The printed figures of `npm run bench -- n8n` (one line each, with their inputs) and their block in
+// bench/RESULTS.md, which `npm run bench -- --write` keeps as it is.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 import { CONCURRENCY, REAL_DURATIONS_MS, SPREAD, type JobItem } from './job';
@@ -92,7 +92,7 @@ export function printFigures(inputs: Inputs): string[] {
 const START = '<!-- bench:n8n -->';
 const END = '<!-- /bench:n8n -->';
 
-/** The bench:n8n block of RESULTS.md, or '' (kept by `npm run bench --write`). */
+/** The bench:n8n block of RESULTS.md, or '' (kept by `npm run bench -- --write`). */
 export function n8nBlockOf(file: string): string {
 	if (!existsSync(file)) return '';
 	const text = readFileSync(file, 'utf8');
@@ -141,7 +141,7 @@ const NOTES = `
 
 export function writeN8nResults(file: string, lines: string[], machine: string): void {
 	const header =
-		`## Real n8n: the node against hand-built workflows (\`npm run bench:n8n\`)\n\n` +
+		`## Real n8n: the node against hand-built workflows (\`npm run bench -- n8n\`)\n\n` +
 		`Run on ${new Date().toISOString().slice(0, 10)}; machine: ${machine}. One run; all figures below come ` +
 		`from it.\n\n`;
 	const block = `${START}\n\n${header}\`\`\`\n${lines.join('\n')}\n\`\`\`\n${NOTES}\n${END}`;

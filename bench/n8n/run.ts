@@ -1,8 +1,8 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// `npm run bench:n8n`: the same 18-run job (6 videos, 12 images, concurrency 3, seeded durations) run four ways
+// `npm run bench -- n8n`: the same 18-run job (6 videos, 12 images, concurrency 3, seeded durations) run four ways
 // in one real n8n with the package installed from its tarball, one after the other: the two hand-built
 // workflows of bench/workflows (HTTP Request + Wait + IF loops, serial and batched), then our node in poll mode
-// and in pause mode. Prints one line per figure; `--write` (or `npm run bench:n8n --write`) stores them in
+// and in pause mode. Prints one line per figure; `--write` (`npm run bench -- n8n --write`) stores them in
 // bench/RESULTS.md. `--scale <s>` sets the time scale (default 0.2: runs, Wait and rate windows × 0.2).
 import { readFileSync } from 'node:fs';
 import os from 'node:os';

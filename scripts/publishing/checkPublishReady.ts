@@ -1,5 +1,6 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// First step of the publish workflow: stops with what to fill in, before anything is built or sent to npm.
+// First step of `npm run release` (so of the publish workflow): stops with what to fill in, before anything is
+// built or sent to npm.
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -11,7 +12,7 @@ const problems = publishReadinessProblems(pkg, { repository: process.env.GITHUB_
 for (const problem of problems) console.error(`::error file=package.json::${problem}`);
 if (problems.length > 0) {
 	console.error(
-		'Not published: fill in what is listed above once (CONTRIBUTING.md, Publishing), then push the tag again.',
+		`Not published: fill in what is listed above once (CONTRIBUTING.md, Publishing)${tag ? ', then push the tag again' : ''}.`,
 	);
 	process.exitCode = 1;
 } else {

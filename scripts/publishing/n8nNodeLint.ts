@@ -1,5 +1,5 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
-// `npx n8n-node lint` as a maintainer runs it, at the repo root (strict mode: eslint.config.mjs must be n8n's
+// `npm run lint`'s n8n step: `npx n8n-node lint` as a maintainer runs it, at the repo root (strict mode: eslint.config.mjs must be n8n's
 // default). Its node rules reach every .ts file; files that never ship and that those rules flag open with the
 // not-shipped directive (markNotShipped.ts), and no shipped file may carry any eslint directive. Passes while the
 // only finding is the author's missing e-mail, which a maintainer sets before publishing.
@@ -51,7 +51,7 @@ function main(): number {
 		return findings.length === errors.length ? 0 : 1;
 	}
 	console.error(`n8n-node lint failed (exit ${run.status}): fix the findings above, or, in a file that never ships,`);
-	console.error('run `npm run lint:mark-not-shipped` (CONTRIBUTING.md, Lint).');
+	console.error('run `npm run lint -- --fix` (CONTRIBUTING.md, Lint).');
 	return 1;
 }
 
