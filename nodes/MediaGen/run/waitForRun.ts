@@ -6,13 +6,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	apiRequest,
-	isRetryableRead,
-	sleepUnlessAborted,
-	type ApiContext,
-	type Identity,
-} from '../../shared/transport';
+import { apiRequest, isRetryableRead, sleepUnlessAborted, type ApiContext } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
@@ -35,25 +29,20 @@ export interface WaitSettings {
 
 export async function getRun(
 	ctx: ApiContext,
-	identity: Identity,
 	runId: string,
 	itemIndex: number,
 	requestTimeoutMs?: number,
 	deadline?: number,
 ): Promise<RunRecord> {
-	const res = await apiRequest<{ generation: RunRecord }>(
-		ctx,
-		{
-			method: 'GET',
-			path: `/generations/${encodeURIComponent(runId)}`,
-			retryTransient: 3,
-			itemIndex,
-			timeoutMs: requestTimeoutMs,
-			deadline,
-			expect: generationAnswerProblem,
-		},
-		identity,
-	);
+	const res = await apiRequest<{ generation: RunRecord }>(ctx, {
+		method: 'GET',
+		path: `/generations/${encodeURIComponent(runId)}`,
+		retryTransient: 3,
+		itemIndex,
+		timeoutMs: requestTimeoutMs,
+		deadline,
+		expect: generationAnswerProblem,
+	});
 	return res.body.generation;
 }
 
@@ -65,7 +54,6 @@ export async function getRun(
  */
 export async function waitForRun(
 	ctx: IExecuteFunctions,
-	identity: Identity,
 	first: RunRecord,
 	settings: WaitSettings,
 	itemIndex: number,
@@ -116,7 +104,7 @@ export async function waitForRun(
 		reads++;
 		lastReadAt = Date.now() - startedAt;
 		try {
-			run = await getRun(ctx, identity, run.id, itemIndex, settings.requestTimeoutMs, deadline);
+			run = await getRun(ctx, run.id, itemIndex, settings.requestTimeoutMs, deadline);
 			misses = 0;
 		} catch (error) {
 			if (!isRetryableRead(error))
