@@ -115,9 +115,8 @@ const NOTES = `
 - **ours, and what holds it back**: one Generate step takes both kinds (Kind and Model come from each item by
   expression) and keeps 3 runs in flight from one pool of slots: a slot a run frees goes to the next item at
   once, whatever its kind. Items start in input order (videos first here), not longest first: the durations are
-  unknown beforehand. Poll mode sees a run done up to one read late (1 s here; once a model's runs have been
-  seen, the reads are packed where its runs end, see \`bench/polling.ts\`). Pause mode hears of each run from its
-  webhook at once; each delivery then costs an n8n resume call (load the waiting execution, check the
+  unknown beforehand. Poll mode sees a run done up to one read late (1 s here). Pause mode hears of each run from
+  its webhook at once; each delivery then costs an n8n resume call (load the waiting execution, check the
   signature, read the newest runs, submit the next item) before the next run starts.
 - **hand-built**: serial runs the 18 runs one after another; batched starts 3, waits until the slowest of the
   3 is done (an IF over \`$input.all()\`), then starts the next 3, reading every run of the batch each pass.

@@ -16,7 +16,6 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import type { RunRecord } from '../shared/records';
 import { readFinalRun } from '../shared/runReadBack';
-import { getIdentity } from '../shared/transport';
 import { recordDifference, type Claim } from './claim';
 
 /** The read itself, once the call is answered: as long as a slow service may take. */
@@ -34,7 +33,7 @@ export async function confirmClaim(
 ): Promise<{ run: RunRecord } | { problem: string }> {
 	let run: RunRecord | undefined;
 	try {
-		run = await readFinalRun(ctx, await getIdentity(ctx), claim.runId, undefined, READ_MS);
+		run = await readFinalRun(ctx, claim.runId, undefined, READ_MS);
 	} catch (error) {
 		return { problem: `the Media Generation API credential cannot read it back: ${(error as Error).message}` };
 	}

@@ -7,7 +7,7 @@ import { sleep } from 'n8n-workflow';
 
 import { generationAnswerProblem } from './answers';
 import { FINAL_STATUSES, type RunRecord } from './records';
-import { apiRequest, type Identity } from './transport';
+import { apiRequest, identityOf } from './transport';
 
 /** A webhook call answers within seconds: by default the read gets this long to start its waits. */
 const READ_BACK_MS = 5_000;
@@ -18,24 +18,21 @@ const READ_BACK_MS = 5_000;
  */
 export async function readFinalRun(
 	ctx: IWebhookFunctions,
-	identity: Identity,
 	runId: string,
 	itemIndex?: number,
 	withinMs?: number,
 ): Promise<RunRecord | undefined> {
+	// A credential that cannot be read is the caller's error, not a run that did not read back.
+	await identityOf(ctx);
 	try {
-		const res = await apiRequest<{ generation: RunRecord }>(
-			ctx,
-			{
-				method: 'GET',
-				path: `/generations/${encodeURIComponent(runId)}`,
-				itemIndex,
-				deadline: Date.now() + (withinMs ?? READ_BACK_MS),
-				...(withinMs === undefined ? {} : { timeoutMs: withinMs }),
-				expect: generationAnswerProblem,
-			},
-			identity,
-		);
+		const res = await apiRequest<{ generation: RunRecord }>(ctx, {
+			method: 'GET',
+			path: `/generations/${encodeURIComponent(runId)}`,
+			itemIndex,
+			deadline: Date.now() + (withinMs ?? READ_BACK_MS),
+			...(withinMs === undefined ? {} : { timeoutMs: withinMs }),
+			expect: generationAnswerProblem,
+		});
 		const run = res.body.generation;
 		return run.id === runId && FINAL_STATUSES.includes(run.status) ? run : undefined;
 	} catch {

@@ -1,8 +1,6 @@
 // What an operation file exports, so the router can run it without knowing it.
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import type { Identity } from '../../shared/transport';
-
 /** The router loops over the items (up to `itemsAtOnce` in flight) and catches per item. */
 export interface ItemOperation {
 	description: INodeProperties[];
@@ -12,11 +10,7 @@ export interface ItemOperation {
 }
 
 /** One item's work: the items it outputs (usually one, paired to `itemIndex`). */
-export type ItemExecutor = (
-	this: IExecuteFunctions,
-	itemIndex: number,
-	identity: Identity,
-) => Promise<INodeExecutionData[]>;
+export type ItemExecutor = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
 
 /**
  * The operation takes all items together: the batch path of run-producing operations, which checks
@@ -24,7 +18,7 @@ export type ItemExecutor = (
  */
 export interface AllItemsOperation {
 	description: INodeProperties[];
-	executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]>;
+	executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]>;
 	/** True for operations that start paid runs (Generate, Run Look): a tool call's answer then says the credits left. */
 	startsRuns?: boolean;
 }

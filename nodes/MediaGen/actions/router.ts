@@ -6,7 +6,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getIdentity, type Identity } from '../../shared/transport';
+import { identityOf } from '../../shared/transport';
 import { runPool } from '../batch/pool';
 import { concurrencyOf } from '../run/concurrency';
 import { errorItem } from '../run/runErrors';
@@ -28,17 +28,12 @@ function findOperation(resource: string, operation: string): Operation | undefin
 	return operations?.[operation];
 }
 
-async function eachItem(ctx: IExecuteFunctions, identity: Identity, op: ItemOperation): Promise<INodeExecutionData[]> {
+async function eachItem(ctx: IExecuteFunctions, op: ItemOperation): Promise<INodeExecutionData[]> {
 	const count = ctx.getInputData().length;
 	const continueOnFail = ctx.continueOnFail();
-	const width = op.itemsAtOnce === 'runs' ? await concurrencyOf(ctx, identity, count) : (op.itemsAtOnce ?? 1);
+	const width = op.itemsAtOnce === 'runs' ? await concurrencyOf(ctx, count) : (op.itemsAtOnce ?? 1);
 	// Without Continue On Fail no new item starts after a failure; items in flight finish.
-	const results = await runPool(
-		count,
-		width,
-		async (i) => await op.executeItem.call(ctx, i, identity),
-		!continueOnFail,
-	);
+	const results = await runPool(count, width, async (i) => await op.executeItem.call(ctx, i), !continueOnFail);
 	const out: INodeExecutionData[] = [];
 	for (const [i, r] of results.entries()) {
 		if (!r) continue;
@@ -56,17 +51,18 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (!op) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
-	const identity = await getIdentity(this);
-	const run = async () => await runOperation(this, identity, op);
+	// A malformed credential stops the step here, before any item is processed.
+	await identityOf(this);
+	const run = async () => await runOperation(this, op);
 	if (!isToolCall(this)) return [await run()];
-	return [await answerToolCall(this, identity, 'startsRuns' in op && op.startsRuns === true, run)];
+	return [await answerToolCall(this, 'startsRuns' in op && op.startsRuns === true, run)];
 }
 
-async function runOperation(ctx: IExecuteFunctions, identity: Identity, op: Operation): Promise<INodeExecutionData[]> {
-	if ('executeItem' in op) return await eachItem(ctx, identity, op);
+async function runOperation(ctx: IExecuteFunctions, op: Operation): Promise<INodeExecutionData[]> {
+	if ('executeItem' in op) return await eachItem(ctx, op);
 	// A batch stopped as a whole: with Continue On Fail the error becomes the output.
 	const continueOnFail = ctx.continueOnFail();
-	return await op.executeAll.call(ctx, identity).catch(async (error: unknown) => {
+	return await op.executeAll.call(ctx).catch(async (error: unknown) => {
 		if (!continueOnFail) return await Promise.reject(error);
 		return [errorItem(error, 0)];
 	});

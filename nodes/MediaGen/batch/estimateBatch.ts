@@ -6,7 +6,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { identityProblem } from '../../shared/answers';
-import { apiRequest, type Identity } from '../../shared/transport';
+import { apiRequest, identityOf } from '../../shared/transport';
 import { failedItem, prepareAll, typedRequest } from './prepareItems';
 import { itemsInInputOrder, withSameColumns } from '../run/runOutput';
 import { priceRequestOf, type PreparedRun } from '../run/preparedRun';
@@ -48,18 +48,16 @@ interface Summary extends IDataObject {
  * The balance, or null with why. An anonymous ID's balance is not read: the first request with a new ID opens one
  * of the address's 3 free wallets a day, and an estimate must not spend one.
  */
-async function creditsLeft(
-	ctx: IExecuteFunctions,
-	identity: Identity,
-): Promise<{ credits: number | null; note?: string }> {
-	if (identity.kind === 'anonymous') {
+async function creditsLeft(ctx: IExecuteFunctions): Promise<{ credits: number | null; note?: string }> {
+	if ((await identityOf(ctx)).kind === 'anonymous') {
 		return { credits: null, note: 'not read for an anonymous ID: reading it would open a free wallet for a new ID' };
 	}
-	const me = await apiRequest<{ credits?: number }>(
-		ctx,
-		{ method: 'GET', path: '/me', retryTransient: 2, expect: identityProblem },
-		identity,
-	);
+	const me = await apiRequest<{ credits?: number }>(ctx, {
+		method: 'GET',
+		path: '/me',
+		retryTransient: 2,
+		expect: identityProblem,
+	});
 	const credits = Number(me.body?.credits);
 	return Number.isFinite(credits) ? { credits } : { credits: null, note: 'the service did not give a balance' };
 }
@@ -72,11 +70,10 @@ function enoughFor(total: number, unknown: number, left: number | null): boolean
 
 export async function estimateBatch(
 	ctx: IExecuteFunctions,
-	identity: Identity,
 	prepare: (itemIndex: number) => Promise<PreparedRun>,
 ): Promise<INodeExecutionData[]> {
 	const { ready: prepared, bad } = await prepareAll(ctx, prepare);
-	const book = await priceBookFor(ctx, identity, prepared.map(priceRequestOf), false);
+	const book = await priceBookFor(ctx, prepared.map(priceRequestOf), false);
 	const out = new Map<number, INodeExecutionData>();
 	for (const { itemIndex, error } of bad)
 		out.set(itemIndex, failedItem(error, itemIndex, typedRequest(ctx, itemIndex)));
@@ -99,7 +96,7 @@ export async function estimateBatch(
 		};
 		out.set(p.itemIndex, { json, pairedItem: { item: p.itemIndex } });
 	}
-	const balance = await creditsLeft(ctx, identity);
+	const balance = await creditsLeft(ctx);
 	const summary: Summary = {
 		totalCredits,
 		unknownItems,

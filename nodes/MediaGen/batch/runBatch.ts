@@ -4,7 +4,6 @@
 // new item starts after a failure, and the error lists the runs already paid for so none is lost.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { Identity } from '../../shared/transport';
 import type { RunRecord } from '../../shared/records';
 import { pauseRuns } from '../pause/pauseRuns';
 import { concurrencyOf } from '../run/concurrency';
@@ -32,7 +31,6 @@ function requestOf(p: PreparedRun): ItemRequest {
  */
 export async function runBatch(
 	ctx: IExecuteFunctions,
-	identity: Identity,
 	prepare: (itemIndex: number) => Promise<PreparedRun>,
 ): Promise<INodeExecutionData[]> {
 	const continueOnFail = ctx.continueOnFail();
@@ -41,10 +39,10 @@ export async function runBatch(
 	const batch = assignRequestKeys(ctx.getInputData().length, ready);
 	for (const p of ready) p.batchKeys = batch;
 
-	const cap = await spendingCapFor(ctx, identity, ready);
+	const cap = await spendingCapFor(ctx, ready);
 
 	if (ready[0]?.settings.mode === 'pause') {
-		return await pauseRuns(ctx, identity, ready, continueOnFail ? bad : [], cap);
+		return await pauseRuns(ctx, ready, continueOnFail ? bad : [], cap);
 	}
 
 	// 2. Run them, as many at once as the account allows.
@@ -54,19 +52,19 @@ export async function runBatch(
 		const p = ready[n];
 		// The time limit covers the whole item: waiting for a slot or a rate window counts too.
 		const deadline = itemDeadline(String(p.body.kind), p.settings.timeoutMs);
-		const s: SubmitContext = { ctx, identity, settings: p.settings, itemIndex: p.itemIndex, claimed, deadline, batch };
-		p.body = await withFileAddresses(ctx, identity, p);
+		const s: SubmitContext = { ctx, settings: p.settings, itemIndex: p.itemIndex, claimed, deadline, batch };
+		p.body = await withFileAddresses(ctx, p);
 		let run = await submitUnderCap(cap, ctx.getNode(), p, async () => await submitRun(s, p.body));
 		runs.set(p.itemIndex, run);
 		const requestKey = String(p.body.requestKey);
 		if (p.settings.wait) {
-			run = await waitForRun(ctx, identity, run, { ...p.settings, deadline }, p.itemIndex, requestKey);
+			run = await waitForRun(ctx, run, { ...p.settings, deadline }, p.itemIndex, requestKey);
 			runs.set(p.itemIndex, run);
 		}
 		if (run.status === 'FAILED') cap?.refund(run);
 		return await runToItem(ctx, run, p.settings, p.itemIndex, { requestKey, ...p.extraJson });
 	};
-	const width = await concurrencyOf(ctx, identity, ready.length);
+	const width = await concurrencyOf(ctx, ready.length);
 	const results = await runPool(ready.length, width, job, !continueOnFail);
 
 	// 3. Outputs in input order.

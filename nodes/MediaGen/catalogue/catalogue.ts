@@ -4,7 +4,7 @@
 // anonymous free tier covers it (freeTierCovers).
 import { NodeOperationError } from 'n8n-workflow';
 
-import { apiRequest, type ApiContext, type Identity, getIdentity } from '../../shared/transport';
+import { apiRequest, identityOf, type ApiContext } from '../../shared/transport';
 import { listProblem } from '../../shared/answers';
 import { KIND_NOUNS, kindLabel, type CatalogueApp, type CatalogueModel, type MediaKind } from '../../shared/records';
 
@@ -41,27 +41,27 @@ async function cached<T>(
 }
 
 /** @param fresh read the catalogue again even when a cached copy is young (a model may have been added) */
-export async function getModels(ctx: ApiContext, identity?: Identity, fresh = false): Promise<CatalogueModel[]> {
-	const id = identity ?? (await getIdentity(ctx));
+export async function getModels(ctx: ApiContext, fresh = false): Promise<CatalogueModel[]> {
 	const load = async () => {
-		const res = await apiRequest<{ models: CatalogueModel[] }>(
-			ctx,
-			{ method: 'GET', path: '/models', retryTransient: 2, expect: listProblem('models') },
-			id,
-		);
+		const res = await apiRequest<{ models: CatalogueModel[] }>(ctx, {
+			method: 'GET',
+			path: '/models',
+			retryTransient: 2,
+			expect: listProblem('models'),
+		});
 		return res.body.models.filter((m) => m && typeof m.id === 'string');
 	};
-	return await cached(modelCache, id.baseUrl, MODEL_TTL_MS, load, fresh);
+	return await cached(modelCache, (await identityOf(ctx)).baseUrl, MODEL_TTL_MS, load, fresh);
 }
 
-export async function getApps(ctx: ApiContext, identity?: Identity): Promise<CatalogueApp[]> {
-	const id = identity ?? (await getIdentity(ctx));
-	return await cached(appCache, id.baseUrl, APP_TTL_MS, async () => {
-		const res = await apiRequest<{ apps: CatalogueApp[] }>(
-			ctx,
-			{ method: 'GET', path: '/apps', retryTransient: 2, expect: listProblem('apps') },
-			id,
-		);
+export async function getApps(ctx: ApiContext): Promise<CatalogueApp[]> {
+	return await cached(appCache, (await identityOf(ctx)).baseUrl, APP_TTL_MS, async () => {
+		const res = await apiRequest<{ apps: CatalogueApp[] }>(ctx, {
+			method: 'GET',
+			path: '/apps',
+			retryTransient: 2,
+			expect: listProblem('apps'),
+		});
 		return res.body.apps.filter((a) => a && typeof a.slug === 'string');
 	});
 }
@@ -139,16 +139,15 @@ export function findModel(
 /** Finds a model, reading the catalogue once more before refusing an id the cached copy lacks. */
 export async function resolveModel(
 	ctx: ApiContext,
-	identity: Identity,
 	modelId: string,
 	kind: MediaKind | undefined,
 	itemIndex: number,
 ): Promise<CatalogueModel> {
-	let models = await getModels(ctx, identity);
-	const missKey = `${identity.baseUrl}|${modelId}`;
+	let models = await getModels(ctx);
+	const missKey = `${(await identityOf(ctx)).baseUrl}|${modelId}`;
 	const missedAt = recentMisses.get(missKey);
 	if (!models.some((m) => m.id === modelId) && !(missedAt && Date.now() - missedAt < MISS_MEMORY_MS)) {
-		models = await getModels(ctx, identity, true);
+		models = await getModels(ctx, true);
 		if (!models.some((m) => m.id === modelId)) recentMisses.set(missKey, Date.now());
 	}
 	return findModel(ctx, models, modelId, kind, itemIndex);
@@ -157,11 +156,10 @@ export async function resolveModel(
 /** The model of an item whose Model is left empty (defaultModel), read from the catalogue when the step runs. */
 export async function resolveDefaultModel(
 	ctx: ApiContext,
-	identity: Identity,
 	kind: MediaKind,
 	itemIndex: number,
 ): Promise<CatalogueModel> {
-	const model = defaultModel(await getModels(ctx, identity), kind);
+	const model = defaultModel(await getModels(ctx), kind);
 	if (model) return model;
 	throw new NodeOperationError(ctx.getNode(), `Model: none chosen, and the catalogue has no ${kind} model`, {
 		description: `Pick a model from the list, or change Kind. Nothing was sent and nothing was charged.`,

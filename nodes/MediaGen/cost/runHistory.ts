@@ -5,7 +5,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { generationListProblem } from '../../shared/answers';
 import type { CatalogueModel, RunRecord } from '../../shared/records';
-import { apiRequest, type Identity } from '../../shared/transport';
+import { apiRequest, identityOf } from '../../shared/transport';
 import { isAtDefaults, isTalkingAvatar, PriceBook, type HistoryState, type PriceRequest } from './priceBook';
 import { getModels } from '../catalogue/catalogue';
 
@@ -17,7 +17,7 @@ const KEEP_MS = 10 * 60_000;
 
 const readThisExecution = new Map<string, { at: number; value: Promise<HistoryState> }>();
 
-async function readPages(ctx: IExecuteFunctions, identity: Identity): Promise<HistoryState> {
+async function readPages(ctx: IExecuteFunctions): Promise<HistoryState> {
 	const runs: RunRecord[] = [];
 	let before: number | null | undefined;
 	let pages = 0;
@@ -25,11 +25,13 @@ async function readPages(ctx: IExecuteFunctions, identity: Identity): Promise<Hi
 		do {
 			const qs: Record<string, number> = { limit: PAGE_SIZE };
 			if (before) qs.before = before;
-			const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(
-				ctx,
-				{ method: 'GET', path: '/generations', qs, retryTransient: 2, expect: generationListProblem },
-				identity,
-			);
+			const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(ctx, {
+				method: 'GET',
+				path: '/generations',
+				qs,
+				retryTransient: 2,
+				expect: generationListProblem,
+			});
 			runs.push(...(page.body.generations ?? []));
 			before = page.body.next_before;
 			pages++;
@@ -42,7 +44,7 @@ async function readPages(ctx: IExecuteFunctions, identity: Identity): Promise<Hi
 }
 
 /** The account's newest runs, read once per execution (the same read serves every item and every pass). */
-export async function readRunHistory(ctx: IExecuteFunctions, identity: Identity): Promise<HistoryState> {
+export async function readRunHistory(ctx: IExecuteFunctions): Promise<HistoryState> {
 	const now = Date.now();
 	for (const [k, v] of readThisExecution) if (now - v.at > KEEP_MS) readThisExecution.delete(k);
 	let executionId: string | undefined;
@@ -51,11 +53,12 @@ export async function readRunHistory(ctx: IExecuteFunctions, identity: Identity)
 	} catch {
 		executionId = undefined;
 	}
-	if (!executionId) return await readPages(ctx, identity);
-	const key = `${executionId}|${identity.baseUrl}|${identity.fingerprint}`;
+	if (!executionId) return await readPages(ctx);
+	const { baseUrl, fingerprint } = await identityOf(ctx);
+	const key = `${executionId}|${baseUrl}|${fingerprint}`;
 	const hit = readThisExecution.get(key);
 	if (hit) return await hit.value;
-	const value = readPages(ctx, identity);
+	const value = readPages(ctx);
 	readThisExecution.set(key, { at: now, value });
 	return await value;
 }
@@ -71,15 +74,14 @@ function needsHistory(requests: PriceRequest[]): boolean {
  */
 export async function priceBookFor(
 	ctx: IExecuteFunctions,
-	identity: Identity,
 	requests: PriceRequest[],
 	readAnonymous = true,
 ): Promise<PriceBook> {
-	const models: CatalogueModel[] = await getModels(ctx, identity).catch(() => requests.map((r) => r.model));
+	const models: CatalogueModel[] = await getModels(ctx).catch(() => requests.map((r) => r.model));
 	let history: HistoryState;
 	if (!needsHistory(requests)) history = { note: 'its run history was not needed' };
-	else if (identity.kind === 'anonymous' && !readAnonymous) {
+	else if ((await identityOf(ctx)).kind === 'anonymous' && !readAnonymous) {
 		history = { note: 'the run history of an anonymous ID is not read, so that no free wallet is opened for it' };
-	} else history = await readRunHistory(ctx, identity);
+	} else history = await readRunHistory(ctx);
 	return new PriceBook(models, history);
 }

@@ -5,7 +5,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { uploadSlotProblem } from '../../shared/answers';
 import { canonicalMediaType, MB, MEDIA_TYPES } from '../../shared/mediaTypes';
-import { apiRequest, type Identity } from '../../shared/transport';
+import { apiRequest } from '../../shared/transport';
 
 /** A readable stream, as n8n's binary helpers hand it out (no stream import needed). */
 type Readable = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
@@ -148,25 +148,20 @@ export interface UploadResult {
 /** POST /uploads for a slot, then PUT the bytes (streamed) to the signed address. */
 export async function uploadFile(
 	ctx: IExecuteFunctions,
-	identity: Identity,
 	file: PreparedFile,
 	itemIndex: number,
 	field: string,
 ): Promise<UploadResult> {
 	// The slot's validity counts from before it was asked for, so "expired" is said only when it surely is.
 	const askedAt = Date.now();
-	const slot = await apiRequest<{ upload_url: string; url: string; expires_in: number }>(
-		ctx,
-		{
-			method: 'POST',
-			path: '/uploads',
-			body: { mime: file.mime, bytes: file.bytes },
-			retryTransient: 2,
-			itemIndex,
-			expect: uploadSlotProblem,
-		},
-		identity,
-	);
+	const slot = await apiRequest<{ upload_url: string; url: string; expires_in: number }>(ctx, {
+		method: 'POST',
+		path: '/uploads',
+		body: { mime: file.mime, bytes: file.bytes },
+		retryTransient: 2,
+		itemIndex,
+		expect: uploadSlotProblem,
+	});
 	const { upload_url: uploadUrl, url } = slot.body;
 	// The signed address carries its own authorisation; the API key is never sent to it.
 	const response = (await ctx.helpers.httpRequest({

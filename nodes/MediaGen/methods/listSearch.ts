@@ -1,7 +1,7 @@
 // Searchable lists (resource locators): models with their prices, and apps.
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { getIdentity } from '../../shared/transport';
+import { identityOf } from '../../shared/transport';
 import { freeTierCovers, getApps, getModels } from '../catalogue/catalogue';
 import { KIND_NOUNS, type CatalogueModel } from '../../shared/records';
 import { editorKind, readParameter } from './parameters';
@@ -17,11 +17,11 @@ export function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 }
 
 export async function searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const identity = await getIdentity(this);
+	const identity = await identityOf(this);
 	// Kind from an expression: every model, its kind first in its name.
 	const kind = editorKind(this);
 	const needle = (filter ?? '').toLowerCase();
-	const all = await getModels(this, identity);
+	const all = await getModels(this);
 	const models = all
 		.filter((m) => !kind || m.kind === kind)
 		.filter((m) => !needle || `${m.id} ${m.name} ${m.vendor}`.toLowerCase().includes(needle));

@@ -5,7 +5,7 @@
 // one batch, a re-run and a concurrent execution of the same batch all look alike in the runs list.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { apiRequest, type Identity } from '../../shared/transport';
+import { apiRequest } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import type { PauseState } from './pauseState';
@@ -46,7 +46,6 @@ export class BatchWalk {
 
 	constructor(
 		private readonly ctx: IWebhookFunctions,
-		private readonly identity: Identity,
 		readonly state: PauseState,
 		readonly memory: BatchMemory,
 	) {
@@ -79,7 +78,7 @@ export class BatchWalk {
 	 */
 	private async send(position: number): Promise<ResumeCallSend> {
 		const { body, item } = this.state.items[position];
-		const result = await sendFromResumeCall(this.ctx, this.identity, body, item, this.deadline());
+		const result = await sendFromResumeCall(this.ctx, body, item, this.deadline());
 		const unanswered = this.memory.unanswered.has(position);
 		if ('run' in result) this.memory.unanswered.delete(position);
 		else if ('later' in result && result.lost) this.memory.unanswered.add(position);
@@ -112,18 +111,14 @@ export class BatchWalk {
 
 	private async read(run: RunRecord, position: number): Promise<RunRecord | undefined> {
 		try {
-			const res = await apiRequest<{ generation: RunRecord }>(
-				this.ctx,
-				{
-					method: 'GET',
-					path: `/generations/${encodeURIComponent(run.id)}`,
-					retryTransient: 1,
-					itemIndex: this.state.items[position].item,
-					deadline: this.deadline(),
-					expect: generationAnswerProblem,
-				},
-				this.identity,
-			);
+			const res = await apiRequest<{ generation: RunRecord }>(this.ctx, {
+				method: 'GET',
+				path: `/generations/${encodeURIComponent(run.id)}`,
+				retryTransient: 1,
+				itemIndex: this.state.items[position].item,
+				deadline: this.deadline(),
+				expect: generationAnswerProblem,
+			});
 			return res.body.generation;
 		} catch {
 			return undefined; // read again on a later call

@@ -7,7 +7,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { describeWebhookCredentialProblem } from '../../shared/signingSecret';
-import type { Identity } from '../../shared/transport';
+import { identityOf } from '../../shared/transport';
 import { batchMemoryOf } from './batchMemory';
 import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './readBack';
 import { timerOutcomeItems } from './timerOutcome';
@@ -66,12 +66,12 @@ async function signingSecretProblem(ctx: IExecuteFunctions, chosen: string): Pro
 
 export async function pauseRuns(
 	ctx: IExecuteFunctions,
-	identity: Identity,
 	ready: PreparedRun[],
 	invalid: Array<{ itemIndex: number; error: Error }>,
 	cap: SpendingCap | undefined,
 ): Promise<INodeExecutionData[]> {
 	const continueOnFail = ctx.continueOnFail();
+	const identity = await identityOf(ctx);
 	const resumeUrl = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
 	const urlProblem = resumeUrlProblem(resumeUrl, identity.baseUrl);
 	if (urlProblem) throw pauseRefusal(ctx, urlProblem);
@@ -97,7 +97,7 @@ export async function pauseRuns(
 	const plan = capRefusalsBeforePause(ctx.getNode(), ready, cap, continueOnFail);
 	const items: PausedItem[] = [];
 	for (const [position, p] of ready.entries()) {
-		const body = await withFileAddresses(ctx, identity, p);
+		const body = await withFileAddresses(ctx, p);
 		body.webhookUrl = itemWebhookUrl(resumeUrl, position);
 		const refusedOverCap = plan.refusal(position);
 		const price = plan.prices[position];
@@ -111,7 +111,7 @@ export async function pauseRuns(
 			...(cap && price !== undefined ? { price } : {}),
 		});
 	}
-	const lanes = Math.max(1, await concurrencyOf(ctx, identity, items.length));
+	const lanes = Math.max(1, await concurrencyOf(ctx, items.length));
 	const state: PauseState = {
 		version: 1,
 		batchId: randomUUID(),
@@ -143,7 +143,7 @@ export async function pauseRuns(
 			continue;
 		}
 		const settings = ready[position].settings;
-		const s = { ctx, identity, settings, itemIndex: entry.item, claimed, batch: ready[position].batchKeys };
+		const s = { ctx, settings, itemIndex: entry.item, claimed, batch: ready[position].batchKeys };
 		try {
 			const run = memory.inFlight() === 0 ? await submitRun(s, entry.body) : await submitIfSlotFree(s, entry.body);
 			// Every slot is taken by other batches: deliveries send this item and the next as slots come free. After

@@ -6,7 +6,7 @@
 // read and can only make the node learn the truth sooner.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { getIdentity } from '../../shared/transport';
+import { identityOf } from '../../shared/transport';
 import type { BatchMemory } from './batchMemory';
 import { positionFromQuery, type PauseState } from './pauseState';
 
@@ -53,7 +53,7 @@ export const ANONYMOUS_CHOICES =
 
 /** Whether the step calls the service with an anonymous ID. */
 export async function callsAnonymously(ctx: IWebhookFunctions): Promise<boolean> {
-	return (await getIdentity(ctx).catch(() => undefined))?.kind === 'anonymous';
+	return (await identityOf(ctx).catch(() => undefined))?.kind === 'anonymous';
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { apiRequest, isBusySubmission, isLostAnswer, isTransientFailure, type Identity } from '../../shared/transport';
+import { apiRequest, isBusySubmission, isLostAnswer, isTransientFailure } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import type { RunRecord } from '../../shared/records';
 import { refusalOf, type Refusal } from '../run/runErrors';
@@ -28,7 +28,6 @@ export type ResumeCallSend =
 
 export async function sendFromResumeCall(
 	ctx: IWebhookFunctions,
-	identity: Identity,
 	body: IDataObject,
 	itemIndex: number,
 	deadline: number,
@@ -37,11 +36,14 @@ export async function sendFromResumeCall(
 	for (let tries = 1; ; tries++) {
 		try {
 			// Each try is sent here (not by the request loop) so that a lost answer before a 5xx is not forgotten.
-			const res = await apiRequest<{ generation: RunRecord }>(
-				ctx,
-				{ method: 'POST', path: '/generations', body, itemIndex, deadline, expect: generationAnswerProblem },
-				identity,
-			);
+			const res = await apiRequest<{ generation: RunRecord }>(ctx, {
+				method: 'POST',
+				path: '/generations',
+				body,
+				itemIndex,
+				deadline,
+				expect: generationAnswerProblem,
+			});
 			return { run: res.body.generation };
 		} catch (error) {
 			if (isBusySubmission(error)) return { busy: true };

@@ -20,7 +20,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { verifyDelivery, type VerifyResult } from '../../shared/signature';
-import { getIdentity } from '../../shared/transport';
+import { identityOf } from '../../shared/transport';
 import { runRecordProblem } from '../../shared/answers';
 import { finishAfterAnswering, readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
@@ -109,9 +109,7 @@ async function readBackInTime(
 	let reading = memory.readingBack.get(target.runId);
 	if (!reading) {
 		const itemIndex = state.items[target.position].item;
-		reading = readFinalRun(ctx, await getIdentity(ctx), target.runId, itemIndex).finally(() =>
-			memory.readingBack.delete(target.runId),
-		);
+		reading = readFinalRun(ctx, target.runId, itemIndex).finally(() => memory.readingBack.delete(target.runId));
 		memory.readingBack.set(target.runId, reading);
 	}
 	return await finishAfterAnswering(reading, () =>
@@ -182,7 +180,9 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	memory.verified++;
 	const delivered = run as RunRecord;
 	const position = readBack?.position ?? namedPosition(ctx, state, delivered);
-	const batch = new BatchWalk(ctx, await getIdentity(ctx), state, memory);
+	// A credential that cannot be read stops the call here, before the delivery is taken.
+	await identityOf(ctx);
+	const batch = new BatchWalk(ctx, state, memory);
 	const taken = takeDelivery(memory, position, delivered);
 	// Answered now, before any request to the service (whose reads may each take a minute, while it waits 10 s
 	// for the answer): what the delivery says is in this process's memory, and the call goes on after the answer.

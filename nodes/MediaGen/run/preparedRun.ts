@@ -3,7 +3,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { CatalogueModel } from '../../shared/records';
-import type { Identity } from '../../shared/transport';
 import { uploadFile, type PreparedFile } from '../files/upload';
 import type { RunSettings } from './runSettings';
 import type { PriceRequest } from '../cost/priceBook';
@@ -34,13 +33,9 @@ export interface PreparedRun {
 }
 
 /** The item's request with every reference file as an address: files from binary properties are uploaded (free). */
-export async function withFileAddresses(
-	ctx: IExecuteFunctions,
-	identity: Identity,
-	p: PreparedRun,
-): Promise<IDataObject> {
+export async function withFileAddresses(ctx: IExecuteFunctions, p: PreparedRun): Promise<IDataObject> {
 	const addressOf = async (source: FileSource) =>
-		'url' in source ? source.url : (await uploadFile(ctx, identity, source.file, p.itemIndex, source.field)).url;
+		'url' in source ? source.url : (await uploadFile(ctx, source.file, p.itemIndex, source.field)).url;
 	const body = { ...p.body };
 	const images: string[] = [];
 	for (const source of p.images) images.push(await addressOf(source));

@@ -6,7 +6,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { CatalogueModel } from '../../shared/records';
 import { readMaxCredits } from '../../shared/fields';
-import type { Identity } from '../../shared/transport';
+import { identityOf } from '../../shared/transport';
 import { freeTierModelIds, getModels } from '../catalogue/catalogue';
 import { checkRequest, checkSettings, type RequestDraft } from './checkRequest';
 import type { FileSource, PreparedRun } from './preparedRun';
@@ -30,17 +30,14 @@ export interface RunRequest {
 }
 
 /** Every problem of the request against its model and of its settings; empty when it may be sent. */
-export async function runRequestProblems(
-	ctx: IExecuteFunctions,
-	identity: Identity,
-	request: RunRequest,
-): Promise<string[]> {
+export async function runRequestProblems(ctx: IExecuteFunctions, request: RunRequest): Promise<string[]> {
+	const identity = await identityOf(ctx);
 	const anonymous = identity.kind === 'anonymous';
 	return [
 		...checkRequest(request.model, {
 			...request.draft,
 			identity: identity.kind,
-			freeModelIds: anonymous ? freeTierModelIds(await getModels(ctx, identity)) : undefined,
+			freeModelIds: anonymous ? freeTierModelIds(await getModels(ctx)) : undefined,
 		}),
 		...checkSettings({
 			webhookUrl: request.webhookUrl,

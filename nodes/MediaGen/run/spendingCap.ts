@@ -12,7 +12,6 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Identity } from '../../shared/transport';
 import type { Price, PriceBook, PriceRequest } from '../cost/priceBook';
 import { priceBookFor } from '../cost/runHistory';
 import { priceRequestOf, type PreparedRun } from './preparedRun';
@@ -224,11 +223,7 @@ function upfrontCapError(node: INode, cap: SpendingCap, overrun: { total: number
  * The cap of a batch of Generate or Run Look items, or undefined for no cap, with the step's total so far and the
  * batch's price book. Without Continue On Fail, a batch whose known prices alone cross the cap is refused here.
  */
-export async function spendingCapFor(
-	ctx: IExecuteFunctions,
-	identity: Identity,
-	ready: PreparedRun[],
-): Promise<SpendingCap | undefined> {
+export async function spendingCapFor(ctx: IExecuteFunctions, ready: PreparedRun[]): Promise<SpendingCap | undefined> {
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
 	if (capValue === undefined) return undefined;
 	// The total is kept in the node's context data, saved with the execution: it counts every pass of this
@@ -236,7 +231,7 @@ export async function spendingCapFor(
 	const node = ctx.getNode();
 	const store = capStore(ctx.getExecutionId(), node.id ?? node.name, () => ctx.getContext('node'));
 	// The prices: the catalogue's, this account's history (read only when a price needs it), the runs sent here.
-	const cap = new SpendingCap(capValue, store, await priceBookFor(ctx, identity, ready.map(priceRequestOf)));
+	const cap = new SpendingCap(capValue, store, await priceBookFor(ctx, ready.map(priceRequestOf)));
 	if (!ctx.continueOnFail()) {
 		const overrun = cap.firstCertainOverrun(ready.map(priceRequestOf));
 		if (overrun) throw upfrontCapError(node, cap, overrun);

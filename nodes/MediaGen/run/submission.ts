@@ -17,7 +17,6 @@ import {
 	isTransientFailure,
 	MediaGenApiError,
 	sleepUnlessAborted,
-	type Identity,
 } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
@@ -31,7 +30,6 @@ const BUSY_BACKOFF_MAX_MS = 15_000;
 
 export interface SubmitContext {
 	ctx: IExecuteFunctions;
-	identity: Identity;
 	settings: RunSettings;
 	itemIndex: number;
 	/** Runs already given to items of this batch: a look-up never hands one out twice. */
@@ -146,21 +144,17 @@ async function submitWithKey(
 	for (;;) {
 		tries++;
 		try {
-			const res = await apiRequest<{ generation: RunRecord }>(
-				s.ctx,
-				{
-					method: 'POST',
-					path: '/generations',
-					body,
-					// A repeated requestKey returns the first run, so re-sending a submission is safe.
-					retryTransient: 1,
-					itemIndex: s.itemIndex,
-					timeoutMs: s.settings.requestTimeoutMs,
-					deadline,
-					expect: generationAnswerProblem,
-				},
-				s.identity,
-			);
+			const res = await apiRequest<{ generation: RunRecord }>(s.ctx, {
+				method: 'POST',
+				path: '/generations',
+				body,
+				// A repeated requestKey returns the first run, so re-sending a submission is safe.
+				retryTransient: 1,
+				itemIndex: s.itemIndex,
+				timeoutMs: s.settings.requestTimeoutMs,
+				deadline,
+				expect: generationAnswerProblem,
+			});
 			const run = res.body.generation;
 			if (lost === 0 && !res.answerLostBefore && FINAL_STATUSES.includes(run.status)) madeEarlier.add(run);
 			return run;

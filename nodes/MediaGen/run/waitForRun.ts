@@ -2,27 +2,16 @@
 // so polling alone reaches a final state. QUEUED and unknown statuses count as still running.
 // Reads are safe to repeat: once the run is known, dropped answers, 5xx, 429 and even a 404 are
 // waited through (with backoff) until the time limit, so a short outage never loses a paid run.
-// When to read is pollSchedule's: planned from how long this model's runs took so far in this n8n instance.
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	apiRequest,
-	isRetryableRead,
-	sleepUnlessAborted,
-	type ApiContext,
-	type Identity,
-} from '../../shared/transport';
+import { apiRequest, isRetryableRead, sleepUnlessAborted, type ApiContext } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/answers';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
-import { DurationMemory, estimatedDurationMs, nextReadAtMs } from './pollSchedule';
 import { addRunDetails, failureInBrief, runError } from './runErrors';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 
 const MAX_BACKOFF_MS = 15_000;
-
-/** How long each model's runs took in this process (n8n keeps one copy of the node's code per process). */
-export const seenDurations = new DurationMemory();
 
 export interface WaitSettings {
 	pollIntervalMs: number;
@@ -35,37 +24,29 @@ export interface WaitSettings {
 
 export async function getRun(
 	ctx: ApiContext,
-	identity: Identity,
 	runId: string,
 	itemIndex: number,
 	requestTimeoutMs?: number,
 	deadline?: number,
 ): Promise<RunRecord> {
-	const res = await apiRequest<{ generation: RunRecord }>(
-		ctx,
-		{
-			method: 'GET',
-			path: `/generations/${encodeURIComponent(runId)}`,
-			retryTransient: 3,
-			itemIndex,
-			timeoutMs: requestTimeoutMs,
-			deadline,
-			expect: generationAnswerProblem,
-		},
-		identity,
-	);
+	const res = await apiRequest<{ generation: RunRecord }>(ctx, {
+		method: 'GET',
+		path: `/generations/${encodeURIComponent(runId)}`,
+		retryTransient: 3,
+		itemIndex,
+		timeoutMs: requestTimeoutMs,
+		deadline,
+		expect: generationAnswerProblem,
+	});
 	return res.body.generation;
 }
 
 /**
- * Reads the run until it is final. Generate and Run Look call this as soon as the submission is answered
- * (they pass the request key): a run that has not started yet is timed from here, and its time is learnt for
- * its model. Generation → Wait picks up a run of unknown age, and a request key may bring back a run started
- * earlier: those are read at the plain interval and teach nothing.
+ * Reads the run every Check Every seconds (the spec suggests 3 to 5) until it is final. Generate and Run Look pass
+ * the request key, which errors then name.
  */
 export async function waitForRun(
 	ctx: IExecuteFunctions,
-	identity: Identity,
 	first: RunRecord,
 	settings: WaitSettings,
 	itemIndex: number,
@@ -74,19 +55,15 @@ export async function waitForRun(
 	const signal = ctx.getExecutionCancelSignal();
 	const limitMs = timeLimitMs(first.kind, settings.timeoutMs);
 	const deadline = settings.deadline ?? itemDeadline(first.kind, settings.timeoutMs);
-	const startedAt = Date.now();
-	const timed = requestKey !== undefined && (first.status === 'PENDING' || first.status === 'QUEUED');
-	const window = timed ? seenDurations.window(first.model) : undefined;
 	let run = first;
 	let misses = 0;
-	let reads = 0;
-	let lastReadAt = 0;
-	let lastRunningAt = 0;
+	// Reads are an interval apart from when each was sent, the first an interval after the run was last seen.
+	let lastReadAt = Date.now();
 	let lastProblem = '';
 	while (!FINAL_STATUSES.includes(run.status)) {
 		const pauseMs = misses
 			? Math.min(settings.pollIntervalMs * 2 ** misses, MAX_BACKOFF_MS)
-			: nextReadAtMs(reads + 1, lastReadAt, settings.pollIntervalMs, window) - (Date.now() - startedAt);
+			: lastReadAt + settings.pollIntervalMs - Date.now();
 		if (Date.now() + Math.min(pauseMs, 1000) > deadline) {
 			const seen = lastProblem ? ` The last read failed: ${lastProblem}.` : '';
 			const late = runError(
@@ -113,21 +90,15 @@ export async function waitForRun(
 			);
 			throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
 		}
-		reads++;
-		lastReadAt = Date.now() - startedAt;
+		lastReadAt = Date.now();
 		try {
-			run = await getRun(ctx, identity, run.id, itemIndex, settings.requestTimeoutMs, deadline);
+			run = await getRun(ctx, run.id, itemIndex, settings.requestTimeoutMs, deadline);
 			misses = 0;
 		} catch (error) {
 			if (!isRetryableRead(error))
 				throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
 			misses++;
 			lastProblem = failureInBrief(error);
-			continue;
-		}
-		if (!FINAL_STATUSES.includes(run.status)) lastRunningAt = lastReadAt;
-		else if (timed && run.status === 'SUCCEEDED') {
-			seenDurations.record(run.model, estimatedDurationMs(lastRunningAt, lastReadAt));
 		}
 	}
 	return run;

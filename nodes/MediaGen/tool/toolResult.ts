@@ -4,7 +4,7 @@
 // A run still going when the call's time limit passed is an answer, not an error: its id, to fetch later.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { apiRequest, type Identity } from '../../shared/transport';
+import { apiRequest } from '../../shared/transport';
 import { identityProblem } from '../../shared/answers';
 import { FINAL_STATUSES } from '../../shared/records';
 import { runDetailsOf } from '../run/runErrors';
@@ -51,13 +51,15 @@ export function stillRunningResult(error: unknown): IDataObject | undefined {
 	return { ...pick(details as IDataObject, ['runId', 'status', 'cost', 'requestKey']), note: FETCH_LATER };
 }
 
-async function creditsLeft(ctx: IExecuteFunctions, identity: Identity): Promise<number | undefined> {
+async function creditsLeft(ctx: IExecuteFunctions): Promise<number | undefined> {
 	try {
-		const res = await apiRequest<IDataObject>(
-			ctx,
-			{ method: 'GET', path: '/me', retryTransient: 1, itemIndex: 0, expect: identityProblem },
-			identity,
-		);
+		const res = await apiRequest<IDataObject>(ctx, {
+			method: 'GET',
+			path: '/me',
+			retryTransient: 1,
+			itemIndex: 0,
+			expect: identityProblem,
+		});
 		return typeof res.body.credits === 'number' ? res.body.credits : undefined;
 	} catch {
 		return undefined; // a nicety: the run's answer does not depend on it
@@ -96,7 +98,6 @@ export function refusalResult(error: unknown): IDataObject | undefined {
  */
 export async function answerToolCall(
 	ctx: IExecuteFunctions,
-	identity: Identity,
 	startsRuns: boolean,
 	run: () => Promise<INodeExecutionData[]>,
 ): Promise<INodeExecutionData[]> {
@@ -115,7 +116,7 @@ export async function answerToolCall(
 		pairedItem: item.pairedItem ?? { item: 0 },
 	}));
 	if (startsRuns && shaped.some((item) => item.json.runId)) {
-		const credits = await creditsLeft(ctx, identity);
+		const credits = await creditsLeft(ctx);
 		if (credits !== undefined) for (const item of shaped) if (item.json.runId) item.json.creditsLeft = credits;
 	}
 	return shaped;

@@ -1,5 +1,6 @@
 // Who is calling: reads the node's credential, checks its shape before any request is sent, and keeps
-// a fingerprint (never the secret) that keys caches and rate budgets.
+// a fingerprint (never the secret) that keys caches and rate budgets. Read once per context (identityOf), so the
+// transport and the few callers that need a field ask for it instead of passing it along.
 import { createHash } from 'crypto';
 import type { IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -45,7 +46,7 @@ function readCredentialKind(ctx: ApiContext): CredentialKind {
 }
 
 /** Reads and shape-checks the credential before any request is sent. */
-export async function getIdentity(ctx: ApiContext): Promise<Identity> {
+async function readIdentity(ctx: ApiContext): Promise<Identity> {
 	const kind = readCredentialKind(ctx);
 	const credentialType = CREDENTIAL_TYPES[kind];
 	const credentials = await ctx.getCredentials(credentialType);
@@ -69,4 +70,22 @@ export async function getIdentity(ctx: ApiContext): Promise<Identity> {
 		fingerprint: createHash('sha256').update(`${baseUrl}|${kind}|${secretText}`).digest('hex').slice(0, 16),
 		secrets: [secretText],
 	};
+}
+
+/**
+ * A per-context cache: n8n makes a context for each execution, dropdown load and webhook call, so an entry dies with
+ * its context (nothing is shared between executions, or between n8n processes). A failed read is not kept: the next
+ * call reads the credential again and fails the same way, or succeeds once it is corrected.
+ */
+const identities = new WeakMap<object, Promise<Identity>>();
+
+/** The caller's identity: the credential read and shape-checked once per context. */
+export async function identityOf(ctx: ApiContext): Promise<Identity> {
+	let identity = identities.get(ctx);
+	if (!identity) {
+		identity = readIdentity(ctx);
+		identities.set(ctx, identity);
+		identity.catch(() => identities.delete(ctx));
+	}
+	return await identity;
 }

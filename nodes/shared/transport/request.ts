@@ -13,7 +13,7 @@ import {
 } from './apiError';
 import { describeApiError, ERROR_ADVICE } from './errorTable';
 import { isTransportFailure } from './failureClasses';
-import { getIdentity, type ApiContext, type Identity } from './identity';
+import { identityOf, type ApiContext } from './identity';
 import { acquireRateBudget, type RateBucket } from './rateGate';
 import { sleepUnlessAborted } from './sleep';
 
@@ -94,12 +94,8 @@ async function pause(ms: number, deadline: number | undefined, signal?: AbortSig
  * Sends one API request and returns the parsed answer, or throws a NodeApiError in plain words.
  * Waits out 429 (Retry-After, bounded), and retries transient failures when the caller says it is safe.
  */
-export async function apiRequest<T = IDataObject>(
-	ctx: ApiContext,
-	req: ApiRequest,
-	identity?: Identity,
-): Promise<ApiResponse<T>> {
-	const id = identity ?? (await getIdentity(ctx));
+export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiRequest): Promise<ApiResponse<T>> {
+	const id = await identityOf(ctx);
 	const signal = cancelSignal(ctx);
 	const bucket = bucketFor(req);
 	let transientLeft = req.retryTransient ?? 0;

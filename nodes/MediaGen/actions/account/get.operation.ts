@@ -7,11 +7,13 @@ import type { ItemExecutor } from '../operation';
 
 export const description: INodeProperties[] = [];
 
-export const executeItem: ItemExecutor = async function (i, identity) {
-	const res = await apiRequest<IDataObject>(
-		this,
-		{ method: 'GET', path: '/me', retryTransient: 2, itemIndex: i, expect: identityProblem },
-		identity,
-	);
+export const executeItem: ItemExecutor = async function (i) {
+	const res = await apiRequest<IDataObject>(this, {
+		method: 'GET',
+		path: '/me',
+		retryTransient: 2,
+		itemIndex: i,
+		expect: identityProblem,
+	});
 	return [{ json: res.body, pairedItem: { item: i } }];
 };

@@ -3,7 +3,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { Identity } from '../../../shared/transport';
 import { estimateBatch, summaryField } from '../../batch/estimateBatch';
 import { prepare, runLookFields } from './runLook.operation';
 
@@ -12,6 +11,6 @@ export const description = updateDisplayOptions({ show: { resource: ['app'], ope
 	summaryField,
 ]);
 
-export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
-	return await estimateBatch(this, identity, async (i) => await prepare(this, identity, i));
+export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	return await estimateBatch(this, async (i) => await prepare(this, i));
 }

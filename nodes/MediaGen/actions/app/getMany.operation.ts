@@ -3,7 +3,6 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../../shared/fields';
-import type { Identity } from '../../../shared/transport';
 import { getApps } from '../../catalogue/catalogue';
 
 const properties: INodeProperties[] = [
@@ -36,11 +35,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['getMany'] } }, properties);
 
 /** Runs once per input item (as n8n's own list operations do), each result paired with that item. */
-export async function executeItem(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	identity: Identity,
-): Promise<INodeExecutionData[]> {
+export async function executeItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const filters = this.getNodeParameter('appFilters', itemIndex, {}) as IDataObject;
 	const category = String(filters.category ?? '')
 		.trim()
@@ -48,7 +43,7 @@ export async function executeItem(
 	const tag = String(filters.tag ?? '')
 		.trim()
 		.toLowerCase();
-	return (await getApps(this, identity))
+	return (await getApps(this))
 		.filter((a) => !filters.kind || a.kind === filters.kind)
 		.filter((a) => !category || (a.category ?? '').toLowerCase() === category)
 		.filter((a) => !tag || (a.tags ?? []).some((t) => t.toLowerCase() === tag))

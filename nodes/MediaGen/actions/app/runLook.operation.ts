@@ -4,7 +4,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { Identity } from '../../../shared/transport';
 import { prepareBinaryFile, type PreparedFile } from '../../files/upload';
 import { getApps, resolveModel } from '../../catalogue/catalogue';
 import type { AppInput, CatalogueApp } from '../../../shared/records';
@@ -209,10 +208,10 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 }
 
 /** Reads and checks one item's parameters; throws before any request that could spend credits. */
-export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
+export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedRun> {
 	const slug = String(ctx.getNodeParameter('app', itemIndex, '', { extractValue: true }) ?? '').trim();
 	const lookId = String(ctx.getNodeParameter('look', itemIndex, '') ?? '').trim();
-	const app = findApp(ctx, await getApps(ctx, identity), slug, itemIndex);
+	const app = findApp(ctx, await getApps(ctx), slug, itemIndex);
 	const look = app.looks.find((l) => l.id === lookId);
 	if (!look) {
 		const looks = app.looks.map((l) => `${l.name} (${l.id})`).join(', ');
@@ -221,7 +220,7 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 			itemIndex,
 		});
 	}
-	const model = await resolveModel(ctx, identity, look.model, undefined, itemIndex);
+	const model = await resolveModel(ctx, look.model, undefined, itemIndex);
 	const extra = ctx.getNodeParameter('lookFields', itemIndex, {}) as IDataObject;
 	const fills = await fillSlots(ctx, app, itemIndex);
 	const options = { ...model.defaults, ...look.options };
@@ -240,7 +239,7 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 		maxCredits: extra.maxCredits,
 		extraJson: { app: app.slug, look: look.id },
 	};
-	const problems = await runRequestProblems(ctx, identity, request);
+	const problems = await runRequestProblems(ctx, request);
 	if (problems.length) {
 		throw new NodeOperationError(ctx.getNode(), problems.join(' '), {
 			description: 'Nothing was sent and nothing was charged.',
@@ -258,6 +257,6 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 /** Its runs are paid for (the operation contract's startsRuns). */
 export const startsRuns = true;
 
-export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
-	return await runBatch(this, identity, async (i) => await prepare(this, identity, i));
+export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	return await runBatch(this, async (i) => await prepare(this, i));
 }

@@ -25,9 +25,9 @@ export const description = updateDisplayOptions({ show: { resource: ['file'], op
 // 30-a-minute slot limit in check.
 export const itemsAtOnce = 3;
 
-export const executeItem: ItemExecutor = async function (i, identity) {
+export const executeItem: ItemExecutor = async function (i) {
 	const property = String(this.getNodeParameter('binaryPropertyName', i, 'data')).trim();
 	const file = await prepareBinaryFile(this, i, property, 'File to Upload', ['image', 'video', 'audio']);
-	const uploaded = await uploadFile(this, identity, file, i, 'File to Upload');
+	const uploaded = await uploadFile(this, file, i, 'File to Upload');
 	return [{ json: { url: uploaded.url, mime: uploaded.mime, bytes: uploaded.bytes }, pairedItem: { item: i } }];
 };

@@ -10,7 +10,6 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { Identity } from '../../../shared/transport';
 import { prepareBinaryFile } from '../../files/upload';
 import { resolveDefaultModel, resolveModel } from '../../catalogue/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
@@ -304,12 +303,12 @@ function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
 }
 
 /** Reads and checks one item's parameters; throws before any request that could spend credits. */
-export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIndex: number): Promise<PreparedRun> {
+export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedRun> {
 	const f = readItem(ctx, itemIndex);
 	// Model left empty: the kind's cheapest free-tier model, read from the catalogue now (the editor says which).
 	const model: CatalogueModel = f.modelId
-		? await resolveModel(ctx, identity, f.modelId, f.kind, itemIndex)
-		: await resolveDefaultModel(ctx, identity, f.kind, itemIndex);
+		? await resolveModel(ctx, f.modelId, f.kind, itemIndex)
+		: await resolveDefaultModel(ctx, f.kind, itemIndex);
 	const { options, problems } = resolveOptions(model, f.mapped, f.musicMode);
 	const text = (name: string) => String(f.extra[name] ?? '').trim();
 	const [audioUrl, audioProperty, endFrameUrl, endFrameProperty] = [
@@ -335,7 +334,7 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 		requestKey: text('requestKey') || undefined,
 		maxCredits: f.extra.maxCredits,
 	};
-	problems.push(...(await runRequestProblems(ctx, identity, request)));
+	problems.push(...(await runRequestProblems(ctx, request)));
 	// The model's limits are added to the message only when a problem is about one of them.
 	const limits = limitsHelp(model, options.tier, problems);
 	problems.push(...checkMediaUrls('Reference Image URLs', f.imageUrls));
@@ -371,6 +370,6 @@ export async function prepare(ctx: IExecuteFunctions, identity: Identity, itemIn
 /** Its runs are paid for (the operation contract's startsRuns). */
 export const startsRuns = true;
 
-export async function executeAll(this: IExecuteFunctions, identity: Identity): Promise<INodeExecutionData[]> {
-	return await runBatch(this, identity, async (i) => await prepare(this, identity, i));
+export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	return await runBatch(this, async (i) => await prepare(this, i));
 }

@@ -19,11 +19,11 @@ export const description = updateDisplayOptions({ show: { resource: ['generation
 
 export const itemsAtOnce = 'runs';
 
-export const executeItem: ItemExecutor = async function (i, identity) {
+export const executeItem: ItemExecutor = async function (i) {
 	const runId = readRunId(this, i);
 	const settings = { ...readRunSettings(this, i), wait: false };
 	settings.download = this.getNodeParameter('downloadOutputs', i, true) as boolean;
-	const run = await getRun(this, identity, runId, i, settings.requestTimeoutMs);
+	const run = await getRun(this, runId, i, settings.requestTimeoutMs);
 	// A failed run is what was asked for here, not an error: it comes back with its refund.
 	if (run.status === 'FAILED' || run.status === 'CANCELED') {
 		const refunded = run.status === 'FAILED' ? (run.refunded ?? run.cost) : run.refunded;

@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../../shared/fields';
-import { apiRequest, type Identity } from '../../../shared/transport';
+import { apiRequest } from '../../../shared/transport';
 import { generationListProblem } from '../../../shared/answers';
 import { runJson, type RunRecord } from '../../../shared/records';
 
@@ -78,11 +78,7 @@ export const description = updateDisplayOptions(
 );
 
 /** Runs once per input item (as n8n's own list operations do), each result paired with that item. */
-export async function executeItem(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	identity: Identity,
-): Promise<INodeExecutionData[]> {
+export async function executeItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', itemIndex, 50)));
 	const filters = this.getNodeParameter('runFilters', itemIndex, {}) as IDataObject;
@@ -99,11 +95,14 @@ export async function executeItem(
 	do {
 		const qs: IDataObject = { limit: pageSize };
 		if (before) qs.before = before;
-		const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(
-			this,
-			{ method: 'GET', path: '/generations', qs, retryTransient: 2, itemIndex, expect: generationListProblem },
-			identity,
-		);
+		const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(this, {
+			method: 'GET',
+			path: '/generations',
+			qs,
+			retryTransient: 2,
+			itemIndex,
+			expect: generationListProblem,
+		});
 		for (const run of page.body.generations ?? []) {
 			if (out.length >= limit) break;
 			if (matches(run)) out.push({ json: runJson(run) as IDataObject, pairedItem: { item: itemIndex } });

@@ -22,10 +22,10 @@ export const description = updateDisplayOptions(
 
 export const itemsAtOnce = 'runs';
 
-export const executeItem: ItemExecutor = async function (i, identity) {
+export const executeItem: ItemExecutor = async function (i) {
 	const settings = { ...readRunSettings(this, i), wait: true };
 	settings.download = this.getNodeParameter('downloadOutputs', i, true) as boolean;
-	const first = await getRun(this, identity, readRunId(this, i), i, settings.requestTimeoutMs);
-	const run = await waitForRun(this, identity, first, settings, i);
+	const first = await getRun(this, readRunId(this, i), i, settings.requestTimeoutMs);
+	const run = await waitForRun(this, first, settings, i);
 	return [await runToItem(this, run, settings, i)];
 };

@@ -3,7 +3,6 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../../shared/fields';
-import type { Identity } from '../../../shared/transport';
 import { getModels } from '../../catalogue/catalogue';
 
 const properties: INodeProperties[] = [
@@ -29,12 +28,8 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['model'], operation: ['getMany'] } }, properties);
 
 /** Runs once per input item (as n8n's own list operations do), each result paired with that item. */
-export async function executeItem(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	identity: Identity,
-): Promise<INodeExecutionData[]> {
-	const models = await getModels(this, identity);
+export async function executeItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const models = await getModels(this);
 	const filters = this.getNodeParameter('modelFilters', itemIndex, {}) as IDataObject;
 	return models
 		.filter((m) => !filters.kind || m.kind === filters.kind)

@@ -2,21 +2,19 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { concurrencyOf } from '../../../../../nodes/MediaGen/run/concurrency';
-import type { Identity } from '../../../../../nodes/shared/transport';
+import type { CredentialKind } from '../../../../../nodes/shared/transport/identity';
+import { credentialsOf } from '../../../../helpers/identity';
 
-const identity = (kind: Identity['kind'], n: number): Identity => ({
-	kind,
-	credentialType: kind === 'apiKey' ? 'mediaGenApi' : 'mediaGenAnonymousApi',
-	baseUrl: 'http://127.0.0.1:1/v1',
-	fingerprint: `concurrency-test-${kind}-${n}`,
-	secrets: [],
-});
-
-/** A context whose GET /me answers `me` (or fails), counting the requests. */
-function contextAnswering(me: unknown, fail = false) {
+/**
+ * A context of credential `kind` (identity `n`: each has rate budgets of its own) whose GET /me answers `me` (or
+ * fails), counting the requests.
+ */
+function contextAnswering(me: unknown, n: number, fail = false, kind: CredentialKind = 'apiKey') {
 	const calls: unknown[] = [];
 	const ctx = {
 		getNode: () => ({ name: 'Media Generation', type: 'n8n-nodes-mediagen.mediaGen' }),
+		getNodeParameter: (name: string) => (name === 'authentication' ? kind : undefined),
+		getCredentials: credentialsOf(kind, 'http://127.0.0.1:1/v1', n),
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: unknown) => {
 				calls.push(options);
@@ -29,17 +27,16 @@ function contextAnswering(me: unknown, fail = false) {
 }
 
 test('one item, or an anonymous ID (one run at a time), asks nothing', async () => {
-	const { ctx, calls } = contextAnswering({ tier: 'paid', concurrency: 3 });
-	expect(await concurrencyOf(ctx, identity('apiKey', 1), 1)).toBe(1);
-	expect(await concurrencyOf(ctx, identity('anonymous', 2), 5)).toBe(1);
-	expect(calls).toHaveLength(0);
+	const one = contextAnswering({ tier: 'paid', concurrency: 3 }, 1);
+	const anonymous = contextAnswering({ tier: 'paid', concurrency: 3 }, 2, false, 'anonymous');
+	expect(await concurrencyOf(one.ctx, 1)).toBe(1);
+	expect(await concurrencyOf(anonymous.ctx, 5)).toBe(1);
+	expect([...one.calls, ...anonymous.calls]).toHaveLength(0);
 });
 
 test("the account's concurrency, at most 20; 1 when it is missing or the read fails", async () => {
-	expect(await concurrencyOf(contextAnswering({ tier: 'paid', concurrency: 3 }).ctx, identity('apiKey', 3), 5)).toBe(3);
-	expect(await concurrencyOf(contextAnswering({ tier: 'paid', concurrency: 50 }).ctx, identity('apiKey', 4), 5)).toBe(
-		20,
-	);
-	expect(await concurrencyOf(contextAnswering({ tier: 'free' }).ctx, identity('apiKey', 5), 5)).toBe(1);
-	expect(await concurrencyOf(contextAnswering({}, true).ctx, identity('apiKey', 6), 5)).toBe(1);
+	expect(await concurrencyOf(contextAnswering({ tier: 'paid', concurrency: 3 }, 3).ctx, 5)).toBe(3);
+	expect(await concurrencyOf(contextAnswering({ tier: 'paid', concurrency: 50 }, 4).ctx, 5)).toBe(20);
+	expect(await concurrencyOf(contextAnswering({ tier: 'free' }, 5).ctx, 5)).toBe(1);
+	expect(await concurrencyOf(contextAnswering({}, 6, true).ctx, 5)).toBe(1);
 });

@@ -3,24 +3,26 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { preparedRunOf, runRequestProblems, type RunRequest } from '../../../../../nodes/MediaGen/run/runRequest';
 import type { CatalogueModel } from '../../../../../nodes/shared/records';
-import type { Identity } from '../../../../../nodes/shared/transport';
+import type { CredentialKind } from '../../../../../nodes/shared/transport/identity';
 import models from '../../../../../sandbox/data/models.json';
+import { credentialsOf } from '../../../../helpers/identity';
 
 const catalogue = models.models as unknown as CatalogueModel[];
 const freeImage = catalogue.find((m) => m.id === 'studio-image-v1')!;
 const paidImage = catalogue.find((m) => m.id === 'lumora-image-2')!;
 
-const identity = (kind: Identity['kind'], baseUrl: string): Identity => ({
-	kind,
-	credentialType: kind === 'apiKey' ? 'mediaGenApi' : 'mediaGenAnonymousApi',
-	baseUrl,
-	fingerprint: `run-request-test-${kind}-${baseUrl}`,
-	secrets: [],
-});
-
-/** A Generate step's context: parameters by name, GET /models answered from the sandbox's catalogue. */
-function context(parameters: Record<string, unknown> = {}): IExecuteFunctions {
+/**
+ * A Generate step's context: parameters by name, a credential of `kind` at `baseUrl`, GET /models answered from the
+ * sandbox's catalogue.
+ */
+function context(
+	parameters: Record<string, unknown> = {},
+	kind: CredentialKind = 'apiKey',
+	baseUrl = 'https://a.example/v1',
+): IExecuteFunctions {
+	parameters = { authentication: kind, ...parameters };
 	return {
+		getCredentials: credentialsOf(kind, baseUrl),
 		getNode: () => ({ id: 'node-1', name: 'Media Generation', type: 'n8n-nodes-mediagen.mediaGen' }),
 		getInstanceId: () => 'instance-123456789',
 		getExecutionId: () => '42',
@@ -41,15 +43,12 @@ const request = (model: CatalogueModel, more: Partial<RunRequest> = {}): RunRequ
 });
 
 test('a request the model takes, with settings in shape, has no problem', async () => {
-	expect(await runRequestProblems(context(), identity('apiKey', 'https://a.example/v1'), request(paidImage))).toEqual(
-		[],
-	);
+	expect(await runRequestProblems(context(), request(paidImage))).toEqual([]);
 });
 
 test("the model's checks come first, then the settings'", async () => {
 	const problems = await runRequestProblems(
-		context(),
-		identity('apiKey', 'https://b.example/v1'),
+		context({}, 'apiKey', 'https://b.example/v1'),
 		request(paidImage, {
 			draft: { prompt: '', imageCount: 0, hasEndFrame: false, hasAudio: false },
 			requestKey: 'k'.repeat(121),
@@ -64,9 +63,9 @@ test("the model's checks come first, then the settings'", async () => {
 });
 
 test('an anonymous ID is told which models its free tier covers, read from the catalogue', async () => {
-	const anonymous = identity('anonymous', 'https://c.example/v1');
-	expect(await runRequestProblems(context(), anonymous, request(freeImage))).toEqual([]);
-	const [problem] = await runRequestProblems(context(), anonymous, request(paidImage));
+	const anonymous = () => context({}, 'anonymous', 'https://c.example/v1');
+	expect(await runRequestProblems(anonymous(), request(freeImage))).toEqual([]);
+	const [problem] = await runRequestProblems(anonymous(), request(paidImage));
 	expect(problem).toMatch(/^Model: .* is not covered by the anonymous free tier, .*\(studio-image-v1\)\./);
 });
 
