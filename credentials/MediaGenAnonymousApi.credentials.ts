@@ -3,7 +3,7 @@ import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { MEDIAGEN_ICON } from '../nodes/shared/icon';
 import { anonymousIdTest, baseUrlProperty, identityHeader } from './common';
-import { describeAnonymousIdProblem, readAnonymousId } from '../nodes/shared/transport/credentialShapes';
+import { describeAnonymousIdProblem, readAnonymousId } from '../nodes/shared/transport/identity';
 
 export class MediaGenAnonymousApi implements ICredentialType {
 	name = 'mediaGenAnonymousApi';

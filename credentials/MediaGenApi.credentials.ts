@@ -3,7 +3,7 @@ import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { MEDIAGEN_ICON } from '../nodes/shared/icon';
 import { apiKeyTest, baseUrlProperty, identityHeader } from './common';
-import { describeApiKeyProblem } from '../nodes/shared/transport/credentialShapes';
+import { describeApiKeyProblem } from '../nodes/shared/transport/identity';
 
 export class MediaGenApi implements ICredentialType {
 	name = 'mediaGenApi';

@@ -7,7 +7,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { describeBaseUrlProblem } from '../nodes/shared/transport/credentialShapes';
+import { describeBaseUrlProblem } from '../nodes/shared/transport/identity';
 
 export const baseUrlProperty: INodeProperties = {
 	displayName: 'Base URL',

@@ -1,35 +1,90 @@
-// Who is calling: reads the node's credential, checks its shape before any request is sent, and keeps
-// a fingerprint (never the secret) that keys caches and rate budgets. Read once per context (identityOf), so the
-// transport and the few callers that need a field ask for it instead of passing it along.
+// Who is calling: the credential's values checked for shape (pure checks the credentials' authenticate() runs too,
+// so a typo costs nothing; no message echoes the value, a secret), then read once per context by identityOf, so
+// nothing passes the credential along. The fingerprint (a hash, never the secret) keys what is kept per identity.
 import { createHash } from 'crypto';
 import type { IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-
-import {
-	describeAnonymousIdProblem,
-	describeApiKeyProblem,
-	describeBaseUrlProblem,
-	normaliseBaseUrl,
-	readAnonymousId,
-} from './credentialShapes';
 
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 
 export type CredentialKind = 'apiKey' | 'anonymous';
 
-export const CREDENTIAL_TYPES: Record<CredentialKind, string> = {
-	apiKey: 'mediaGenApi',
-	anonymous: 'mediaGenAnonymousApi',
-};
-
 export interface Identity {
 	kind: CredentialKind;
 	credentialType: string;
 	baseUrl: string;
-	/** A hash of the secret, never the secret: keys caches and rate budgets per identity. */
 	fingerprint: string;
 	/** Values that must never reach output, errors or logs. */
 	secrets: string[];
+}
+
+export function describeApiKeyProblem(key: unknown): string | undefined {
+	if (typeof key !== 'string' || key.trim() === '') {
+		return (
+			'The API key is empty. Paste the key from your account settings: it looks like sk_ followed by 40 hex ' +
+			'characters (0-9, a-f).'
+		);
+	}
+	if (!/^sk_[0-9a-fA-F]{40}$/.test(key.trim())) {
+		return (
+			`The API key does not have the expected shape: sk_ followed by exactly 40 hex characters (0-9, a-f), 43 ` +
+			`characters in all. The value entered has ${key.trim().length} characters. Copy the key again from your account ` +
+			`settings.`
+		);
+	}
+	return undefined;
+}
+
+/** Earlier builds saved the anonymous ID as "anonymousId", which the credential still lists as a hidden field. */
+export function readAnonymousId(data: Record<string, unknown>): unknown {
+	const current = data.secretAnonymousId;
+	return typeof current === 'string' && current.trim() !== '' ? current : data.anonymousId;
+}
+
+export function describeAnonymousIdProblem(id: unknown): string | undefined {
+	if (typeof id !== 'string' || id.trim() === '') {
+		return 'The anonymous ID is empty. Choose any ID of 8 to 80 characters using letters, digits, ".", "_" or "-".';
+	}
+	if (!/^[A-Za-z0-9._-]{8,80}$/.test(id.trim())) {
+		return (
+			`The anonymous ID must be 8 to 80 characters long and use only letters, digits, ".", "_" or "-". The ` +
+			`value entered has ${id.trim().length} ` +
+			`characters${/[^A-Za-z0-9._-]/.test(id.trim()) ? ' and contains other characters' : ''}.`
+		);
+	}
+	return undefined;
+}
+
+function normaliseBaseUrl(baseUrl: unknown): string {
+	return (typeof baseUrl === 'string' ? baseUrl.trim() : '').replace(/\/+$/, '');
+}
+
+export function describeBaseUrlProblem(baseUrl: unknown): string | undefined {
+	const value = normaliseBaseUrl(baseUrl);
+	if (!value) return "The Base URL is empty. Enter the API's version 1 root, for example https://api.example.com/v1.";
+	let url: URL | undefined;
+	try {
+		url = /^https?:\/\/[^\s/]+/i.test(value) ? new URL(value) : undefined;
+	} catch {
+		url = undefined;
+	}
+	if (!url) {
+		return (
+			`The Base URL must start with https://, for example https://api.example.com/v1 (http:// only for a test ` +
+			`service on this computer).`
+		);
+	}
+	// A typo here would send the API key or anonymous ID unencrypted across the network, so http is refused
+	// unless the service runs on this computer (127.0.0.0/8, localhost, [::1]).
+	const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(url.hostname.replace(/\.$/, ''));
+	if (url.protocol === 'http:' && !loopback) {
+		return (
+			`The Base URL starts with http://, which would send your API key or anonymous ID unencrypted over the ` +
+			`network to ${url.hostname}. Use https:// (for example https://api.example.com/v1). Plain http:// is ` +
+			`accepted only for a test service on this computer (localhost, 127.0.0.1 or [::1]).`
+		);
+	}
+	return undefined;
 }
 
 function readCredentialKind(ctx: ApiContext): CredentialKind {
@@ -45,10 +100,9 @@ function readCredentialKind(ctx: ApiContext): CredentialKind {
 	}
 }
 
-/** Reads and shape-checks the credential before any request is sent. */
 async function readIdentity(ctx: ApiContext): Promise<Identity> {
 	const kind = readCredentialKind(ctx);
-	const credentialType = CREDENTIAL_TYPES[kind];
+	const credentialType = kind === 'apiKey' ? 'mediaGenApi' : 'mediaGenAnonymousApi';
 	const credentials = await ctx.getCredentials(credentialType);
 	const secret = kind === 'apiKey' ? credentials.apiKey : readAnonymousId(credentials);
 	const problem =
@@ -72,11 +126,8 @@ async function readIdentity(ctx: ApiContext): Promise<Identity> {
 	};
 }
 
-/**
- * A per-context cache: n8n makes a context for each execution, dropdown load and webhook call, so an entry dies with
- * its context (nothing is shared between executions, or between n8n processes). A failed read is not kept: the next
- * call reads the credential again and fails the same way, or succeeds once it is corrected.
- */
+// Per context: n8n makes one for each execution, dropdown load and webhook call, in whichever process runs it, so
+// an entry dies with its call and nothing is shared between calls or processes. A failed read is not kept.
 const identities = new WeakMap<object, Promise<Identity>>();
 
 /** The caller's identity: the credential read and shape-checked once per context. */

@@ -1,21 +1,19 @@
-// The request loop: one API request sent, waited out (Retry-After, rate-limit headers) and sent again where
-// that is safe, until it is answered or fails with a MediaGenApiError in plain words.
+// One API request: paced by the rate headers of earlier answers, sent, waited out (Retry-After, bounded) and sent
+// again where a request key makes that safe, until it is answered or fails with a MediaGenApiError in plain words.
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import {
 	apiError,
+	describeApiError,
+	ERROR_ADVICE,
 	type MediaGenApiError,
 	missingRouteError,
 	noAnswerError,
 	rateLimitAdvice,
 	unexpectedAnswerError,
-} from './apiError';
-import { describeApiError, ERROR_ADVICE } from './errorTable';
-import { isTransportFailure } from './failureClasses';
+} from './errors';
 import { identityOf, type ApiContext } from './identity';
-import { acquireRateBudget, type RateBucket } from './rateGate';
-import { sleepUnlessAborted } from './sleep';
 
 export interface ApiRequest {
 	method: IHttpRequestMethods;
@@ -47,40 +45,116 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
 const MAX_429_WAITS = 5;
 
-function bucketFor(req: ApiRequest): RateBucket {
-	if (req.method === 'POST' && req.path === '/generations') return 'submit';
-	if (req.method === 'POST' && req.path === '/uploads') return 'upload';
-	return 'read';
-}
-
-function cancelSignal(ctx: ApiContext): AbortSignal | undefined {
-	const fn = (ctx as IExecuteFunctions).getExecutionCancelSignal;
-	return typeof fn === 'function' ? fn.call(ctx) : undefined;
-}
-
-function lowerCaseHeaders(headers: unknown): Record<string, string> {
-	const out: Record<string, string> = {};
-	if (headers && typeof headers === 'object') {
-		for (const [k, v] of Object.entries(headers as Record<string, unknown>)) {
-			out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
-		}
+/**
+ * Waits `ms`, or rejects as soon as `signal` aborts. n8n-workflow's sleep takes the signal from 2.x on; 1.x's
+ * ignores it (its abortable sleep has another name), so the abort is raced here as well.
+ */
+export async function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
+	if (!signal) return await sleep(ms);
+	const reason = () => (signal.reason instanceof Error ? signal.reason : new Error('The execution was cancelled'));
+	if (signal.aborted) throw reason();
+	let onAbort = () => undefined as void;
+	const aborted = new Promise<never>((_, reject) => {
+		onAbort = () => reject(reason());
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		await Promise.race([sleep(ms, signal), aborted]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
 	}
-	return out;
+}
+
+type RateBucket = 'submit' | 'read' | 'upload';
+
+interface Budget {
+	remaining?: number;
+	resetAt?: number;
+	inFlight: number;
+}
+
+// Pacing only, per process and identity: each process paces from the headers of its own answers (other processes'
+// requests show in the next header's count) and a 429 is still waited out below, so nothing depends on this map.
+const budgets = new Map<string, Budget>();
+
+/** The spec's windows are a minute long: a reset misread (or a clock far off) costs at most one such wait. */
+export const MAX_RESET_WAIT_MS = 65_000;
+
+/**
+ * When the window resets, in epoch ms, from X-RateLimit-Reset, whose unit the spec does not give: seconds from
+ * now, a Unix time in seconds, or a Unix time in milliseconds (told apart by size), never later than
+ * MAX_RESET_WAIT_MS from now.
+ */
+export function parseReset(value: string | undefined, now = Date.now()): number | undefined {
+	const n = value ? Number(value) : NaN;
+	if (!Number.isFinite(n)) return undefined;
+	const at = n > 1e12 ? n : n > 1e9 ? n * 1000 : now + n * 1000;
+	return Math.min(Math.max(at, now), now + MAX_RESET_WAIT_MS);
+}
+
+/**
+ * Waits while the known budget of this bucket is spent, then counts one request in flight; the function returned
+ * releases it with the answer's headers. Requests in flight count against the budget a header reports, because the
+ * header could not know about them yet.
+ */
+export async function acquireRateBudget(
+	fingerprint: string,
+	bucket: RateBucket,
+	signal?: AbortSignal,
+	deadline?: number,
+): Promise<(headers?: Record<string, string>) => void> {
+	const key = `${fingerprint}|${bucket}`;
+	const b = budgets.get(key) ?? { inFlight: 0 };
+	budgets.set(key, b);
+	for (;;) {
+		const now = Date.now();
+		if (b.resetAt !== undefined && now >= b.resetAt) b.remaining = b.resetAt = undefined;
+		if (b.remaining === undefined || b.remaining > 0) break;
+		// Past the caller's deadline the request goes out anyway; a 429 then ends it without a wait.
+		if (deadline !== undefined && now >= deadline) break;
+		const until = Math.min((b.resetAt ?? now) + 25, deadline ?? Infinity);
+		await sleepUnlessAborted(Math.min(Math.max(until - now, 1), MAX_RESET_WAIT_MS), signal);
+	}
+	if (b.remaining !== undefined) b.remaining--;
+	b.inFlight++;
+	let released = false;
+	return (headers) => {
+		if (released) return;
+		released = true;
+		b.inFlight--;
+		const reported = Number(headers?.['x-ratelimit-remaining']);
+		const now = Date.now();
+		const resetAt = parseReset(headers?.['x-ratelimit-reset'], now);
+		if (!Number.isFinite(reported) || resetAt === undefined) return;
+		const estimate = Math.max(0, reported - b.inFlight);
+		const sameWindow =
+			b.resetAt !== undefined && b.remaining !== undefined && Math.abs(b.resetAt - resetAt) < 1500 && b.resetAt > now;
+		b.remaining = sameWindow ? Math.min(b.remaining!, estimate) : estimate;
+		b.resetAt = sameWindow ? Math.max(b.resetAt!, resetAt) : resetAt;
+	};
+}
+
+/** A dropped, refused or timed-out connection: the loop sends reads and keyed writes again. */
+function isTransportFailure(error: unknown): boolean {
+	const e = error as { code?: string; cause?: { code?: string }; message?: string };
+	const code = e?.cause?.code ?? e?.code ?? '';
+	const codes = /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|ECONNABORTED|EPIPE|ERR_BAD_RESPONSE|EAI_AGAIN|ESOCKETTIMEDOUT)$/;
+	if (codes.test(code)) return true;
+	return /socket hang up|timeout|ECONNRESET|ECONNREFUSED|aborted|network/i.test(String(e?.message ?? ''));
+}
+
+function bucketOf(req: ApiRequest): RateBucket {
+	if (req.method === 'POST' && req.path === '/generations') return 'submit';
+	return req.method === 'POST' && req.path === '/uploads' ? 'upload' : 'read';
 }
 
 /** Seconds from a Retry-After header (seconds or an HTTP date); undefined when absent. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
 	if (!value) return undefined;
 	const seconds = Number(value);
 	if (Number.isFinite(seconds)) return Math.max(0, seconds);
 	const date = Date.parse(value);
 	return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
-}
-
-/** True when an error answer names a code of the service's error table other than not_found. */
-function carriesServiceCode(body: unknown): boolean {
-	const code = (body as { error?: unknown } | null)?.error;
-	return typeof code === 'string' && code !== 'not_found' && Object.hasOwn(ERROR_ADVICE, code);
 }
 
 /** Sleeps unless that would pass the deadline; returns false (without sleeping) when it would. */
@@ -96,8 +170,9 @@ async function pause(ms: number, deadline: number | undefined, signal?: AbortSig
  */
 export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiRequest): Promise<ApiResponse<T>> {
 	const id = await identityOf(ctx);
-	const signal = cancelSignal(ctx);
-	const bucket = bucketFor(req);
+	const cancelSignal = (ctx as IExecuteFunctions).getExecutionCancelSignal;
+	const signal = typeof cancelSignal === 'function' ? cancelSignal.call(ctx) : undefined;
+	const bucket = bucketOf(req);
 	let transientLeft = req.retryTransient ?? 0;
 	let waits429 = 0;
 	let waitedMs = 0;
@@ -140,7 +215,9 @@ export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiReque
 			}
 			throw noAnswerError(ctx.getNode(), req, id, error);
 		}
-		const headers = lowerCaseHeaders(response.headers);
+		const headers: Record<string, string> = {};
+		for (const [k, v] of Object.entries((response.headers ?? {}) as Record<string, unknown>))
+			headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
 		release(headers);
 		const { statusCode } = response;
 		if (statusCode >= 200 && statusCode < 300) {
@@ -175,7 +252,9 @@ export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiReque
 		}
 		// A 404 on a route that always exists (all but a run's own) means the Base URL points somewhere else,
 		// unless it carries one of the service's own codes (other than not_found), which then says what happened.
-		if (statusCode === 404 && !req.path.startsWith('/generations/') && !carriesServiceCode(response.body))
+		const code = (response.body as { error?: unknown } | null)?.error;
+		const serviceCode = typeof code === 'string' && code !== 'not_found' && Object.hasOwn(ERROR_ADVICE, code);
+		if (statusCode === 404 && !req.path.startsWith('/generations/') && !serviceCode)
 			throw afterTries(missingRouteError(ctx.getNode(), req, id, response.body));
 		throw afterTries(apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex));
 	}

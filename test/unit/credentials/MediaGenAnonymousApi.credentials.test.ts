@@ -1,6 +1,6 @@
 // credentials/MediaGenAnonymousApi.credentials.ts: the anonymous ID saved under the field's earlier name.
 import { MediaGenAnonymousApi } from '../../../credentials/MediaGenAnonymousApi.credentials';
-import { readAnonymousId } from '../../../nodes/shared/transport/credentialShapes';
+import { readAnonymousId } from '../../../nodes/shared/transport/identity';
 
 test('the anonymous ID is read under its earlier field name too; the current name wins', async () => {
 	expect(readAnonymousId({ anonymousId: 'old-name-01' })).toBe('old-name-01');

@@ -1,6 +1,18 @@
-// nodes/shared/transport/rateGate.ts: the rate gate (reads the reset header, waits for a spent window, counts
-// requests in flight against what a header reports).
-import { acquireRateBudget, MAX_RESET_WAIT_MS, parseReset } from '../../../../../nodes/shared/transport/rateGate';
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
+// nodes/shared/transport/request.ts: the rate gate (reads the reset header, waits for a spent window, counts requests
+// in flight against what a header reports), and waits a cancelled execution ends at once, on n8n 2.x (whose sleep
+// takes the abort signal) and on 1.x, modelled here: n8n 1.123's sleep(ms) ignores a second argument.
+jest.mock('n8n-workflow', () => ({
+	...jest.requireActual('n8n-workflow'),
+	sleep: async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms)),
+}));
+
+import {
+	acquireRateBudget,
+	MAX_RESET_WAIT_MS,
+	parseReset,
+	sleepUnlessAborted,
+} from '../../../../../nodes/shared/transport/request';
 
 describe('rate gate', () => {
 	test('reset is read as seconds from now, a Unix time in seconds or a Unix time in milliseconds', () => {
@@ -56,4 +68,24 @@ describe('rate gate', () => {
 		(await acquireRateBudget(id, 'submit', undefined, Date.now() + 100))();
 		expect(Date.now() - started).toBeLessThan(1_000);
 	});
+});
+
+const HOUR = 3600_000;
+
+test('an abort ends a wait of an hour, with the reason given', async () => {
+	const control = new AbortController();
+	const waiting = sleepUnlessAborted(HOUR, control.signal);
+	control.abort(new Error('The execution was stopped'));
+	await expect(waiting).rejects.toThrow('The execution was stopped');
+});
+
+test('an aborted signal refuses to wait at all; without a reason the error says the execution was cancelled', async () => {
+	const control = new AbortController();
+	control.abort('no error object');
+	await expect(sleepUnlessAborted(HOUR, control.signal)).rejects.toThrow('The execution was cancelled');
+});
+
+test('without an abort the wait ends by itself', async () => {
+	await expect(sleepUnlessAborted(5, new AbortController().signal)).resolves.toBeUndefined();
+	await expect(sleepUnlessAborted(5)).resolves.toBeUndefined();
 });

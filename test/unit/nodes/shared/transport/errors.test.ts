@@ -1,5 +1,22 @@
-// nodes/shared/transport/errorTable.ts: the spec's error table as data, its advice, and secrets kept out of messages.
-import { describeApiError, ERROR_ADVICE, redactSecrets } from '../../../../../nodes/shared/transport/errorTable';
+// nodes/shared/transport/errors.ts: the spec's error table as data, its advice, secrets kept out of messages, the
+// error of a request that got no answer, and what each failure classifier counts.
+import type { INode } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import {
+	apiError,
+	describeApiError,
+	ERROR_ADVICE,
+	isBusySubmission,
+	isLostAnswer,
+	isRetryableRead,
+	isTransientFailure,
+	noAnswerError,
+	redactSecrets,
+	unexpectedAnswerError,
+} from '../../../../../nodes/shared/transport/errors';
+import { testIdentity as id } from '../../../../helpers/identity';
+import { testNode } from '../../../../helpers/node';
 
 const SPEC_CODES = [
 	'invalid',
@@ -114,4 +131,39 @@ describe('error mapping', () => {
 		expect(text).not.toContain('whsec_c2VjcmV0c2VjcmV0');
 		expect(text).not.toContain('my-anon-id-123');
 	});
+});
+
+test('a request with no answer is a NodeApiError naming the route and the reason, without the run id', () => {
+	const route = { method: 'GET', path: '/generations/gen_1' };
+	const error = noAnswerError(testNode(), route, id, new Error('socket hang up'));
+	expect(error).toBeInstanceOf(NodeApiError);
+	expect(error.message).toBe('No answer from the Media Generation API to GET /generations/{id}: socket hang up');
+	expect(error.description).toMatch(/^Check the Base URL in the credential \(now http:\/\/127\.0\.0\.1:1\/v1\)/);
+	expect(error.httpCode).toBeNull();
+});
+
+const node: INode = testNode();
+const route = { method: 'GET', path: '/generations/gen_1' };
+
+const failures = {
+	noAnswer: noAnswerError(node, route, id, new Error('socket hang up')),
+	unexpected: unexpectedAnswerError(node, route, id, 200, 'no generation', {}),
+	busy: apiError(node, 409, { error: 'busy' }, id),
+	rateLimited: apiError(node, 429, { error: 'rate_limited' }, id),
+	serverError: apiError(node, 500, {}, id),
+	notFound: apiError(node, 404, { error: 'not_found' }, id),
+	invalid: apiError(node, 400, { error: 'invalid' }, id),
+	plain: new Error('not from the service'),
+};
+
+test.each([
+	['isLostAnswer', isLostAnswer, ['noAnswer', 'unexpected']],
+	['isBusySubmission', isBusySubmission, ['busy']],
+	['isTransientFailure', isTransientFailure, ['noAnswer', 'unexpected', 'rateLimited', 'serverError']],
+	['isRetryableRead', isRetryableRead, ['noAnswer', 'unexpected', 'rateLimited', 'serverError', 'notFound']],
+])('%s counts exactly its failures', (_name, classify, counted) => {
+	const matched = Object.entries(failures)
+		.filter(([, error]) => classify(error))
+		.map(([name]) => name);
+	expect(matched).toEqual(counted);
 });
