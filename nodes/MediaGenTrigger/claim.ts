@@ -3,7 +3,7 @@
 // exactly as GET /generations/{id} returns it" (a failed run's also carries `refunded`) and the webhook-id
 // `msg_<run_id>_<outcome>`, sent only for SUCCEEDED and FAILED runs: a call that says anything else is not the
 // service's, and is refused before any read.
-import { runRecordProblem } from '../shared/answers';
+import { runRecordProblem } from '../shared/responseChecks';
 import type { RunRecord } from '../shared/records';
 import { REMEMBER_MS } from './dedupe';
 

@@ -2,7 +2,7 @@
 // event, the node's filters applied, the output item shaped. No n8n calls: webhook() reads and answers.
 import type { IDataObject } from 'n8n-workflow';
 
-import { runRecordProblem } from '../shared/answers';
+import { runRecordProblem } from '../shared/responseChecks';
 import { runJson, type RunRecord } from '../shared/records';
 import { outcomeOf } from './claim';
 

@@ -5,7 +5,7 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { generationAnswerProblem } from './answers';
+import { generationAnswerProblem } from './responseChecks';
 import { FINAL_STATUSES, type RunRecord } from './records';
 import { apiRequest, identityOf } from './transport';
 

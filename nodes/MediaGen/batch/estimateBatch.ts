@@ -5,7 +5,7 @@
 // shows the total in its first column and no "undefined" cell.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { identityProblem } from '../../shared/answers';
+import { identityProblem } from '../../shared/responseChecks';
 import { apiRequest, identityOf } from '../../shared/transport';
 import { failedItem, prepareAll, typedRequest } from './prepareItems';
 import { itemsInInputOrder, withSameColumns } from '../run/runOutput';

@@ -5,7 +5,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, identityOf, type ApiContext } from '../../shared/transport';
-import { listProblem } from '../../shared/answers';
+import { listProblem } from '../../shared/responseChecks';
 import { KIND_NOUNS, kindLabel, type CatalogueApp, type CatalogueModel, type MediaKind } from '../../shared/records';
 
 const MODEL_TTL_MS = 5 * 60_000;

@@ -3,7 +3,7 @@
 // prices it would have given are then unknown, and say why.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { generationListProblem } from '../../shared/answers';
+import { generationListProblem } from '../../shared/responseChecks';
 import type { CatalogueModel, RunRecord } from '../../shared/records';
 import { apiRequest, identityOf } from '../../shared/transport';
 import { isAtDefaults, isTalkingAvatar, PriceBook, type HistoryState, type PriceRequest } from './priceBook';

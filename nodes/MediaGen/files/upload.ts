@@ -3,7 +3,7 @@
 import type { IBinaryData, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { uploadSlotProblem } from '../../shared/answers';
+import { uploadSlotProblem } from '../../shared/responseChecks';
 import { canonicalMediaType, MB, MEDIA_TYPES } from '../../shared/mediaTypes';
 import { apiRequest } from '../../shared/transport';
 

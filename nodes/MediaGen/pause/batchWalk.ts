@@ -6,7 +6,7 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { apiRequest } from '../../shared/transport';
-import { generationAnswerProblem } from '../../shared/answers';
+import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import type { PauseState } from './pauseState';
 import type { BatchMemory } from './batchMemory';

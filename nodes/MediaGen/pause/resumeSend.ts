@@ -6,7 +6,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { apiRequest, isBusySubmission, isLostAnswer, isTransientFailure } from '../../shared/transport';
-import { generationAnswerProblem } from '../../shared/answers';
+import { generationAnswerProblem } from '../../shared/responseChecks';
 import type { RunRecord } from '../../shared/records';
 import { refusalOf, type Refusal } from '../run/runErrors';
 

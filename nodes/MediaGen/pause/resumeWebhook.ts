@@ -21,7 +21,7 @@ import { sleep } from 'n8n-workflow';
 
 import { verifyDelivery, type VerifyResult } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
-import { runRecordProblem } from '../../shared/answers';
+import { runRecordProblem } from '../../shared/responseChecks';
 import { finishAfterAnswering, readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
 import { batchKeyOf, isPauseState, PAUSE_STATE_KEY, positionFromQuery, type PauseState } from './pauseState';

@@ -2,7 +2,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { apiRequest, identityOf } from '../../shared/transport';
-import { identityProblem } from '../../shared/answers';
+import { identityProblem } from '../../shared/responseChecks';
 
 /** As many items at once as the identity may have runs in flight (GET /me), at most 20. */
 export async function concurrencyOf(ctx: IExecuteFunctions, items: number): Promise<number> {

@@ -18,7 +18,7 @@ import {
 	MediaGenApiError,
 	sleepUnlessAborted,
 } from '../../shared/transport';
-import { generationAnswerProblem } from '../../shared/answers';
+import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { MAX_FRESH_RUNS, requestKeyAdvice, retryKey, type BatchKeys } from './requestKey';
 import { addRunDetails, failureInBrief, runDetailsOf, runError } from './runErrors';

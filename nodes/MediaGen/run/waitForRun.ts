@@ -6,7 +6,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, isRetryableRead, sleepUnlessAborted, type ApiContext } from '../../shared/transport';
-import { generationAnswerProblem } from '../../shared/answers';
+import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { addRunDetails, failureInBrief, runError } from './runErrors';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';

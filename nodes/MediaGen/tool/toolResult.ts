@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { apiRequest } from '../../shared/transport';
-import { identityProblem } from '../../shared/answers';
+import { identityProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES } from '../../shared/records';
 import { runDetailsOf } from '../run/runErrors';
 import { TIME_LIMIT_CODE } from '../run/timeLimit';

@@ -2,7 +2,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { identityProblem } from '../../../shared/answers';
+import { identityProblem } from '../../../shared/responseChecks';
 import type { ItemExecutor } from '../operation';
 
 export const description: INodeProperties[] = [];

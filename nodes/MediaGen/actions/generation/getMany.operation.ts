@@ -5,7 +5,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../../shared/fields';
 import { apiRequest } from '../../../shared/transport';
-import { generationListProblem } from '../../../shared/answers';
+import { generationListProblem } from '../../../shared/responseChecks';
 import { runJson, type RunRecord } from '../../../shared/records';
 
 const properties: INodeProperties[] = [

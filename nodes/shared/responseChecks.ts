@@ -1,6 +1,5 @@
-// Shape checks for the service's 2xx answers, handed to apiRequest as `expect`. Each returns what is
-// missing in plain words, or undefined when the answer can be used. Unknown fields are ignored
-// (the spec adds fields within v1); only what the node reads is checked. Pure.
+// Shape checks of the service's 2xx answers (apiRequest's `expect`) and of delivered run records: each returns what
+// is missing in plain words, or undefined when usable. Only what the node reads is checked (v1 only adds fields).
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);

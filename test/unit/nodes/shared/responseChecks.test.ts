@@ -1,5 +1,5 @@
-// nodes/shared/answers.ts: shape checks of the service's 2xx answers.
-import { generationAnswerProblem, generationListProblem } from '../../../../nodes/shared/answers';
+// nodes/shared/responseChecks.ts: shape checks of the service's 2xx answers.
+import { generationAnswerProblem, generationListProblem } from '../../../../nodes/shared/responseChecks';
 import { runRecord as run } from '../../../helpers/runRecord';
 
 describe('answer shapes', () => {
