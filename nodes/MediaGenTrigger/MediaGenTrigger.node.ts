@@ -1,8 +1,7 @@
 // The Media Generation Trigger: starts a workflow when the service delivers a finished run to its Production URL.
-// webhook() stays thin: the Standard Webhooks signature is checked by shared/signature.ts (a delivery failing it is
-// read back with the optional API credential, readBack.ts), repeats are dropped (dedupe.ts), and the delivery is
-// read, filtered and shaped by delivery.ts, with the files downloaded when asked. Endpoints are registered by hand
-// in the account settings, so there is nothing to create or delete on the service.
+// webhook() takes a delivery through its steps: verified (shared/signature.ts, or read back with the optional API
+// credential, claim.ts), once (dedupe.ts), read, filtered and shaped (delivery.ts), its files downloaded when asked.
+// Endpoints are registered by hand in the account settings, so there is nothing to create or delete on the service.
 import type {
 	IDataObject,
 	IHookFunctions,
@@ -14,27 +13,26 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { downloadOutputs } from '../shared/downloads';
+import { KIND_OPTIONS } from '../shared/fields';
 import { MEDIAGEN_NODE_ICON } from '../shared/icon';
+import type { RunRecord } from '../shared/records';
+import { headerOf, verifyDelivery } from '../shared/signature';
 import {
 	checkSigningSecret,
 	describePreviousSecretProblem,
 	describeWebhookCredentialProblem,
 } from '../shared/signingSecret';
-import { downloadOutputs } from '../shared/downloads';
-import { KIND_OPTIONS } from '../shared/fields';
-import type { RunRecord } from '../shared/records';
-import { finishAfterAnswering, isSignatureMismatch } from '../shared/runReadBack';
-import { headerOf, verifyDelivery } from '../shared/signature';
-import { outcomeOf, readClaim } from './claim';
+import { takeOnReadBack } from './claim';
 import { isRepeatDelivery, wasAccepted } from './dedupe';
-import { modelIds, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
-import { confirmClaim, hasApiCredential, refusedDeliveryLog } from './readBack';
+import { modelIds, outcomeOf, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
 
 /** The answer to a delivery whose read-back outlasts the service's 10 s: the service's retry then gets 200. */
 const STILL_CHECKING = {
 	error: 'checking',
 	message: 'The run is being read back from the service; a retry of this delivery will be answered',
 };
+const DUPLICATE = { received: true, duplicate: true };
 
 export class MediaGenTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -73,15 +71,7 @@ export class MediaGenTrigger implements INodeType {
 				'Once you have finished building, publish the workflow and register its Production URL in your account ' +
 				'settings.',
 		},
-		webhooks: [
-			{
-				name: 'default',
-				httpMethod: 'POST',
-				responseMode: 'onReceived',
-				path: 'webhook',
-				rawBody: true,
-			},
-		],
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook', rawBody: true }],
 		properties: [
 			// At most two short notices before the first field: where the URL goes, which secret goes in which box
 			// (n8n's notices keep links only: no <b>).
@@ -169,9 +159,8 @@ export class MediaGenTrigger implements INodeType {
 		],
 	};
 
-	// The API has no endpoint-registration calls: endpoints are added by hand in the account
-	// settings (or per run with Webhook URL), so there is nothing to create or delete remotely.
-	// Activation is refused while the credential holds no usable secret (n8n shows the message).
+	// Endpoints are added by hand in the account settings (or per run with Webhook URL): nothing to create or delete
+	// on the service. Activation is refused while the credential holds no usable secret (n8n shows the message).
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
@@ -184,87 +173,68 @@ export class MediaGenTrigger implements INodeType {
 				}
 				return true;
 			},
-			async create(this: IHookFunctions): Promise<boolean> {
-				return true;
-			},
-			async delete(this: IHookFunctions): Promise<boolean> {
-				return true;
-			},
+			create: async () => true,
+			delete: async () => true,
 		},
 	};
 
 	methods = { credentialTest: { checkSigningSecret } };
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const req = this.getRequestObject();
-		const res = this.getResponseObject();
-		// Every call is answered here (n8n saves the static data before it starts the execution), at most once:
-		// a read-back still going near the service's 10 s limit is answered first and finished afterwards.
-		let answered = false;
-		const answer = (status: number, body: IDataObject): IWebhookResponseData => {
-			if (!answered) res.status(status).json(body);
-			answered = true;
-			return { noWebhookResponse: true };
-		};
-		const reject = (status: number, message: string) =>
-			answer(status, { error: status === 400 ? 'bad_request' : 'unauthorized', message });
 		const node = this.getNode();
+		// Every call is answered here, at most once (n8n saves the static data before it starts the execution): a
+		// read-back still going near the service's 10 s limit is answered first and finished afterwards.
+		let answered = false;
+		const answer = (status: number, body: IDataObject, item?: INodeExecutionData): IWebhookResponseData => {
+			if (!answered) this.getResponseObject().status(status).json(body);
+			answered = true;
+			return item ? { noWebhookResponse: true, workflowData: [[item]] } : { noWebhookResponse: true };
+		};
 		const credentials = await this.getCredentials('mediaGenWebhookApi');
-		const raw = req.rawBody as Buffer | undefined;
-		if (!raw) return reject(400, 'The delivery has no body');
-		const headers = req.headers as Record<string, unknown>;
-		const verdict = verifyDelivery(headers, raw, credentials);
-		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+		const raw = this.getRequestObject().rawBody as Buffer | undefined;
+		if (!raw) return answer(400, { error: 'bad_request', message: 'The delivery has no body' });
+		const headers = this.getRequestObject().headers as Record<string, unknown>;
 		const store = this.getWorkflowStaticData('node');
-		// The reason never includes the secret or the expected signature.
+		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+
+		// 1. Verified: by its signature, or else by the service's record of its run, read back (claim.ts).
+		const verdict = verifyDelivery(headers, raw, credentials);
 		let readBack: { run: RunRecord; webhookId: string } | undefined;
 		if (!verdict.ok) {
-			const readable = isSignatureMismatch(verdict) && hasApiCredential(this);
-			const claim = readable ? readClaim(headerOf(headers, 'webhook-id'), raw, Date.now()) : undefined;
-			const claimed = claim && 'runId' in claim ? claim : undefined;
-			if (claimed && wasAccepted(store, memoryKey, claimed.webhookId, Date.now())) {
-				return answer(200, { received: true, duplicate: true });
-			}
-			const checked = claimed
-				? await finishAfterAnswering(confirmClaim(this, claimed), () => answer(503, STILL_CHECKING))
-				: (claim as { problem: string } | undefined);
-			if (!claimed || !checked || 'problem' in checked) {
-				if (verdict.field) this.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
-				else if (isSignatureMismatch(verdict)) {
-					const problem = checked && 'problem' in checked ? checked.problem : undefined;
-					this.logger.warn(refusedDeliveryLog(this, verdict.reason, problem));
-				}
-				return reject(verdict.status, verdict.reason);
-			}
-			readBack = { run: checked.run, webhookId: claimed.webhookId };
-			this.logger.warn(
-				`Media Generation Trigger "${node.name}": a delivery failed the signature check (${verdict.reason}); ` +
-					`its run ${readBack.run.id} read back as ${readBack.run.status} with the API credential, exactly as ` +
-					'the delivery said, so it was taken',
+			const taken = await takeOnReadBack(
+				this,
+				verdict,
+				headerOf(headers, 'webhook-id'),
+				raw,
+				(id) => wasAccepted(store, memoryKey, id, Date.now()),
+				() => answer(503, STILL_CHECKING),
 			);
+			if (taken === 'duplicate') return answer(200, DUPLICATE);
+			const error = verdict.status === 400 ? 'bad_request' : 'unauthorized';
+			if (taken === 'refused') return answer(verdict.status, { error, message: verdict.reason });
+			readBack = taken;
 		}
-		const deliveryId = readBack?.webhookId ?? (verdict as { id: string }).id;
 		const previousProblem = describePreviousSecretProblem(credentials.previousSecret);
 		if (previousProblem) {
 			const note = 'Until then only the Signing Secret is used.';
 			this.logger.warn(`Media Generation Trigger "${node.name}": ${previousProblem} ${note}`);
 		}
-		if (isRepeatDelivery(store, memoryKey, deliveryId, Date.now())) {
-			return answer(200, { received: true, duplicate: true });
-		}
-		const start = (item: INodeExecutionData): IWebhookResponseData => ({
-			...answer(200, { received: true }),
-			workflowData: [[item]],
-		});
 
+		// 2. Once: a delivery this trigger already accepted is acknowledged and starts nothing.
+		const deliveryId = readBack?.webhookId ?? (verdict as { id: string }).id;
+		if (isRepeatDelivery(store, memoryKey, deliveryId, Date.now())) return answer(200, DUPLICATE);
+
+		// 3. Read: a run record, or a test event.
 		const delivery: Delivery = readBack
 			? { run: readBack.run, outcome: outcomeOf(readBack.run.status) }
 			: readDelivery(raw, deliveryId);
 		if ('testEvent' in delivery) {
 			if (this.getNodeParameter('testEvents', 'pass') === 'drop')
 				return answer(200, { received: true, ignored: 'test event' });
-			return start({ json: delivery.testEvent });
+			return answer(200, { received: true }, { json: delivery.testEvent });
 		}
+
+		// 4. Filtered by the node's Outcomes, Kinds and Model IDs.
 		const { run, outcome } = delivery;
 		const filters = {
 			outcomes: this.getNodeParameter('outcomes', []) as string[],
@@ -272,27 +242,22 @@ export class MediaGenTrigger implements INodeType {
 			models: modelIds(this.getNodeParameter('models', '')),
 		};
 		if (!passesFilters(run, outcome, filters)) return answer(200, { received: true, filtered: true });
-		const item: INodeExecutionData = { json: runItemJson(run, outcome, deliveryId) };
-		if (outcome === 'succeeded' && (this.getNodeParameter('downloadOutputs', false) as boolean)) {
-			// Answer first: the service counts an answer later than 10 s as a failed delivery and sends it again,
-			// and a large file takes longer. n8n starts the execution once this returns, with the files.
-			answer(200, { received: true });
-			await addDownloads(this, run, item);
-		}
-		return start(item);
-	}
-}
 
-/** The run's files as binary data; when they cannot be fetched the item says so and keeps the URLs. */
-async function addDownloads(ctx: IWebhookFunctions, run: RunRecord, item: INodeExecutionData): Promise<void> {
-	if (!run.outputs?.length) return;
-	try {
-		const files = await downloadOutputs(ctx, run, 'data');
-		item.binary = files.binary;
-		item.json.files = files.files as unknown as IDataObject[];
-	} catch (error) {
-		item.json.downloadError =
-			`The files could not be downloaded: ${(error as Error).message}. They stay available at ` +
-			`the URLs in "outputs".`;
+		// 5. The item, with the files when asked. Answered first: the service counts an answer later than 10 s as a
+		// failed delivery and sends it again, and a large file takes longer. The execution starts with the files.
+		const item: INodeExecutionData = { json: runItemJson(run, outcome, deliveryId) };
+		if (outcome === 'succeeded' && this.getNodeParameter('downloadOutputs', false) && run.outputs?.length) {
+			answer(200, { received: true });
+			try {
+				const files = await downloadOutputs(this, run, 'data');
+				item.binary = files.binary;
+				item.json.files = files.files as unknown as IDataObject[];
+			} catch (error) {
+				item.json.downloadError =
+					`The files could not be downloaded: ${(error as Error).message}. They stay available at ` +
+					`the URLs in "outputs".`;
+			}
+		}
+		return answer(200, { received: true }, item);
 	}
 }

@@ -1,27 +1,30 @@
-// A delivery that failed the signature check, read as a claim about a run, and the test that the service's record
-// bears it out, as pure functions (readBack.ts does the reading). The spec makes the body "the generation object
-// exactly as GET /generations/{id} returns it" (a failed run's also carries `refunded`) and the webhook-id
-// `msg_<run_id>_<outcome>`, sent only for SUCCEEDED and FAILED runs: a call that says anything else is not the
-// service's, and is refused before any read.
-import { runRecordProblem } from '../shared/responseChecks';
-import type { RunRecord } from '../shared/records';
-import { REMEMBER_MS } from './dedupe';
+// A delivery that fails the signature check while an API credential is attached: read as a claim about a run, and
+// taken only when the run read back from the service says exactly what the body says. The spec's body is "the
+// generation object exactly as GET /generations/{id} returns it" and its webhook-id msg_<run_id>_<outcome>, for
+// SUCCEEDED and FAILED runs only: a call saying anything else is refused before any read, so a forged call costs at
+// most one read. The record, never the body, starts the workflow. A read-back cannot prove the call was meant for
+// this URL: a finished run's body copied from elsewhere starts it once; its replays meet the de-duplication memory
+// (the ids are the service's own, and READ_BACK_MAX_AGE_MS keeps them inside its 48 h unless MAX_REMEMBERED overflows).
+import type { IWebhookFunctions } from 'n8n-workflow';
 
-/** The outcome a status stands for, in webhook-ids and the trigger's output: only FAILED is "failed". */
-export function outcomeOf(status: string): string {
-	return status === 'SUCCEEDED' ? 'succeeded' : status === 'FAILED' ? 'failed' : status.toLowerCase();
-}
+import type { RunRecord } from '../shared/records';
+import { runRecordProblem } from '../shared/responseChecks';
+import { finishAfterAnswering, isSignatureMismatch, readFinalRun } from '../shared/runReadBack';
+import { REMEMBER_MS } from './dedupe';
+import { outcomeOf } from './delivery';
 
 /**
- * How old a run (its createdAt, service clock) may be for a read-back to be taken. A genuine delivery's last retry
- * comes about 33 h after the run began (a run ends within 30 min, stuck ones fail then; retries end 32.6 h after
- * the first attempt). Any read-back taken is remembered for REMEMBER_MS (48 h) from then, so a replay of it, which
- * this bound keeps within 36 h of the run's start, always meets that memory (12 h left for clock skew).
+ * How old a run (createdAt, service clock) may be for a read-back to be taken: a genuine delivery's last retry comes
+ * about 33 h after the run began. A read-back taken is remembered for REMEMBER_MS (48 h), so its replays, kept within
+ * 36 h of the run's start, always meet that memory (12 h left for clock skew).
  */
 export const READ_BACK_MAX_AGE_MS = 36 * 3600 * 1000;
 const SKEW_MARGIN_MS = REMEMBER_MS - READ_BACK_MAX_AGE_MS;
 
-export interface Claim {
+/** The read itself, once the call is answered: as long as a slow service may take. */
+const READ_MS = 60_000;
+
+interface Claim {
 	runId: string;
 	/** The webhook-id the service gives this run and outcome; the call's own header, checked equal. */
 	webhookId: string;
@@ -92,4 +95,68 @@ export function recordDifference(body: Record<string, unknown>, record: RunRecor
 		return `its body has "${field}", which the service's record of the run does not`;
 	}
 	return undefined;
+}
+
+/** The claimed run as the service records it, when final and matching the body; else why it is refused. */
+async function confirmClaim(ctx: IWebhookFunctions, claim: Claim): Promise<{ run: RunRecord } | { problem: string }> {
+	let run: RunRecord | undefined;
+	try {
+		run = await readFinalRun(ctx, claim.runId, undefined, READ_MS);
+	} catch (error) {
+		return { problem: `the Media Generation API credential cannot read it back: ${(error as Error).message}` };
+	}
+	if (!run) return { problem: `its run ${claim.runId} did not read back as a finished run of the account` };
+	const difference = recordDifference(claim.body, run);
+	return difference ? { problem: `${difference} (run ${run.id} as read back)` } : { run };
+}
+
+/** What n8n's log says when a delivery is refused for its signature: which secret was expected, and the way out. */
+function refusedDeliveryLog(ctx: IWebhookFunctions, reason: string, readBackProblem?: string): string {
+	const node = ctx.getNode();
+	const credential = node.credentials?.mediaGenWebhookApi?.name;
+	const way = readBackProblem
+		? `It was not taken with the API credential either: ${readBackProblem}.`
+		: 'Attach a Media Generation API credential (an API key) to the trigger to take deliveries of your ' +
+			"account's runs after reading them back from the service.";
+	return (
+		`Media Generation Trigger "${node.name}": refused a delivery (${reason}). It was not signed with the secret ` +
+		`in the Webhook Signing Secret credential${credential ? ` "${credential}"` : ''}. Deliveries to an endpoint ` +
+		"registered in account settings are signed with that endpoint's secret; deliveries of runs that name this " +
+		`URL as their Webhook URL may be signed with another secret. ${way} Runs made with an anonymous ID cannot be ` +
+		'checked here: an anonymous ID has no account settings and no signing secret, and an API key cannot read its ' +
+		'runs back.'
+	);
+}
+
+/**
+ * A delivery that failed the signature check: its run as read back, 'duplicate' when its webhook-id was already
+ * accepted (nothing is read), or 'refused' (logged, saying why). `late()` answers the call when the read outlasts
+ * what the service waits for an answer.
+ */
+export async function takeOnReadBack(
+	ctx: IWebhookFunctions,
+	verdict: { reason: string; field?: string },
+	webhookId: string | undefined,
+	raw: Buffer,
+	wasAccepted: (webhookId: string) => boolean,
+	late: () => void,
+): Promise<{ run: RunRecord; webhookId: string } | 'duplicate' | 'refused'> {
+	const name = ctx.getNode().name;
+	const refuse = (problem?: string) => {
+		if (verdict.field) ctx.logger.error(`Media Generation Trigger "${name}": ${verdict.reason}`);
+		else if (isSignatureMismatch(verdict)) ctx.logger.warn(refusedDeliveryLog(ctx, verdict.reason, problem));
+		return 'refused' as const;
+	};
+	const withApiKey = isSignatureMismatch(verdict) && !!ctx.getNode().credentials?.mediaGenApi;
+	const claim = withApiKey ? readClaim(webhookId, raw, Date.now()) : undefined;
+	if (!claim || 'problem' in claim) return refuse(claim?.problem);
+	if (wasAccepted(claim.webhookId)) return 'duplicate';
+	const checked = await finishAfterAnswering(confirmClaim(ctx, claim), late);
+	if ('problem' in checked) return refuse(checked.problem);
+	ctx.logger.warn(
+		`Media Generation Trigger "${name}": a delivery failed the signature check (${verdict.reason}); ` +
+			`its run ${checked.run.id} read back as ${checked.run.status} with the API credential, exactly as ` +
+			'the delivery said, so it was taken',
+	);
+	return { run: checked.run, webhookId: claim.webhookId };
 }

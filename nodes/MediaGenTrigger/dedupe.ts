@@ -1,12 +1,8 @@
-// Remembers accepted webhook-ids long enough to cover the whole retry schedule
-// (1 min + 5 min + 30 min + 2 h + 6 h + 24 h ≈ 32.6 h), bounded in size. No n8n calls, no I/O.
-//
-// The ids live in the workflow's static data, the only store a webhook() reaches that outlives the process.
-// n8n saves it in the webhook's response callback, and only while it is still marked as changed; for a
-// delivery that starts an execution that mark can be gone by then (2.40: the runner wraps the same object in a
-// second Workflow, which resets it), so the trigger answers accepted deliveries itself (noWebhookResponse) and
-// n8n saves before it starts the execution. Saves write the whole blob and the last writer wins, so every write
-// carries this process's memory of all ids it knows.
+// Accepted webhook-ids, remembered for the whole retry schedule (1 min + 5 min + 30 min + 2 h + 6 h + 24 h ≈ 32.6 h)
+// and bounded in size, in the workflow's static data: the only store a webhook() reaches that outlives the process.
+// n8n saves it only while it is marked as changed, a mark that can be gone once an execution starts (2.40 wraps the
+// object in a second Workflow), so the trigger answers accepted deliveries itself and n8n saves before it starts the
+// execution. Saves write the whole blob, the last writer winning. No n8n calls, no I/O.
 export const REMEMBER_MS = 48 * 3600 * 1000;
 export const MAX_REMEMBERED = 10_000;
 
@@ -48,17 +44,24 @@ export function mergeSeen(memory: SeenIds, stored: unknown, now: number): boolea
 	return Object.keys(memory).some((id) => copy[id] === undefined);
 }
 
+// Per process and only added to the stored copy, which every call reads first: each save carries the ids this
+// process accepted, so one a concurrent save dropped comes back. A restart or another process starts from the store.
 const processMemory = new Map<string, SeenIds>();
 const STORE_KEY = 'seenWebhookIds';
 
-/**
- * True when this trigger (`memoryKey`: workflow and node) already accepted the delivery; otherwise records it.
- * `store` is the node's static data: a fresh top-level value marks it as changed, so n8n saves it.
- */
-export function isRepeatDelivery(store: Record<string, unknown>, memoryKey: string, id: string, now: number): boolean {
+/** This process's memory of a trigger (`memoryKey`: workflow and node), the stored copy folded in. */
+function recall(store: Record<string, unknown>, memoryKey: string, now: number) {
 	const memory = processMemory.get(memoryKey) ?? {};
 	processMemory.set(memoryKey, memory);
-	const storeIsBehind = mergeSeen(memory, store[STORE_KEY], now);
+	return { memory, storeIsBehind: mergeSeen(memory, store[STORE_KEY], now) };
+}
+
+/**
+ * True when this trigger already accepted the delivery; otherwise records it. `store` is the node's static data:
+ * a fresh top-level value marks it as changed, so n8n saves it.
+ */
+export function isRepeatDelivery(store: Record<string, unknown>, memoryKey: string, id: string, now: number): boolean {
+	const { memory, storeIsBehind } = recall(store, memoryKey, now);
 	const duplicate = alreadySeen(memory, id, now);
 	if (!duplicate || storeIsBehind) store[STORE_KEY] = memory;
 	return duplicate;
@@ -66,8 +69,6 @@ export function isRepeatDelivery(store: Record<string, unknown>, memoryKey: stri
 
 /** True when this trigger already accepted the delivery; records nothing (a read-back is asked first). */
 export function wasAccepted(store: Record<string, unknown>, memoryKey: string, id: string, now: number): boolean {
-	const memory = processMemory.get(memoryKey) ?? {};
-	processMemory.set(memoryKey, memory);
-	mergeSeen(memory, store[STORE_KEY], now);
+	const { memory } = recall(store, memoryKey, now);
 	return memory[id] !== undefined && now - memory[id] <= REMEMBER_MS;
 }

@@ -1,19 +1,16 @@
-// What the trigger makes of a verified delivery, as pure functions: the body read as a run record or a test
-// event, the node's filters applied, the output item shaped. No n8n calls: webhook() reads and answers.
+// What the trigger makes of a delivery, as pure functions: the body read as a run record or a test event, the
+// node's filters applied, the output item shaped. No n8n calls: webhook() reads and answers.
 import type { IDataObject } from 'n8n-workflow';
 
-import { runRecordProblem } from '../shared/responseChecks';
 import { runJson, type RunRecord } from '../shared/records';
-import { outcomeOf } from './claim';
+import { runRecordProblem } from '../shared/responseChecks';
 
 /** A run record with its outcome ("succeeded", "failed", …), or anything else: a test event. */
 export type Delivery = { run: RunRecord; outcome: string } | { testEvent: IDataObject };
 
-/** The node's filters; an empty list lets everything through. */
-export interface TriggerFilters {
-	outcomes: string[];
-	kinds: string[];
-	models: string[];
+/** The outcome a status stands for, in webhook-ids and the trigger's output: only FAILED is "failed". */
+export function outcomeOf(status: string): string {
+	return status === 'SUCCEEDED' ? 'succeeded' : status === 'FAILED' ? 'failed' : status.toLowerCase();
 }
 
 export function readDelivery(raw: Buffer, webhookId: string): Delivery {
@@ -38,8 +35,12 @@ export function modelIds(value: unknown): string[] {
 		.filter(Boolean);
 }
 
-export function passesFilters(run: RunRecord, outcome: string, filters: TriggerFilters): boolean {
-	const { outcomes, kinds, models } = filters;
+/** The node's filters; an empty list lets everything through. */
+export function passesFilters(
+	run: RunRecord,
+	outcome: string,
+	{ outcomes, kinds, models }: { outcomes: string[]; kinds: string[]; models: string[] },
+): boolean {
 	return (
 		(!outcomes.length || outcomes.includes(outcome)) &&
 		(!kinds.length || kinds.includes(run.kind)) &&

@@ -1,11 +1,5 @@
 // nodes/MediaGenTrigger/claim.ts: what an unsigned delivery claims, and whether the service's record bears it out.
-import {
-	outcomeOf,
-	READ_BACK_MAX_AGE_MS,
-	readClaim,
-	recordDifference,
-	sameJson,
-} from '../../../../nodes/MediaGenTrigger/claim';
+import { READ_BACK_MAX_AGE_MS, readClaim, recordDifference, sameJson } from '../../../../nodes/MediaGenTrigger/claim';
 import { REMEMBER_MS } from '../../../../nodes/MediaGenTrigger/dedupe';
 import type { RunRecord } from '../../../../nodes/shared/records';
 
@@ -24,12 +18,6 @@ const record: RunRecord = {
 };
 const raw = (value: unknown) => Buffer.from(JSON.stringify(value));
 const without = (run: RunRecord, field: string) => Object.fromEntries(Object.entries(run).filter(([k]) => k !== field));
-
-test('outcomes: only FAILED is failed; CANCELED and others keep their own name', () => {
-	expect(outcomeOf('SUCCEEDED')).toBe('succeeded');
-	expect(outcomeOf('FAILED')).toBe('failed');
-	expect(outcomeOf('CANCELED')).toBe('canceled');
-});
 
 test('a claim needs the service webhook-id of its run and outcome, a delivered status and a recent createdAt', () => {
 	expect(readClaim('msg_gen_1_succeeded', raw(record), NOW)).toEqual({

@@ -1,5 +1,11 @@
 // nodes/MediaGenTrigger/delivery.ts: a verified delivery read, filtered and shaped, without n8n.
-import { modelIds, passesFilters, readDelivery, runItemJson } from '../../../../nodes/MediaGenTrigger/delivery';
+import {
+	modelIds,
+	outcomeOf,
+	passesFilters,
+	readDelivery,
+	runItemJson,
+} from '../../../../nodes/MediaGenTrigger/delivery';
 import type { RunRecord } from '../../../../nodes/shared/records';
 
 const run: RunRecord = {
@@ -15,6 +21,12 @@ const run: RunRecord = {
 	outputs: [],
 };
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+test('outcomes: only FAILED is failed; CANCELED and others keep their own name', () => {
+	expect(outcomeOf('SUCCEEDED')).toBe('succeeded');
+	expect(outcomeOf('FAILED')).toBe('failed');
+	expect(outcomeOf('CANCELED')).toBe('canceled');
+});
 
 test('a run record comes with its outcome; anything else is a test event carrying the body', () => {
 	expect(readDelivery(json(run), 'msg_1')).toEqual({ run, outcome: 'failed' });
