@@ -2,18 +2,14 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { MEDIAGEN_ICON } from '../nodes/shared/icon';
-import { anonymousIdTest, baseUrlProperty, identityHeader } from './common';
+import { baseUrlProperty, connectionTest, identityHeader } from './common';
 import { describeAnonymousIdProblem, readAnonymousId } from '../nodes/shared/transport/identity';
 
 export class MediaGenAnonymousApi implements ICredentialType {
 	name = 'mediaGenAnonymousApi';
-
 	displayName = 'Media Generation Anonymous (Free Tier) API';
-
 	icon = MEDIAGEN_ICON;
-
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen';
-
 	properties: INodeProperties[] = [
 		{
 			displayName:
@@ -50,6 +46,7 @@ export class MediaGenAnonymousApi implements ICredentialType {
 	];
 
 	authenticate = identityHeader(readAnonymousId, describeAnonymousIdProblem, (id) => ({ 'x-anon-id': id }));
-
-	test = anonymousIdTest();
+	// The first request made with an ID opens its wallet, and an address may open only 3 a day, so the test sends no
+	// ID: authenticate() checks its shape and the Base URL, and GET /models (no identity) that the Base URL is the API.
+	test = connectionTest('/models');
 }

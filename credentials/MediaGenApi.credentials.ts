@@ -2,18 +2,14 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { MEDIAGEN_ICON } from '../nodes/shared/icon';
-import { apiKeyTest, baseUrlProperty, identityHeader } from './common';
+import { baseUrlProperty, connectionTest, identityHeader } from './common';
 import { describeApiKeyProblem } from '../nodes/shared/transport/identity';
 
 export class MediaGenApi implements ICredentialType {
 	name = 'mediaGenApi';
-
 	displayName = 'Media Generation API';
-
 	icon = MEDIAGEN_ICON;
-
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen';
-
 	properties: INodeProperties[] = [
 		baseUrlProperty,
 		{
@@ -36,5 +32,10 @@ export class MediaGenApi implements ICredentialType {
 		(key) => ({ Authorization: `Bearer ${key}` }),
 	);
 
-	test = apiKeyTest();
+	// GET /me spends nothing.
+	test = connectionTest('/me', {
+		401:
+			'The service did not accept this API key: it is unknown, revoked or mistyped. Copy it again from your account ' +
+			'settings.',
+	});
 }

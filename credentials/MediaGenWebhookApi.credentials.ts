@@ -6,13 +6,9 @@ import { MEDIAGEN_ICON } from '../nodes/shared/icon';
 
 export class MediaGenWebhookApi implements ICredentialType {
 	name = 'mediaGenWebhookApi';
-
 	displayName = 'Media Generation Webhook Signing Secret API';
-
 	icon = MEDIAGEN_ICON;
-
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-mediagen';
-
 	properties: INodeProperties[] = [
 		{
 			displayName: 'Signing Secret',
