@@ -2,32 +2,27 @@
 import type { IBinaryData, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { canonicalMediaType, MEDIA_TYPES } from './mediaTypes';
-import type { RunOutput, RunRecord } from './records';
+import type { RunRecord } from './records';
 
 /** A readable stream, as n8n's binary helpers hand it out (no stream import needed). */
 type Readable = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
 
-function extensionOf(mime: string, url: string): string {
-	const fromUrl = /\.([a-z0-9]{2,4})(?:\?|$)/i.exec(url)?.[1];
-	const type = canonicalMediaType(mime);
-	return (type && MEDIA_TYPES[type].ext) ?? fromUrl ?? 'bin';
+/** `<p>`, `<p>_1`, `<p>_2` …: the binary properties of a run's files (and covers). */
+function propertyNames(p: string, count: number): string[] {
+	return Array.from({ length: count }, (_, n) => (n === 0 ? p : `${p}_${n}`));
 }
 
 /** Where song covers go: cover, cover_1 … unless the files themselves are put there ("Put Files In" = cover). */
 export function coverPrefix(prefix: string, outputs: number): string {
-	const fileNames = new Set(Array.from({ length: outputs }, (_, n) => (n === 0 ? prefix : `${prefix}_${n}`)));
-	const clashes = Array.from({ length: outputs }, (_, n) => (n === 0 ? 'cover' : `cover_${n}`)).some((p) =>
-		fileNames.has(p),
-	);
-	return clashes ? `${prefix}_cover` : 'cover';
+	const files = new Set(propertyNames(prefix, outputs));
+	return propertyNames('cover', outputs).some((p) => files.has(p)) ? `${prefix}_cover` : 'cover';
 }
 
 /**
  * A file name a person can tell apart from its neighbours: the prompt's first words, then the end of the run
- * id (identical prompts make different runs), e.g. "a-lighthouse-at-dawn-3f9c2a.png". The full run id stays
- * in the item's JSON.
+ * id (identical prompts make different runs), e.g. "a-lighthouse-at-dawn-3f9c2a.png".
  */
-export function outputFileName(run: RunRecord, part: string, extension: string): string {
+function outputFileName(run: RunRecord, part: string, extension: string): string {
 	const words = String(run.prompt ?? '')
 		.toLowerCase()
 		.normalize('NFKD')
@@ -42,29 +37,26 @@ export function outputFileName(run: RunRecord, part: string, extension: string):
 	return `${stem || run.kind || 'run'}-${tail}${part}.${extension}`;
 }
 
-export interface DownloadedOutputs {
-	binary: Record<string, IBinaryData>;
-	files: Array<{ property: string; fileName: string; mime: string; kind: 'output' | 'cover' }>;
+interface Target {
+	url: string;
+	mime: string;
+	property: string;
+	kind: 'output' | 'cover';
 }
 
-/**
- * Downloads every output (and music covers) into binary properties `<prefix>`, `<prefix>_1`, … and
- * `cover`, `cover_1`, …
- */
+/** Downloads every output (and song covers) into the binary properties named by propertyNames(). */
 export async function downloadOutputs(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,
 	prefix: string,
-): Promise<DownloadedOutputs> {
-	const result: DownloadedOutputs = { binary: {}, files: [] };
-	const outputs: RunOutput[] = run.outputs ?? [];
-	const covers = coverPrefix(prefix, outputs.length);
+): Promise<{ binary: Record<string, IBinaryData>; files: Array<Omit<Target, 'url'> & { fileName: string }> }> {
+	const outputs = run.outputs ?? [];
+	const properties = propertyNames(prefix, outputs.length);
+	const covers = propertyNames(coverPrefix(prefix, outputs.length), outputs.length);
+	const result: Awaited<ReturnType<typeof downloadOutputs>> = { binary: {}, files: [] };
 	for (const [n, output] of outputs.entries()) {
-		const suffix = n === 0 ? '' : `_${n}`;
-		const targets: Array<{ url: string; mime: string; property: string; kind: 'output' | 'cover' }> = [
-			{ url: output.url, mime: output.mime, property: `${prefix}${suffix}`, kind: 'output' },
-		];
-		if (output.cover) targets.push({ url: output.cover, mime: '', property: `${covers}${suffix}`, kind: 'cover' });
+		const targets: Target[] = [{ url: output.url, mime: output.mime, property: properties[n], kind: 'output' }];
+		if (output.cover) targets.push({ url: output.cover, mime: '', property: covers[n], kind: 'cover' });
 		for (const t of targets) {
 			const response = (await ctx.helpers.httpRequest({
 				method: 'GET',
@@ -74,7 +66,11 @@ export async function downloadOutputs(
 				timeout: 10 * 60_000,
 			})) as { body: Readable; headers: Record<string, string> };
 			const mime = t.mime || String(response.headers['content-type'] ?? 'application/octet-stream').split(';')[0];
-			const fileName = outputFileName(run, `${t.kind === 'cover' ? '-cover' : ''}${suffix}`, extensionOf(mime, t.url));
+			const fromUrl = /\.([a-z0-9]{2,4})(?:\?|$)/i.exec(t.url)?.[1];
+			const type = canonicalMediaType(mime);
+			const extension = (type && MEDIA_TYPES[type].ext) ?? fromUrl ?? 'bin';
+			const suffix = n === 0 ? '' : `_${n}`;
+			const fileName = outputFileName(run, `${t.kind === 'cover' ? '-cover' : ''}${suffix}`, extension);
 			result.binary[t.property] = await ctx.helpers.prepareBinaryData(response.body, fileName, mime);
 			result.files.push({ property: t.property, fileName, mime, kind: t.kind });
 		}

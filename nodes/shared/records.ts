@@ -3,18 +3,16 @@
 
 export type MediaKind = 'image' | 'video' | 'music';
 
-export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'video', 'music'];
+/** What a model of each kind makes, as a person says it: "makes images", "makes songs". */
+export const KIND_NOUNS: Readonly<Record<MediaKind, string>> = { image: 'images', video: 'videos', music: 'songs' };
 
 /** A Kind value as typed or given by an expression ("Video", " music "), or undefined if it is none of the three. */
 export function parseKind(value: unknown): MediaKind | undefined {
 	const kind = String(value ?? '')
 		.trim()
 		.toLowerCase();
-	return (MEDIA_KINDS as readonly string[]).includes(kind) ? (kind as MediaKind) : undefined;
+	return Object.hasOwn(KIND_NOUNS, kind) ? (kind as MediaKind) : undefined;
 }
-
-/** What a model of each kind makes, as a person says it: "makes images", "makes songs". */
-export const KIND_NOUNS: Readonly<Record<MediaKind, string>> = { image: 'images', video: 'videos', music: 'songs' };
 
 /** Kind as its dropdown shows it ("Image"). */
 export function kindLabel(kind: MediaKind): string {

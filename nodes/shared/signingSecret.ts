@@ -1,31 +1,27 @@
-// The webhook signing secret ("whsec_" + base64): its shape, the HMAC key it holds, and the connection test of
-// the credential that keeps it (used by both nodes). Pure: the message says exactly what is expected and never
-// echoes the secret.
+// The webhook signing secret ("whsec_" + base64): its shape, the HMAC key it holds, and the connection test of the
+// credential that keeps it (used by both nodes). No message echoes the secret.
 import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
 
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** Shorter keys are refused: 16 bytes is the least a real endpoint secret has. */
-export const MIN_WEBHOOK_KEY_BYTES = 16;
-const BASE64_TEXT = /^[A-Za-z0-9+/]+={0,2}$/;
-
-export type WebhookSecretProblem = 'blank' | 'prefixOnly' | 'notBase64' | 'tooShort';
+const MIN_KEY_BYTES = 16;
 
 /**
- * The HMAC key of a signing secret ("whsec_" + base64; the bare base64 form is read too, as the
- * standardwebhooks library does), or why it has none. Lenient decoding would turn " ", "whsec_" or
- * "whsec_!!" into an empty key that anyone can sign with, so the base64 must survive a round trip.
+ * The HMAC key of a signing secret ("whsec_" + base64; the bare base64 form is read too, as the standardwebhooks
+ * library does), or why it has none. Lenient decoding would turn " ", "whsec_" or "whsec_!!" into an empty key
+ * that anyone can sign with, so the base64 must survive a round trip.
  */
-export function readWebhookSecret(secret: unknown): { key: Buffer } | { problem: WebhookSecretProblem } {
+export function readWebhookSecret(
+	secret: unknown,
+): { key: Buffer } | { problem: 'blank' | 'prefixOnly' | 'notBase64' | 'tooShort' } {
 	const value = typeof secret === 'string' ? secret.trim() : '';
 	if (!value) return { problem: 'blank' };
-	const text = value.startsWith(WEBHOOK_SECRET_PREFIX) ? value.slice(WEBHOOK_SECRET_PREFIX.length) : value;
+	const text = value.startsWith('whsec_') ? value.slice('whsec_'.length) : value;
 	if (!text) return { problem: 'prefixOnly' };
-	if (!BASE64_TEXT.test(text)) return { problem: 'notBase64' };
+	if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return { problem: 'notBase64' };
 	const key = Buffer.from(text, 'base64');
 	const padded = text.includes('=') ? text : text + '='.repeat((4 - (text.length % 4)) % 4);
 	if (key.toString('base64') !== padded) return { problem: 'notBase64' };
-	if (key.length < MIN_WEBHOOK_KEY_BYTES) return { problem: 'tooShort' };
-	return { key };
+	return key.length < MIN_KEY_BYTES ? { problem: 'tooShort' } : { key };
 }
 
 /** True when the value is missing or only whitespace: an optional secret left like that counts as absent. */
@@ -36,8 +32,7 @@ export function isBlankSecret(secret: unknown): boolean {
 export function describeWebhookSecretProblem(secret: unknown, field = 'Signing Secret'): string | undefined {
 	const read = readWebhookSecret(secret);
 	if ('key' in read) return undefined;
-	// An anonymous ID has no account settings: no secret to copy, so the advice says where accounts find one and
-	// points anonymous users to the credential's help (any secret of this shape, for Waiting → Pause).
+	// An anonymous ID has no account settings, so no secret to copy: the credential's help says what to enter then.
 	const copy =
 		'Copy the whole secret again from account settings → Webhooks (an anonymous ID has none: see the help of ' +
 		"the credential's Signing Secret).";
@@ -56,20 +51,8 @@ export function describeWebhookSecretProblem(secret: unknown, field = 'Signing S
 				`"+", "/" and up to two "=" at the end), with nothing else inside. ${copy}`
 			);
 		default:
-			return (
-				`The ${field} is too short: the part after whsec_ must decode to at least ${MIN_WEBHOOK_KEY_BYTES} bytes. ` +
-				copy
-			);
+			return `The ${field} is too short: the part after whsec_ must decode to at least ${MIN_KEY_BYTES} bytes. ${copy}`;
 	}
-}
-
-/** The first problem of a signing-secret credential: a blank previous secret is absent, any other must be usable. */
-export function describeWebhookCredentialProblem(data: {
-	secret?: unknown;
-	previousSecret?: unknown;
-}): string | undefined {
-	const current = describeWebhookSecretProblem(data.secret, 'Signing Secret');
-	return current ?? describePreviousSecretProblem(data.previousSecret);
 }
 
 /** A blank Previous Signing Secret is absent: no problem. Anything else must hold a usable key. */
@@ -77,10 +60,12 @@ export function describePreviousSecretProblem(previous: unknown): string | undef
 	return isBlankSecret(previous) ? undefined : describeWebhookSecretProblem(previous, 'Previous Signing Secret');
 }
 
-/**
- * The connection test of the webhook signing secret (no request can test it: the service never asks
- * for it), used by every node that lists that credential: the shape of both fields.
- */
+/** The first problem of a signing-secret credential. */
+export function describeWebhookCredentialProblem(data: { secret?: unknown; previousSecret?: unknown }) {
+	return describeWebhookSecretProblem(data.secret) ?? describePreviousSecretProblem(data.previousSecret);
+}
+
+/** The credential's connection test: the shape of both fields (the service never asks for the secret). */
 export async function checkSigningSecret(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,

@@ -52,33 +52,23 @@ export async function prepareBinaryFile(
 	const binary = item.binary[property];
 	const mime = mediaTypeOf(binary);
 	const type = MEDIA_TYPES[mime];
-	const allowed = Object.entries(MEDIA_TYPES)
-		.filter(([, t]) => families.includes(t.family))
-		.map(([, t]) => t.label)
-		.filter((l, i, a) => a.indexOf(l) === i);
 	if (!type || !families.includes(type.family)) {
+		const allowed = new Set(Object.values(MEDIA_TYPES).flatMap((t) => (families.includes(t.family) ? [t.label] : [])));
 		throw new NodeOperationError(
 			ctx.getNode(),
 			`${field}: the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. ` +
-				`Accepted types: ${allowed.join(', ')}`,
+				`Accepted types: ${[...allowed].join(', ')}`,
 			{
 				description: 'Convert the file to one of the accepted types, or pick another one. Nothing was sent or charged.',
 				itemIndex,
 			},
 		);
 	}
-	let bytes: number;
-	let open: () => Promise<Readable | Buffer>;
-	if (binary.id) {
-		const id = binary.id;
-		const meta = await ctx.helpers.getBinaryMetadata(id);
-		bytes = Number(meta.fileSize ?? binary.bytes ?? 0);
-		open = async () => await ctx.helpers.getBinaryStream(id);
-	} else {
-		const buffer = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
-		bytes = buffer.length;
-		open = async () => buffer;
-	}
+	// With an id n8n keeps the file on disk: it is streamed from there; otherwise it is in memory.
+	const id = binary.id;
+	const buffer = id ? undefined : await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
+	const bytes = id ? Number((await ctx.helpers.getBinaryMetadata(id)).fileSize ?? binary.bytes ?? 0) : buffer!.length;
+	const open = async () => (id ? await ctx.helpers.getBinaryStream(id) : buffer!);
 	const cap = SIZE_CAPS[type.family];
 	if (bytes > cap) {
 		throw new NodeOperationError(
@@ -108,9 +98,8 @@ function messageOf(body: unknown): string {
 }
 
 /**
- * The refusal of a PUT to a signed upload address. It is called expired only when the slot's time has passed
- * (`expiredAfter`: its validity in seconds) or the service says so; any other 403 (a refused signature) says what
- * it is.
+ * The refusal of a PUT to a signed upload address: expired only when the slot's time has passed (`expiredAfter`: its
+ * validity in seconds) or the service says so; any other 403 (a refused signature) says what it is.
  */
 export function uploadRefusal(
 	node: INode,
@@ -139,19 +128,13 @@ export function uploadRefusal(
 	);
 }
 
-export interface UploadResult {
-	url: string;
-	mime: string;
-	bytes: number;
-}
-
 /** POST /uploads for a slot, then PUT the bytes (streamed) to the signed address. */
 export async function uploadFile(
 	ctx: IExecuteFunctions,
 	file: PreparedFile,
 	itemIndex: number,
 	field: string,
-): Promise<UploadResult> {
+): Promise<{ url: string; mime: string; bytes: number }> {
 	// The slot's validity counts from before it was asked for, so "expired" is said only when it surely is.
 	const askedAt = Date.now();
 	const slot = await apiRequest<{ upload_url: string; url: string; expires_in: number }>(ctx, {

@@ -8,7 +8,7 @@ import type { CatalogueModel, MediaKind } from '../../shared/records';
 /** n8n's mark on a $fromAI expression of its ✨ button: the editor shows such a value as "defined by the model". */
 const FROM_AI_MARKER = '/*n8n-auto-generated-fromAI-override*/';
 /** The tool argument's name: the one n8n's ✨ button gives the Model field (its display name). */
-export const AGENT_MODEL_KEY = 'Model';
+const AGENT_MODEL_KEY = 'Model';
 /** The entry's name in the Model list, and how About the Model points to it. */
 export const AGENT_CHOICE_NAME = 'Let the AI Agent Choose';
 /** IDs written into the expression as they are: anything else could end the quoted text or the expression. */

@@ -10,83 +10,53 @@ const STILL_RUNNING =
 	'If the run is still going when the call ends, the answer says so, with its runId: fetch it later with a Wait ' +
 	'or Get tool and that runId (calling this again would start and charge a new run).';
 
-const DESCRIPTIONS: Array<{ resource: string; operation: string; text: string }> = [
-	{
-		resource: 'generation',
-		operation: 'generate',
-		text:
+/** What the agent reads about each operation, by resource and operation. */
+const DESCRIPTIONS: Record<string, Record<string, string>> = {
+	generation: {
+		generate:
 			'Makes an image, video or song from a text prompt with the Media Generation service. Each call starts one ' +
 			`new run and costs credits (the answer says how many, and the credits left). ${ANSWER} ${STILL_RUNNING}`,
-	},
-	{
-		resource: 'app',
-		operation: 'runLook',
-		text:
-			'Runs a ready-made look of a Media Generation app on photos given by URL. Each call starts one new run and ' +
-			`costs credits. ${ANSWER} ${STILL_RUNNING}`,
-	},
-	{
-		resource: 'generation',
-		operation: 'estimateCost',
-		text:
+		estimateCost:
 			'Tells what a Media Generation run with this prompt and these options would cost, before paying for it: ' +
 			'credits (null when the price cannot be known in advance), how the price was found (basis), the credits ' +
 			'left and whether they are enough. Free: starts no run and charges nothing. Call it before Generate when ' +
 			'the user cares about cost.',
-	},
-	{
-		resource: 'app',
-		operation: 'estimateCost',
-		text:
-			'Tells what running a look of a Media Generation app would cost, before paying for it: credits (or null ' +
-			'when unknown), the basis of the price, the credits left and whether they are enough. Free: starts nothing.',
-	},
-	{
-		resource: 'generation',
-		operation: 'wait',
-		text:
+		wait:
 			'Waits for a Media Generation run started earlier, given its runId, and returns it with its file links. ' +
 			`Free: starts nothing. ${ANSWER}`,
+		get: `Reads one Media Generation run by its runId, finished or not. Free: starts nothing. ${ANSWER}`,
+		getMany: 'Lists the newest Media Generation runs of the account with their status and file links. Free.',
 	},
-	{
-		resource: 'generation',
-		operation: 'get',
-		text: `Reads one Media Generation run by its runId, finished or not. Free: starts nothing. ${ANSWER}`,
+	app: {
+		runLook:
+			'Runs a ready-made look of a Media Generation app on photos given by URL. Each call starts one new run and ' +
+			`costs credits. ${ANSWER} ${STILL_RUNNING}`,
+		estimateCost:
+			'Tells what running a look of a Media Generation app would cost, before paying for it: credits (or null ' +
+			'when unknown), the basis of the price, the credits left and whether they are enough. Free: starts nothing.',
+		getMany: 'Lists the Media Generation apps and their looks. Free.',
 	},
-	{
-		resource: 'generation',
-		operation: 'getMany',
-		text: 'Lists the newest Media Generation runs of the account with their status and file links. Free.',
+	model: {
+		getMany:
+			'Lists the Media Generation models: each ID, kind (image, video, music), price in credits and limits. Free.',
 	},
-	{
-		resource: 'model',
-		operation: 'getMany',
-		text: 'Lists the Media Generation models: each ID, kind (image, video, music), price in credits and limits. Free.',
+	account: {
+		get: 'Reads the Media Generation account: credits left, tier and how many runs can go at once. Free.',
 	},
-	{
-		resource: 'app',
-		operation: 'getMany',
-		text: 'Lists the Media Generation apps and their looks. Free.',
+	file: {
+		upload: 'Uploads a file to Media Generation and returns its URL, for use as a reference image or audio. Free.',
 	},
-	{
-		resource: 'account',
-		operation: 'get',
-		text: 'Reads the Media Generation account: credits left, tier and how many runs can go at once. Free.',
-	},
-	{
-		resource: 'file',
-		operation: 'upload',
-		text: 'Uploads a file to Media Generation and returns its URL, for use as a reference image or audio. Free.',
-	},
-];
+};
 
 /** The tool's Description, shown only on the tool variant, one default per operation. */
-export const toolDescriptionFields: INodeProperties[] = DESCRIPTIONS.map(({ resource, operation, text }) => ({
-	displayName: 'Description',
-	name: 'toolDescription',
-	type: 'string',
-	typeOptions: { rows: 3 },
-	default: text,
-	displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
-	description: 'What the AI agent reads about this tool: what it does, what it costs and what it returns',
-}));
+export const toolDescriptionFields: INodeProperties[] = Object.entries(DESCRIPTIONS).flatMap(([resource, texts]) =>
+	Object.entries(texts).map(([operation, text]) => ({
+		displayName: 'Description',
+		name: 'toolDescription',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: text,
+		displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+		description: 'What the AI agent reads about this tool: what it does, what it costs and what it returns',
+	})),
+);

@@ -67,9 +67,8 @@ async function creditsLeft(ctx: IExecuteFunctions): Promise<number | undefined> 
 }
 
 /**
- * An error whose message also carries its description (what to do, the allowed values, the model IDs). n8n's AI
- * Agent (v3) hands a failed tool's message alone to the model; MCP clients get "Details:" added only when the
- * message lacks it.
+ * The message with its description added: n8n's AI Agent (v3) hands a failed tool's message alone to the model
+ * (MCP clients add "Details:" only when the message lacks it).
  */
 function withDescription(error: unknown): unknown {
 	const e = error as { message?: unknown; description?: unknown };
@@ -80,22 +79,18 @@ function withDescription(error: unknown): unknown {
 }
 
 /**
- * A call the node refused before sending anything (no request key, no run: a check of the arguments) as an
- * answer the agent reads, as n8n's own HTTP Request tool answers its errors. Thrown, it would reach the model
- * as an empty text (n8n's AI Agent v2, through LangChain's AgentExecutor) or end the execution (n8n 1.x's Agent
- * v3). Undefined for every other error: those stay errors, so n8n's Retry On Fail still applies to them.
+ * A call refused before anything was sent (no request key, no run) as an answer the agent reads, as n8n's HTTP
+ * Request tool answers its errors: thrown, it would reach the model as an empty text (AI Agent v2) or end the
+ * execution (1.x's Agent v3). Other errors stay errors, so n8n's Retry On Fail still applies to them.
  */
-export function refusalResult(error: unknown): IDataObject | undefined {
+function refusalResult(error: unknown): IDataObject | undefined {
 	const details = runDetailsOf(error);
 	const message = (error as { message?: unknown })?.message;
 	if (details.runId || details.requestKey || typeof message !== 'string') return undefined;
 	return { error: String((withDescription(error) as { message: string }).message), nothingCharged: true };
 }
 
-/**
- * Runs the operation for a tool call and shapes its items. `startsRuns` (the operation contract's: Generate, Run
- * Look): the answer also says how many credits are left (one GET /me).
- */
+/** Runs the operation for a tool call and shapes its items; after runs started (`startsRuns`), the credits left. */
 export async function answerToolCall(
 	ctx: IExecuteFunctions,
 	startsRuns: boolean,

@@ -67,23 +67,16 @@ export async function sleepUnlessAborted(ms: number, signal?: AbortSignal): Prom
 
 type RateBucket = 'submit' | 'read' | 'upload';
 
-interface Budget {
-	remaining?: number;
-	resetAt?: number;
-	inFlight: number;
-}
-
 // Pacing only, per process and identity: each process paces from the headers of its own answers (other processes'
 // requests show in the next header's count) and a 429 is still waited out below, so nothing depends on this map.
-const budgets = new Map<string, Budget>();
+const budgets = new Map<string, { remaining?: number; resetAt?: number; inFlight: number }>();
 
 /** The spec's windows are a minute long: a reset misread (or a clock far off) costs at most one such wait. */
 export const MAX_RESET_WAIT_MS = 65_000;
 
 /**
- * When the window resets, in epoch ms, from X-RateLimit-Reset, whose unit the spec does not give: seconds from
- * now, a Unix time in seconds, or a Unix time in milliseconds (told apart by size), never later than
- * MAX_RESET_WAIT_MS from now.
+ * When the window resets (epoch ms) from X-RateLimit-Reset, whose unit the spec does not give: seconds from now, Unix
+ * seconds or Unix milliseconds, told apart by size; never later than MAX_RESET_WAIT_MS from now.
  */
 export function parseReset(value: string | undefined, now = Date.now()): number | undefined {
 	const n = value ? Number(value) : NaN;
