@@ -22,10 +22,9 @@ export const baseUrlProperty: INodeProperties = {
 };
 
 /**
- * An authenticate() that sets one identity header only after checking the Base URL and the secret's shape, so a
- * malformed or empty value, or a Base URL that would carry it in clear, is refused before anything is sent, with a
- * message saying the shape expected. GET /models and GET /apps need no identity and get none: an anonymous ID sent
- * there could open a free wallet for nothing.
+ * An authenticate() that sets one identity header only once the Base URL and the secret have the right shape, so a
+ * bad value is refused, saying the shape expected, before anything is sent. GET /models and GET /apps need no
+ * identity and get none: an anonymous ID sent there could open a free wallet for nothing.
  */
 export function identityHeader(
 	readSecret: (credentials: ICredentialDataDecryptedObject) => unknown,

@@ -17,14 +17,14 @@ import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS } from '../shared/fields';
 import { MEDIAGEN_NODE_ICON } from '../shared/icon';
 import type { RunRecord } from '../shared/records';
-import { headerOf, verifyDelivery } from '../shared/signature';
+import { verifyDelivery } from '../shared/signature';
 import {
 	checkSigningSecret,
 	describePreviousSecretProblem,
 	describeWebhookCredentialProblem,
 } from '../shared/signingSecret';
 import { takeOnReadBack } from './claim';
-import { isRepeatDelivery, wasAccepted } from './dedupe';
+import { isRepeatDelivery } from './dedupe';
 import { modelIds, outcomeOf, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
 
 /** The answer to a delivery whose read-back outlasts the service's 10 s: the service's retry then gets 200. */
@@ -42,14 +42,12 @@ export class MediaGenTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{"On " + ($parameter["outcomes"] || []).join(", ")}}',
-		// n8n's nodes panel shows one entry for the node and its trigger, headed by the trigger's description
-		// (editor-ui's generateMergedNodesAndActions): it says what the package does, generating first.
+		// Heads the nodes panel's one entry for both nodes (editor-ui generateMergedNodesAndActions): generating first.
 		description: 'Generate images, videos and songs with AI, and start a workflow when a run finishes',
 		defaults: { name: 'Media Generation Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		// n8n labels a credential box with its entry's displayName, else just "Credential" (editor-ui NodeCredentials):
-		// the labels say which secret goes in which box, and that the API key is optional.
+		// n8n labels each credential box with its displayName (else "Credential"): which secret goes where.
 		credentials: [
 			{ name: 'mediaGenWebhookApi', displayName: 'Signing Secret', required: true, testedBy: 'checkSigningSecret' },
 			// Optional: with it, a delivery that fails the signature check is read back from the service before refusal.
@@ -73,8 +71,7 @@ export class MediaGenTrigger implements INodeType {
 		},
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook', rawBody: true }],
 		properties: [
-			// At most two short notices before the first field: where the URL goes, which secret goes in which box
-			// (n8n's notices keep links only: no <b>).
+			// At most two short notices before the first field (n8n's notices keep links only: no <b>).
 			{
 				displayName:
 					'Copy the Production URL above into your account settings as a webhook endpoint (every run of ' +
@@ -193,22 +190,16 @@ export class MediaGenTrigger implements INodeType {
 		const credentials = await this.getCredentials('mediaGenWebhookApi');
 		const raw = this.getRequestObject().rawBody as Buffer | undefined;
 		if (!raw) return answer(400, { error: 'bad_request', message: 'The delivery has no body' });
-		const headers = this.getRequestObject().headers as Record<string, unknown>;
-		const store = this.getWorkflowStaticData('node');
-		const memoryKey = `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`;
+		const seen = {
+			store: this.getWorkflowStaticData('node'),
+			memoryKey: `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`,
+		};
 
 		// 1. Verified: by its signature, or else by the service's record of its run, read back (claim.ts).
-		const verdict = verifyDelivery(headers, raw, credentials);
+		const verdict = verifyDelivery(this.getHeaderData() as Record<string, unknown>, raw, credentials);
 		let readBack: { run: RunRecord; webhookId: string } | undefined;
 		if (!verdict.ok) {
-			const taken = await takeOnReadBack(
-				this,
-				verdict,
-				headerOf(headers, 'webhook-id'),
-				raw,
-				(id) => wasAccepted(store, memoryKey, id, Date.now()),
-				() => answer(503, STILL_CHECKING),
-			);
+			const taken = await takeOnReadBack(this, verdict, raw, seen, () => answer(503, STILL_CHECKING));
 			if (taken === 'duplicate') return answer(200, DUPLICATE);
 			const error = verdict.status === 400 ? 'bad_request' : 'unauthorized';
 			if (taken === 'refused') return answer(verdict.status, { error, message: verdict.reason });
@@ -222,7 +213,7 @@ export class MediaGenTrigger implements INodeType {
 
 		// 2. Once: a delivery this trigger already accepted is acknowledged and starts nothing.
 		const deliveryId = readBack?.webhookId ?? (verdict as { id: string }).id;
-		if (isRepeatDelivery(store, memoryKey, deliveryId, Date.now())) return answer(200, DUPLICATE);
+		if (isRepeatDelivery(seen.store, seen.memoryKey, deliveryId, Date.now())) return answer(200, DUPLICATE);
 
 		// 3. Read: a run record, or a test event.
 		const delivery: Delivery = readBack

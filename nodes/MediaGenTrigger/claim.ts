@@ -10,8 +10,9 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 import type { RunRecord } from '../shared/records';
 import { runRecordProblem } from '../shared/responseChecks';
 import { finishAfterAnswering, isSignatureMismatch, readFinalRun } from '../shared/runReadBack';
-import { REMEMBER_MS } from './dedupe';
-import { outcomeOf } from './delivery';
+import { headerOf } from '../shared/signature';
+import { REMEMBER_MS, wasAccepted } from './dedupe';
+import { jsonOf, outcomeOf } from './delivery';
 
 /**
  * How old a run (createdAt, service clock) may be for a read-back to be taken: a genuine delivery's last retry comes
@@ -33,12 +34,8 @@ interface Claim {
 
 /** The run a call claims to deliver, or why it cannot be a delivery of the service (then nothing is read). */
 export function readClaim(webhookId: string | undefined, raw: Buffer, now: number): Claim | { problem: string } {
-	let body: unknown;
-	try {
-		body = JSON.parse(raw.toString('utf8'));
-	} catch {
-		return { problem: 'its body is not JSON' };
-	}
+	const body = jsonOf(raw);
+	if (body === undefined) return { problem: 'its body is not JSON' };
 	if (runRecordProblem(body) !== undefined) return { problem: 'its body is not a run record' };
 	const run = body as Record<string, unknown> & Pick<RunRecord, 'id' | 'status'>;
 	if (run.status !== 'SUCCEEDED' && run.status !== 'FAILED') {
@@ -77,9 +74,8 @@ export function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Where the body departs from the service's record (the first field named), or undefined when it says exactly
- * what the record says. Every field of the record must be there and equal; the only field the body may add is
- * `refunded` on a failed run, a whole number of credits no larger than the run's cost.
+ * Where the body departs from the service's record, or undefined when it says exactly what the record says: the only
+ * field it may add is a failed run's `refunded`, a whole number of credits no larger than the run's cost.
  */
 export function recordDifference(body: Record<string, unknown>, record: RunRecord): string | undefined {
 	const service = record as unknown as Record<string, unknown>;
@@ -129,32 +125,31 @@ function refusedDeliveryLog(ctx: IWebhookFunctions, reason: string, readBackProb
 }
 
 /**
- * A delivery that failed the signature check: its run as read back, 'duplicate' when its webhook-id was already
- * accepted (nothing is read), or 'refused' (logged, saying why). `late()` answers the call when the read outlasts
- * what the service waits for an answer.
+ * A delivery that failed the signature check: its run as read back, 'duplicate' (an accepted webhook-id: no read), or
+ * 'refused' (logged, saying why). `late()` answers the call when the read outlasts what the service waits.
  */
 export async function takeOnReadBack(
 	ctx: IWebhookFunctions,
 	verdict: { reason: string; field?: string },
-	webhookId: string | undefined,
 	raw: Buffer,
-	wasAccepted: (webhookId: string) => boolean,
+	seen: { store: Record<string, unknown>; memoryKey: string },
 	late: () => void,
 ): Promise<{ run: RunRecord; webhookId: string } | 'duplicate' | 'refused'> {
-	const name = ctx.getNode().name;
+	const node = ctx.getNode();
 	const refuse = (problem?: string) => {
-		if (verdict.field) ctx.logger.error(`Media Generation Trigger "${name}": ${verdict.reason}`);
+		if (verdict.field) ctx.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
 		else if (isSignatureMismatch(verdict)) ctx.logger.warn(refusedDeliveryLog(ctx, verdict.reason, problem));
 		return 'refused' as const;
 	};
-	const withApiKey = isSignatureMismatch(verdict) && !!ctx.getNode().credentials?.mediaGenApi;
+	const webhookId = headerOf(ctx.getHeaderData() as Record<string, unknown>, 'webhook-id');
+	const withApiKey = isSignatureMismatch(verdict) && !!node.credentials?.mediaGenApi;
 	const claim = withApiKey ? readClaim(webhookId, raw, Date.now()) : undefined;
 	if (!claim || 'problem' in claim) return refuse(claim?.problem);
-	if (wasAccepted(claim.webhookId)) return 'duplicate';
+	if (wasAccepted(seen.store, seen.memoryKey, claim.webhookId, Date.now())) return 'duplicate';
 	const checked = await finishAfterAnswering(confirmClaim(ctx, claim), late);
 	if ('problem' in checked) return refuse(checked.problem);
 	ctx.logger.warn(
-		`Media Generation Trigger "${name}": a delivery failed the signature check (${verdict.reason}); ` +
+		`Media Generation Trigger "${node.name}": a delivery failed the signature check (${verdict.reason}); ` +
 			`its run ${checked.run.id} read back as ${checked.run.status} with the API credential, exactly as ` +
 			'the delivery said, so it was taken',
 	);

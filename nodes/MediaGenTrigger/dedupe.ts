@@ -30,10 +30,7 @@ export function alreadySeen(seen: SeenIds, id: string, now: number): boolean {
 	return false;
 }
 
-/**
- * Folds a stored copy (whatever shape it has) into `memory`, keeping the earlier time of each id.
- * Returns true when the stored copy lacks an id that `memory` still holds, so it needs rewriting.
- */
+/** Folds a stored copy (of any shape) into `memory`, earliest time first; true when the copy lacks an id of it. */
 export function mergeSeen(memory: SeenIds, stored: unknown, now: number): boolean {
 	const copy = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
 	for (const [id, at] of Object.entries(copy)) {
@@ -56,10 +53,7 @@ function recall(store: Record<string, unknown>, memoryKey: string, now: number) 
 	return { memory, storeIsBehind: mergeSeen(memory, store[STORE_KEY], now) };
 }
 
-/**
- * True when this trigger already accepted the delivery; otherwise records it. `store` is the node's static data:
- * a fresh top-level value marks it as changed, so n8n saves it.
- */
+/** True when this trigger already accepted the delivery; otherwise records it, so that n8n saves `store`. */
 export function isRepeatDelivery(store: Record<string, unknown>, memoryKey: string, id: string, now: number): boolean {
 	const { memory, storeIsBehind } = recall(store, memoryKey, now);
 	const duplicate = alreadySeen(memory, id, now);

@@ -13,13 +13,17 @@ export function outcomeOf(status: string): string {
 	return status === 'SUCCEEDED' ? 'succeeded' : status === 'FAILED' ? 'failed' : status.toLowerCase();
 }
 
-export function readDelivery(raw: Buffer, webhookId: string): Delivery {
-	let body: unknown;
+/** The body as JSON, or undefined when it is not JSON. */
+export function jsonOf(raw: Buffer): unknown {
 	try {
-		body = JSON.parse(raw.toString('utf8'));
+		return JSON.parse(raw.toString('utf8'));
 	} catch {
-		body = undefined;
+		return undefined;
 	}
+}
+
+export function readDelivery(raw: Buffer, webhookId: string): Delivery {
+	const body = jsonOf(raw);
 	if (runRecordProblem(body) !== undefined) {
 		return { testEvent: { testEvent: true, webhookId, body: (body ?? raw.toString('utf8')) as IDataObject } };
 	}

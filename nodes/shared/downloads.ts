@@ -18,10 +18,7 @@ export function coverPrefix(prefix: string, outputs: number): string {
 	return propertyNames('cover', outputs).some((p) => files.has(p)) ? `${prefix}_cover` : 'cover';
 }
 
-/**
- * A file name a person can tell apart from its neighbours: the prompt's first words, then the end of the run
- * id (identical prompts make different runs), e.g. "a-lighthouse-at-dawn-3f9c2a.png".
- */
+/** A file name a person tells apart: the prompt's first words, then the run id's end: "a-lighthouse-3f9c2a.png". */
 function outputFileName(run: RunRecord, part: string, extension: string): string {
 	const words = String(run.prompt ?? '')
 		.toLowerCase()

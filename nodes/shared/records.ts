@@ -122,10 +122,7 @@ export interface RunRecord {
 
 export const FINAL_STATUSES = ['SUCCEEDED', 'FAILED', 'CANCELED'];
 
-/**
- * A run record as an output item's JSON, with `createdDate` (ISO 8601, UTC) beside the service's `createdAt`
- * (milliseconds since 1970), which a person cannot read. Every field of the record stays, in its order.
- */
+/** A run record as an item's JSON, every field in its order, with a readable `createdDate` beside `createdAt`. */
 export function runJson(run: RunRecord): Record<string, unknown> {
 	const json: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(run)) {

@@ -38,30 +38,28 @@ export async function prepareBinaryFile(
 	field: string,
 	families: Array<'image' | 'video' | 'audio'>,
 ): Promise<PreparedFile> {
+	const refuse = (message: string, description?: string) =>
+		new NodeOperationError(ctx.getNode(), `${field}: ${message}`, { description, itemIndex });
 	const item = ctx.getInputData()[itemIndex];
 	if (!item?.binary?.[property]) {
 		const available = Object.keys(item?.binary ?? {});
-		throw new NodeOperationError(ctx.getNode(), `${field}: the input item has no binary property "${property}"`, {
-			description: available.length
+		throw refuse(
+			`the input item has no binary property "${property}"`,
+			available.length
 				? `Binary properties on this item: ${available.join(', ')}. Enter one of them.`
 				: 'This item carries no files. Add a node before this one that reads or downloads the file ' +
-					'(for example Read/Write Files from Disk or HTTP Request), or give a URL instead.',
-			itemIndex,
-		});
+						'(for example Read/Write Files from Disk or HTTP Request), or give a URL instead.',
+		);
 	}
 	const binary = item.binary[property];
 	const mime = mediaTypeOf(binary);
 	const type = MEDIA_TYPES[mime];
 	if (!type || !families.includes(type.family)) {
 		const allowed = new Set(Object.values(MEDIA_TYPES).flatMap((t) => (families.includes(t.family) ? [t.label] : [])));
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`${field}: the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. ` +
+		throw refuse(
+			`the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. ` +
 				`Accepted types: ${[...allowed].join(', ')}`,
-			{
-				description: 'Convert the file to one of the accepted types, or pick another one. Nothing was sent or charged.',
-				itemIndex,
-			},
+			'Convert the file to one of the accepted types, or pick another one. Nothing was sent or charged.',
 		);
 	}
 	// With an id n8n keeps the file on disk: it is streamed from there; otherwise it is in memory.
@@ -71,20 +69,14 @@ export async function prepareBinaryFile(
 	const open = async () => (id ? await ctx.helpers.getBinaryStream(id) : buffer!);
 	const cap = SIZE_CAPS[type.family];
 	if (bytes > cap) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`${field}: the file ${binary.fileName ? `"${binary.fileName}" ` : ''}in "${property}" is ` +
+		throw refuse(
+			`the file ${binary.fileName ? `"${binary.fileName}" ` : ''}in "${property}" is ` +
 				`${(bytes / MB).toFixed(1)} MB (${bytes} bytes); ${type.family} files may be at most ${cap / MB} MB ` +
 				`(${cap} bytes)`,
-			{
-				description: 'Shrink or compress the file, then run again. Nothing was sent or charged.',
-				itemIndex,
-			},
+			'Shrink or compress the file, then run again. Nothing was sent or charged.',
 		);
 	}
-	if (bytes === 0) {
-		throw new NodeOperationError(ctx.getNode(), `${field}: the file in "${property}" is empty`, { itemIndex });
-	}
+	if (bytes === 0) throw refuse(`the file in "${property}" is empty`);
 	return { property, mime, bytes, open };
 }
 

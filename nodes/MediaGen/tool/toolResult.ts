@@ -1,6 +1,5 @@
-// What an agent or MCP client gets back from a tool call: per run, its id, status, kind, model, cost and
-// each output's URL and media type (songs: title, lyrics, length, cover), plus the credits left after a
-// Generate. Only fields this package knows go out: fields the service adds later stay out of the answer.
+// What an agent or MCP client gets back from a tool call: per run its id, status, kind, model, cost and outputs, and
+// the credits left after a Generate. Only fields this package knows go out (fields the service adds later stay out).
 // A run still going when the call's time limit passed is an answer, not an error: its id, to fetch later.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 

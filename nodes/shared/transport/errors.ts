@@ -9,58 +9,49 @@ import type { Identity } from './identity';
 /** 'wait': sent again after Retry-After (or, for busy, a free slot); 'once': sent again at once; 'never'. */
 type Retryable = 'never' | 'once' | 'wait';
 
-export const ERROR_ADVICE: Record<string, { message: string; action: string; retryable: Retryable }> = {
+/** The spec's error codes: what happened, what to do next, and what may be sent again (absent: never). */
+export const ERROR_ADVICE: Record<string, { message: string; action: string; retryable?: Retryable }> = {
 	invalid: {
 		message: 'The service refused the request because some parameters are not valid',
 		action: 'Fix the fields listed below and run the node again. Nothing was charged.',
-		retryable: 'never',
 	},
 	rejected: {
 		message: 'Content moderation refused this prompt or reference image',
 		action: 'Rewrite the prompt (or use another reference image) and try again. Refused requests are never charged.',
-		retryable: 'never',
 	},
 	unauthorized: {
 		message: 'The request carried no identity',
 		action: 'Select a Media Generation credential (API key, or anonymous ID for the free tier) on this node.',
-		retryable: 'never',
 	},
 	invalid_api_key: {
 		message: 'The API key was not accepted: it is invalid or has been revoked',
 		action: 'Check the key in the Media Generation API credential, or create a new one in your account settings.',
-		retryable: 'never',
 	},
 	unknown_anon_id: {
 		message: 'The service does not recognise this anonymous ID',
 		action:
 			'Choose a new anonymous ID in the credential (8 to 80 letters, digits, ".", "_" or "-"), or use an API key.',
-		retryable: 'never',
 	},
 	credits: {
 		message: 'Not enough credits on the account for this run',
 		action:
 			'Top up your credits in the account settings, or choose a cheaper model or smaller options. Nothing was charged.',
-		retryable: 'never',
 	},
 	allowance: {
 		message: 'The free wallet of this anonymous ID is used up',
 		action: 'Use the Media Generation API credential with an API key to keep generating.',
-		retryable: 'never',
 	},
 	needs_api_key: {
 		message: 'The free tier does not cover this model',
 		action: 'Use the Media Generation API credential (API key), or pick the free house image engine.',
-		retryable: 'never',
 	},
 	trial_closed: {
 		message: 'The free tier is switched off for now',
 		action: 'Use the Media Generation API credential with an API key.',
-		retryable: 'never',
 	},
 	not_found: {
 		message: 'No such record, or it belongs to another account',
 		action: 'Check the run ID and that this node uses the same credential that started the run.',
-		retryable: 'never',
 	},
 	busy: {
 		message: 'Too many runs are already in progress for this account (free 1, paid 3)',
@@ -70,12 +61,10 @@ export const ERROR_ADVICE: Record<string, { message: string; action: string; ret
 	too_large: {
 		message: 'The file is too large',
 		action: 'Shrink the file: images up to 10 MB, audio and video up to 50 MB.',
-		retryable: 'never',
 	},
 	anon_ip_daily: {
 		message: 'This address has already opened its free wallets for today (3 a day)',
 		action: 'Use the Media Generation API credential with an API key, or try again tomorrow.',
-		retryable: 'never',
 	},
 	rate_limited: {
 		message: 'Too many requests in a short time',
@@ -85,7 +74,6 @@ export const ERROR_ADVICE: Record<string, { message: string; action: string; ret
 	limit: {
 		message: 'A limit of the service was reached',
 		action: 'Wait a little and try again, or reduce the number of items or the size of the request.',
-		retryable: 'never',
 	},
 	provider: {
 		message: 'The upstream model failed; the credits were refunded',
@@ -143,7 +131,7 @@ export function describeApiError(
 			`(HTTP ${httpCode}, error code "${code}")`,
 		];
 		const message = issues.length ? `${advice.message}: ${issues.join('; ')}` : advice.message;
-		return { code, message, description: lines(description), issues, retryable: advice.retryable };
+		return { code, message, description: lines(description), issues, retryable: advice.retryable ?? 'never' };
 	}
 	const fallback = STATUS_FALLBACK[httpCode];
 	const isServerSide = httpCode >= 500;
@@ -185,17 +173,12 @@ export function redactSecrets(text: string, extra: string[] = []): string {
 export class MediaGenApiError extends NodeApiError {
 	/** The service's error code ("busy", "credits", …), or this node's "unexpected_answer" and "no_answer". */
 	code = '';
-
 	/** An earlier try of the same request was handled but its answer lost: it may have done its work (a charge). */
 	answerLostBefore = false;
 }
 
 /** A request as its errors name it. */
-interface Route {
-	method: string;
-	path: string;
-	itemIndex?: number;
-}
+type Route = { method: string; path: string; itemIndex?: number };
 
 /** The error for an HTTP answer that is not a success, worded from the table unless `wording` says otherwise. */
 export function apiError(
@@ -231,10 +214,7 @@ function baseUrlHint(baseUrl: string): string {
 	return `Check the Base URL in the credential (now ${baseUrl}): it must be the API's version 1 root.${v1}`;
 }
 
-/**
- * A request that got no answer (refused, dropped, timed out): it may or may not have been processed. The reason
- * is n8n's own wording of the network error (its HTTP helper has already replaced codes like ECONNRESET).
- */
+/** A request that got no answer (refused, dropped, timed out), in n8n's own words: it may have been processed. */
 export function noAnswerError(node: INode, req: Route, id: Identity, cause: unknown): MediaGenApiError {
 	const reason = redactSecrets(String((cause as Error)?.message ?? cause), id.secrets);
 	const error = new MediaGenApiError(node, {} as JsonObject, {

@@ -45,10 +45,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
 const MAX_429_WAITS = 5;
 
-/**
- * Waits `ms`, or rejects as soon as `signal` aborts. n8n-workflow's sleep takes the signal from 2.x on; 1.x's
- * ignores it (its abortable sleep has another name), so the abort is raced here as well.
- */
+/** Waits `ms`, or rejects as soon as `signal` aborts (n8n 1.x's sleep ignores a signal, so the abort is raced). */
 export async function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
 	if (!signal) return await sleep(ms);
 	const reason = () => (signal.reason instanceof Error ? signal.reason : new Error('The execution was cancelled'));
@@ -86,9 +83,8 @@ export function parseReset(value: string | undefined, now = Date.now()): number 
 }
 
 /**
- * Waits while the known budget of this bucket is spent, then counts one request in flight; the function returned
- * releases it with the answer's headers. Requests in flight count against the budget a header reports, because the
- * header could not know about them yet.
+ * Waits while the known budget of this bucket is spent, then counts one request in flight until the function returned
+ * releases it with the answer's headers (a header cannot know of requests still in flight: they count against it).
  */
 export async function acquireRateBudget(
 	fingerprint: string,
@@ -157,10 +153,7 @@ async function pause(ms: number, deadline: number | undefined, signal?: AbortSig
 	return true;
 }
 
-/**
- * Sends one API request and returns the parsed answer, or throws a NodeApiError in plain words.
- * Waits out 429 (Retry-After, bounded), and retries transient failures when the caller says it is safe.
- */
+/** Sends one API request and returns the parsed answer, or throws a MediaGenApiError in plain words. */
 export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiRequest): Promise<ApiResponse<T>> {
 	const id = await identityOf(ctx);
 	const cancelSignal = (ctx as IExecuteFunctions).getExecutionCancelSignal;
