@@ -1,5 +1,5 @@
 // The only HTTP to the Media Generation API, as the nodes use it: who is calling (identity.ts), one request paced,
 // waited out and retried (request.ts), and its errors with what each means for trying again (errors.ts).
 export { identityOf, type ApiContext } from './identity';
-export { apiRequest, sleepUnlessAborted, type ApiRequest, type ApiResponse } from './request';
+export { apiRequest, sleepUnlessAborted } from './request';
 export { isBusySubmission, isLostAnswer, isRetryableRead, isTransientFailure, MediaGenApiError } from './errors';

@@ -183,11 +183,8 @@ export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiReque
 		};
 		let response: { body: unknown; statusCode: number; headers: unknown };
 		try {
-			response = (await ctx.helpers.httpRequestWithAuthentication.call(
-				ctx,
-				id.credentialType,
-				options,
-			)) as typeof response;
+			const send = ctx.helpers.httpRequestWithAuthentication;
+			response = (await send.call(ctx, id.credentialType, options)) as typeof response;
 		} catch (error) {
 			release();
 			if (signal?.aborted)
