@@ -10,7 +10,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 import type { RunRecord } from '../shared/records';
 import { runRecordProblem } from '../shared/responseChecks';
 import { finishAfterAnswering, isSignatureMismatch, readFinalRun } from '../shared/runReadBack';
-import { headerOf } from '../shared/signature';
+import { headerOf, type VerifyResult } from '../shared/signature';
 import { REMEMBER_MS, wasAccepted } from './dedupe';
 import { jsonOf, outcomeOf } from './delivery';
 
@@ -130,7 +130,7 @@ function refusedDeliveryLog(ctx: IWebhookFunctions, reason: string, readBackProb
  */
 export async function takeOnReadBack(
 	ctx: IWebhookFunctions,
-	verdict: { reason: string; field?: string },
+	verdict: Extract<VerifyResult, { ok: false }>,
 	raw: Buffer,
 	seen: { store: Record<string, unknown>; memoryKey: string },
 	late: () => void,

@@ -7,6 +7,7 @@ import { sleep } from 'n8n-workflow';
 
 import { generationAnswerProblem } from './responseChecks';
 import { FINAL_STATUSES, type RunRecord } from './records';
+import type { VerifyCode } from './signature';
 import { apiRequest, identityOf } from './transport';
 
 /** A webhook call answers within seconds: by default the read gets this long to start its waits. */
@@ -40,13 +41,9 @@ export async function readFinalRun(
 	}
 }
 
-/** Failures of the check that a read-back may overrule: the signature, not the shape of the call. */
-export function isSignatureMismatch(verdict: { reason: string; field?: string }): boolean {
-	return (
-		verdict.field === 'Signing Secret' ||
-		verdict.reason === 'Signature does not match' ||
-		verdict.reason === 'No v1 signature in webhook-signature'
-	);
+/** Failures of the check that a read-back may overrule: the signature or the secret, not the shape or age of the call. */
+export function isSignatureMismatch(verdict: { code: VerifyCode }): boolean {
+	return verdict.code === 'secret-mismatch' || verdict.code === 'no-secret' || verdict.code === 'no-v1-signature';
 }
 
 /**

@@ -14,11 +14,14 @@ export interface WebhookHeaders {
 	signature?: string | null;
 }
 
+/** Why a delivery was refused, for callers to classify (the reason is the wording, for people). */
+export type VerifyCode = 'no-secret' | 'malformed' | 'stale' | 'no-v1-signature' | 'secret-mismatch';
+
 export type VerifyResult =
 	| { ok: true; id: string; timestamp: number; matchedSecret: 'current' | 'previous' }
-	| { ok: false; status: 400 | 401; reason: string; field?: undefined }
+	| { ok: false; status: 400 | 401; code: Exclude<VerifyCode, 'no-secret'>; reason: string; field?: undefined }
 	/** The credential itself is unusable: every delivery is refused until the named field is fixed. */
-	| { ok: false; status: 401; reason: string; field: 'Signing Secret' };
+	| { ok: false; status: 401; code: 'no-secret'; reason: string; field: 'Signing Secret' };
 
 /**
  * The HMAC key of a secret, or undefined when it has none worth trusting: blank, prefix only,
@@ -56,7 +59,7 @@ export function verifyWebhook(
 	if (!current) {
 		const problem = describeWebhookSecretProblem(secrets.current, 'Signing Secret');
 		const reason = `Deliveries are refused until the credential is fixed. ${problem}`;
-		return { ok: false, status: 401, field: 'Signing Secret', reason };
+		return { ok: false, status: 401, code: 'no-secret', field: 'Signing Secret', reason };
 	}
 	// A blank previous secret is absent; an unusable one is never tried.
 	const previous = isBlankSecret(secrets.previous) ? undefined : usableSecretKey(secrets.previous);
@@ -67,18 +70,24 @@ export function verifyWebhook(
 		const missing = [!id && 'webhook-id', !ts && 'webhook-timestamp', !sig && 'webhook-signature']
 			.filter(Boolean)
 			.join(', ');
-		return { ok: false, status: 400, reason: `Missing header: ${missing}` };
+		return { ok: false, status: 400, code: 'malformed', reason: `Missing header: ${missing}` };
 	}
 	if (!/^\d{1,12}$/.test(ts))
-		return { ok: false, status: 400, reason: 'Malformed webhook-timestamp: expected Unix seconds' };
+		return { ok: false, status: 400, code: 'malformed', reason: 'Malformed webhook-timestamp: expected Unix seconds' };
 	const signatures = parseSignatures(sig);
 	if (!signatures)
-		return { ok: false, status: 400, reason: 'Malformed webhook-signature: expected "v1,<base64>" entries' };
+		return {
+			ok: false,
+			status: 400,
+			code: 'malformed',
+			reason: 'Malformed webhook-signature: expected "v1,<base64>" entries',
+		};
 	const timestamp = Number(ts);
 	if (Math.abs(nowMs / 1000 - timestamp) > TOLERANCE_SECONDS) {
-		return { ok: false, status: 401, reason: 'Timestamp is more than 5 minutes away from now' };
+		return { ok: false, status: 401, code: 'stale', reason: 'Timestamp is more than 5 minutes away from now' };
 	}
-	if (!signatures.length) return { ok: false, status: 401, reason: 'No v1 signature in webhook-signature' };
+	if (!signatures.length)
+		return { ok: false, status: 401, code: 'no-v1-signature', reason: 'No v1 signature in webhook-signature' };
 	const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
 	const candidates: Array<['current' | 'previous', Buffer]> = [['current', current]];
 	if (previous) candidates.push(['previous', previous]);
@@ -90,7 +99,7 @@ export function verifyWebhook(
 			}
 		}
 	}
-	return { ok: false, status: 401, reason: 'Signature does not match' };
+	return { ok: false, status: 401, code: 'secret-mismatch', reason: 'Signature does not match' };
 }
 
 /** A header as Node's HTTP server gives it (a repeated header is a list: its first value counts). */

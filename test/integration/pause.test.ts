@@ -4,9 +4,8 @@
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { NO_SIGNING_SECRET_CHOSEN } from '../../nodes/MediaGen/pause/pauseRuns';
-import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/pause/refusedDelivery';
-import { TIMER_ERROR } from '../../nodes/MediaGen/pause/timerOutcome';
+import { NO_SIGNING_SECRET_CHOSEN, TIMER_ERROR } from '../../nodes/MediaGen/pause/pauseRuns';
+import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/pause/signatureFailure';
 import { resumeByTimer, runNode } from '../helpers/engine';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import { until } from '../helpers/until';
@@ -239,7 +238,7 @@ describe('pause mode never waits without end', () => {
 		expect(resumed.error?.message).toBe(SIGNATURE_FAILURE);
 		expect(resumed.error?.description).toMatch(/deliveries were refused since the pause \(the last: Signature/);
 		expect(resumed.error?.description).toMatch(
-			/Runs of this step already paid for: gen_\w+ \(item 1, request key \S+\)/,
+			/Runs of this step already paid for: gen_\w+ \(item 1, 5 credits, request key \S+\)/,
 		);
 		expect(resumed.items).toEqual([]);
 		const refused = host.answers.filter((a) => a.executionId === r.executionId && a.status === 401);

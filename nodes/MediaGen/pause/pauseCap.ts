@@ -1,75 +1,95 @@
-// Pause mode's spending cap on what the service really charged. The batch is planned before the pause at the
-// predicted prices (run/spendingCap.ts capRefusalsBeforePause), but an API key is "billed … with the plan's
-// limits and prices", which may be above the catalogue's. So every item is checked again just before it is sent:
-// what the step spent before this batch, plus the real `cost` of every run this batch has sent (each submission's
-// answer carries it), plus the item's predicted price scaled by what the plan charged so far for this batch's
-// runs, must stay within the cap. The plan prices every run of the account, so what it charged for the runs
-// already sent against what the catalogue asked is the best evidence of what it will charge for the next; a plan
-// below the catalogue is not relied on (free runs, for one, are counted per day). Items go out one at a time, each
-// after the answer of the one before, so the cap is passed by at most the price of one run whose price was not
-// what it was predicted to be. The check depends only on the record saved before the pause and on the costs of
-// the runs sent before the item, so every process that walks the batch decides each item the same way.
-// Refunds of failed runs are not taken off (when a refund is seen depends on timing). Pure: no n8n calls.
-import { CAP_ADVICE, capRefusalMessage } from '../run/spendingCap';
+// Pause mode's spending cap (run/spendingCap.ts words it). Planned before the pause at predicted prices; as a plan may
+// charge above the catalogue, each item is checked again before it is sent, on the real costs of the runs before it and
+// its price scaled by what the plan charged for them (never below 1), so every process walking the batch decides alike
+// and the cap is passed by at most one run. Refunds are not taken off (when one is seen depends on timing). Pure.
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { priceRequestOf, type PreparedRun } from '../run/preparedRun';
 import type { Refusal } from '../run/runErrors';
+import { CAP_ADVICE, capRefusalMessage, type SpendingCap } from '../run/spendingCap';
 import type { PauseState } from './pauseState';
 
-/** The runs sent so far: what the plan charged for them, and what they were predicted to cost. */
-function chargedSoFar(state: PauseState, costOf: (position: number) => number | undefined) {
+/** The credits an item's run cost (undefined: not sent). */
+type CostOf = (position: number) => number | undefined;
+
+const UNKNOWN_IN_PAUSE =
+	"Max Credits per Execution with Waiting → Pause: this run's price is not known in advance, so it cannot be " +
+	'counted before the pause';
+
+/**
+ * Before the pause, in item order at the predicted prices: an item that would pass the cap is refused, the others
+ * are counted in the saved total now (the resume calls can save nothing). An unknown price cannot be planned.
+ */
+export function capRefusalsBeforePause(node: INode, ready: PreparedRun[], cap: SpendingCap, continueOnFail: boolean) {
+	const spentBefore = cap.spent;
+	const refusals = new Map<number, string>();
+	const prices = ready.map((p) => cap.book.price(priceRequestOf(p)));
+	const unknown = prices.findIndex((price) => price.credits === null);
+	if (unknown >= 0 && !continueOnFail) {
+		const why = prices[unknown].why ?? 'unknown';
+		throw new NodeOperationError(node, `${UNKNOWN_IN_PAUSE} (item ${ready[unknown].itemIndex + 1}: ${why})`, {
+			description:
+				'Nothing was submitted and nothing was charged. Choose Waiting → Poll, which sends such a run alone and ' +
+				'waits for its price, or remove the cap, or run this model with these options once so that its price is ' +
+				"in your account's history.",
+		});
+	}
+	let total = cap.spent;
+	for (const [position, price] of prices.entries()) {
+		if (price.credits === null) {
+			refusals.set(position, `${UNKNOWN_IN_PAUSE}: ${price.why ?? 'no earlier run like it'}`);
+		} else if (total + price.credits > cap.cap) {
+			refusals.set(position, capRefusalMessage({ cap: cap.cap, spent: total, price }, 'planned'));
+		} else {
+			total += price.credits;
+			cap.plan(price.credits);
+		}
+	}
+	return { refusals, prices: prices.map((price) => price.credits ?? undefined), spentBefore };
+}
+
+/** What the step has spent (before the batch, and every known run's real cost), and what the plan charged so far. */
+function soFar(state: PauseState, costOf: CostOf) {
+	let spent = state.cap?.spentBefore ?? 0;
 	let charged = 0;
 	let predicted = 0;
 	let runs = 0;
 	state.items.forEach((entry, position) => {
 		const cost = costOf(position);
-		if (cost === undefined || !entry.price) return;
+		if (cost === undefined) return;
+		spent += cost;
+		if (!entry.price) return;
 		charged += cost;
 		predicted += entry.price;
 		runs++;
 	});
-	return { charged, predicted, runs, scale: predicted > 0 ? Math.max(1, charged / predicted) : 1 };
+	return { spent, charged, predicted, runs, scale: predicted > 0 ? Math.max(1, charged / predicted) : 1 };
 }
 
-/** Credits the step has spent: before the batch, and the real cost of every run of it that is known. */
-export function spentByBatch(state: PauseState, costOf: (position: number) => number | undefined): number {
-	let spent = state.cap?.spentBefore ?? 0;
-	state.items.forEach((_, position) => (spent += costOf(position) ?? 0));
-	return spent;
-}
-
-/** An item's predicted price as the plan charges it so far. */
 function scaledPrice(predicted: number, scale: number): number {
 	// The epsilon keeps a product like 20 × 1.5000000001 from rounding up to a credit nobody charges.
 	return Math.ceil(predicted * scale - 1e-6);
 }
 
-/**
- * What the step will have spent once every item still to be sent is sent at its scaled price: the total saved
- * with the execution before the pause, for later passes of this step (the resume calls cannot save it).
- */
-export function expectedSpend(state: PauseState, costOf: (position: number) => number | undefined): number {
-	const { scale } = chargedSoFar(state, costOf);
-	let total = spentByBatch(state, costOf);
+/** What the step will have spent once every item still to be sent is sent at its scaled price (saved at the pause). */
+export function expectedSpend(state: PauseState, costOf: CostOf): number {
+	const { spent, scale } = soFar(state, costOf);
+	let total = spent;
 	state.items.forEach((entry, position) => {
 		if (costOf(position) === undefined && !entry.refused && entry.price) total += scaledPrice(entry.price, scale);
 	});
 	return total;
 }
 
-/**
- * The cap's refusal of the item at `position` if sending it now could pass the cap, else undefined.
- * @param costOf the credits the run of an item cost, when that item's run is known (undefined: not sent)
- */
-export function pauseCapRefusal(
-	state: PauseState,
-	position: number,
-	costOf: (position: number) => number | undefined,
-): Refusal | undefined {
+/** The cap's refusal of the item at `position` if sending it now could pass the cap, else undefined. */
+export function pauseCapRefusal(state: PauseState, position: number, costOf: CostOf): Refusal | undefined {
 	const { cap } = state;
 	const predicted = state.items[position].price;
 	if (!cap || predicted === undefined) return undefined;
-	const sofar = chargedSoFar(state, costOf);
+	const sofar = soFar(state, costOf);
 	const credits = scaledPrice(predicted, sofar.scale);
-	const spent = spentByBatch(state, costOf);
+	const { spent } = sofar;
 	if (spent + credits <= cap.limit) return undefined;
 	const runs = sofar.runs === 1 ? 'the run' : `the ${sofar.runs} runs`;
 	const scaled =

@@ -1,40 +1,30 @@
-// Pause mode, before the pause: checks that the service can call this execution back, uploads every
-// item's files (free), submits the first run for each slot with the execution's resume URL as its
-// webhook URL, records the batch in the node's context data and lets go of the execution. The rest
-// happens in the resume webhook (resumeWebhook.ts), one delivery at a time.
+// Pause mode, before the pause: checks that the service can call this execution back, uploads every item's files
+// (free), submits the first run for each slot with the execution's resume URL as its webhook URL, records the batch
+// and what n8n's own timer passes on if no delivery comes, and lets go of the execution (then: resumeWebhook.ts).
 import { randomUUID } from 'crypto';
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { describeWebhookCredentialProblem } from '../../shared/signingSecret';
-import { identityOf } from '../../shared/transport';
-import { batchMemoryOf } from './batchMemory';
-import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './readBack';
-import { timerOutcomeItems } from './timerOutcome';
-import { resumeUrlProblem } from '../run/checkRequest';
+import { identityOf, isBusySubmission } from '../../shared/transport';
+import { isPrivateHost } from '../run/checkRequest';
 import { concurrencyOf } from '../run/concurrency';
 import { withPaidRuns } from '../run/paidRuns';
-import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
 import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
-import { refusalOf } from '../run/runErrors';
+import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
+import { refusalOf, runDetailsOf } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
-import { capRefusalsBeforePause, type SpendingCap } from '../run/spendingCap';
-import { expectedSpend, pauseCapRefusal } from './pauseCap';
-import { submitIfSlotFree, submitRun } from '../run/submission';
+import type { SpendingCap } from '../run/spendingCap';
+import { submitKeyed } from '../run/submission';
 import { itemDeadline } from '../run/timeLimit';
+import { batchMemoryOf } from './batchMemory';
+import { paidRunsOf, reportOf } from './batchWalk';
+import { capRefusalsBeforePause, expectedSpend, pauseCapRefusal } from './pauseCap';
+import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
+import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './signatureFailure';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
 const TIMER_GRACE_MS = 60_000;
-
-function pauseRefusal(ctx: IExecuteFunctions, reason: string): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `Waiting → Pause cannot be used here: ${reason}`, {
-		description:
-			"The service calls n8n back at the execution's resume URL, which n8n builds from its webhook address. " +
-			"Set N8N_WEBHOOK_URL (n8n 1.x: WEBHOOK_URL, the older name, which 2.x still reads) to n8n's public " +
-			'https address (for example https://n8n.example.com/) and restart n8n, or choose Waiting → Poll, ' +
-			'which needs no address. Nothing was submitted and nothing was charged.',
-	});
-}
 
 const WEBHOOK_CREDENTIAL = 'mediaGenWebhookApi';
 
@@ -42,26 +32,106 @@ export const NO_SIGNING_SECRET_CHOSEN =
 	'Waiting → Pause needs the webhook signing secret, and no Webhook Signing Secret credential is selected on ' +
 	'this node';
 
-/**
- * None selected: n8n's editor fills in a credential box by itself only while a node has no credential at all (it
- * picks one, the most recently updated), so the box Waiting → Pause shows stays empty until the user picks one.
- */
-function noSigningSecretChosen(ctx: IExecuteFunctions): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), NO_SIGNING_SECRET_CHOSEN, {
+/** Why the service could not call this resume URL: not https on a public host, unless it is the service's own. */
+export function resumeUrlProblem(resumeUrl: string, baseUrl: string): string | undefined {
+	let resume: URL;
+	let base: URL;
+	try {
+		resume = new URL(resumeUrl);
+		base = new URL(baseUrl);
+	} catch {
+		return `this execution has no usable resume URL ("${resumeUrl.split('?')[0]}")`;
+	}
+	const shown = `${resume.origin}${resume.pathname}`;
+	if (isPrivateHost(base.hostname) && base.hostname === resume.hostname) return undefined;
+	if (resume.protocol !== 'https:') return `this execution's resume URL (${shown}) is not https`;
+	if (isPrivateHost(resume.hostname)) return `this execution's resume URL (${shown}) is on a private or local host`;
+	return undefined;
+}
+
+/** Refuses pause mode before anything is sent when the service could not call back or its calls not be checked. */
+async function checkCallBack(ctx: IExecuteFunctions, resumeUrl: string): Promise<void> {
+	const identity = await identityOf(ctx);
+	const urlProblem = resumeUrlProblem(resumeUrl, identity.baseUrl);
+	if (urlProblem) {
+		throw new NodeOperationError(ctx.getNode(), `Waiting → Pause cannot be used here: ${urlProblem}`, {
+			description:
+				"The service calls n8n back at the execution's resume URL, which n8n builds from its webhook address. " +
+				"Set N8N_WEBHOOK_URL (n8n 1.x: WEBHOOK_URL, the older name, which 2.x still reads) to n8n's public " +
+				'https address (for example https://n8n.example.com/) and restart n8n, or choose Waiting → Poll, ' +
+				'which needs no address. Nothing was submitted and nothing was charged.',
+		});
+	}
+	const chosen = ctx.getNode().credentials?.[WEBHOOK_CREDENTIAL];
+	let secretProblem = chosen ? undefined : 'none selected';
+	try {
+		if (chosen) secretProblem = describeWebhookCredentialProblem(await ctx.getCredentials(WEBHOOK_CREDENTIAL));
+	} catch (error) {
+		secretProblem = `the credential selected for it ("${chosen!.name}") could not be read: ${(error as Error).message}`;
+	}
+	if (!secretProblem) return;
+	// The problem's own advice (copy it from account settings) is no help to an anonymous ID, which has none.
+	if (identity.kind === 'anonymous') {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'Waiting → Pause needs the webhook signing secret, which an anonymous ID has no way to get',
+			{ description: `${ANONYMOUS_SECRET}: ${ANONYMOUS_CHOICES}. Nothing was charged.` },
+		);
+	}
+	// n8n's editor fills in a credential box by itself only while a node has none at all, so this one stays empty.
+	if (!chosen) {
+		throw new NodeOperationError(ctx.getNode(), NO_SIGNING_SECRET_CHOSEN, {
+			description:
+				'Pick yours in the second credential box at the top of this node (n8n fills in only the first box by ' +
+				"itself), or create one there holding your account's signing secret (account settings → Webhooks). " +
+				'Nothing was submitted and nothing was charged.',
+		});
+	}
+	throw new NodeOperationError(ctx.getNode(), `Waiting → Pause needs the webhook signing secret: ${secretProblem}`, {
 		description:
-			'Pick yours in the second credential box at the top of this node (n8n fills in only the first box by ' +
-			"itself), or create one there holding your account's signing secret (account settings → Webhooks). " +
-			'Nothing was submitted and nothing was charged.',
+			"Select a Media Generation Webhook Signing Secret credential on this node holding your account's signing " +
+			'secret (account settings → Webhooks): the service signs the calls back to this execution with it, and the ' +
+			'node checks with it that each call really comes from the service. Nothing was charged.',
 	});
 }
 
-/** What keeps the step from checking the calls back, if anything: a credential it cannot read, or a bad secret. */
-async function signingSecretProblem(ctx: IExecuteFunctions, chosen: string): Promise<string | undefined> {
-	try {
-		return describeWebhookCredentialProblem(await ctx.getCredentials(WEBHOOK_CREDENTIAL));
-	} catch (error) {
-		return `the credential selected for it ("${chosen}") could not be read: ${(error as Error).message}`;
+export const TIMER_ERROR =
+	'The time limit passed and no delivery from the service ended the wait, so n8n ended it: this step could not ' +
+	'check the runs at that moment';
+
+function timerNote(state: PauseState): string {
+	const minutes = Math.round(((state.deadline - state.pausedAt) / 60_000) * 10) / 10;
+	const retype = requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length));
+	return (
+		`No call from the service ended the wait within ${minutes} minute${minutes === 1 ? '' : 's'} plus one minute, ` +
+		'so n8n ended it, and this step could not check the runs at that moment. Most likely the service could not ' +
+		"reach this n8n (n8n's address for calls from outside must be public https: ask whoever runs your n8n), or " +
+		'the runs were still going, or their calls could not be checked (the Webhook Signing Secret did not match ' +
+		'and the service could not be asked about the runs). Runs that were sent keep going and are charged. To ' +
+		`get them without paying again, run this step again with ${retype}. ` +
+		'To wait without depending on calls from the service, choose Waiting → Poll.'
+	);
+}
+
+/** One item per input item: the outcome, as known at the pause, if n8n's timer ends the wait (pauseRuns below). */
+export function timerOutcomeItems(state: PauseState, inputCount: number): INodeExecutionData[] {
+	const note = timerNote(state);
+	const byItem = new Map<number, IDataObject>();
+	for (const bad of state.invalid) byItem.set(bad.item, { error: bad.message, description: bad.description ?? '' });
+	for (const entry of state.items) {
+		byItem.set(entry.item, {
+			...entry.extraJson,
+			error: entry.refused?.message ?? TIMER_ERROR,
+			description: entry.refused ? (entry.refused.description ?? '') : note,
+			requestKey: entry.body.requestKey,
+			timedOut: !entry.refused,
+			...(entry.runId ? { runId: entry.runId } : {}),
+		});
 	}
+	return Array.from({ length: inputCount }, (_, item) => ({
+		json: byItem.get(item) ?? { error: TIMER_ERROR, description: note, timedOut: true },
+		pairedItem: { item },
+	}));
 }
 
 export async function pauseRuns(
@@ -71,36 +141,15 @@ export async function pauseRuns(
 	cap: SpendingCap | undefined,
 ): Promise<INodeExecutionData[]> {
 	const continueOnFail = ctx.continueOnFail();
-	const identity = await identityOf(ctx);
 	const resumeUrl = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
-	const urlProblem = resumeUrlProblem(resumeUrl, identity.baseUrl);
-	if (urlProblem) throw pauseRefusal(ctx, urlProblem);
-	const chosen = ctx.getNode().credentials?.[WEBHOOK_CREDENTIAL];
-	const secretProblem = chosen ? await signingSecretProblem(ctx, chosen.name) : 'none selected';
-	if (secretProblem) {
-		// The problem's own advice (copy it from account settings) is no help to an anonymous ID, which has none.
-		if (identity.kind === 'anonymous') {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				'Waiting → Pause needs the webhook signing secret, which an anonymous ID has no way to get',
-				{ description: `${ANONYMOUS_SECRET}: ${ANONYMOUS_CHOICES}. Nothing was charged.` },
-			);
-		}
-		if (!chosen) throw noSigningSecretChosen(ctx);
-		throw new NodeOperationError(ctx.getNode(), `Waiting → Pause needs the webhook signing secret: ${secretProblem}`, {
-			description:
-				"Select a Media Generation Webhook Signing Secret credential on this node holding your account's signing " +
-				'secret (account settings → Webhooks): the service signs the calls back to this execution with it, and the ' +
-				'node checks with it that each call really comes from the service. Nothing was charged.',
-		});
-	}
-	const plan = capRefusalsBeforePause(ctx.getNode(), ready, cap, continueOnFail);
+	await checkCallBack(ctx, resumeUrl);
+	const plan = cap && capRefusalsBeforePause(ctx.getNode(), ready, cap, continueOnFail);
 	const items: PausedItem[] = [];
 	for (const [position, p] of ready.entries()) {
 		const body = await withFileAddresses(ctx, p);
 		body.webhookUrl = itemWebhookUrl(resumeUrl, position);
-		const refusedOverCap = plan.refusal(position);
-		const price = plan.prices[position];
+		const refusedOverCap = plan?.refusals.get(position);
+		const price = plan?.prices[position];
 		items.push({
 			item: p.itemIndex,
 			body,
@@ -108,7 +157,7 @@ export async function pauseRuns(
 			binaryProperty: p.settings.binaryProperty,
 			...(p.extraJson ? { extraJson: p.extraJson } : {}),
 			...(refusedOverCap ? { refused: { message: refusedOverCap } } : {}),
-			...(cap && price !== undefined ? { price } : {}),
+			...(price !== undefined ? { price } : {}),
 		});
 	}
 	const lanes = Math.max(1, await concurrencyOf(ctx, items.length));
@@ -120,16 +169,14 @@ export async function pauseRuns(
 		deadline: Math.max(...ready.map((p) => itemDeadline(String(p.body.kind), p.settings.timeoutMs))),
 		pausedAt: Date.now(),
 		continueOnFail,
-		...(cap ? { cap: { limit: cap.cap, spentBefore: plan.spentBefore } } : {}),
+		...(cap && plan ? { cap: { limit: cap.cap, spentBefore: plan.spentBefore } } : {}),
 		items,
 		invalid: invalid.map(({ itemIndex, error }) => ({ item: itemIndex, ...refusalOf(error) })),
 	};
-	// The first runs go out now, in input order, one per free slot; a refused one hands its slot to the next
-	// item. Only the first waits for a slot (the execution must have a run whose delivery will wake it): when
-	// other batches hold the rest, the deliveries send the next items as slots come free.
+	// The first runs go out now, in input order, one per free slot; a refused one hands its slot to the next item.
 	const claimed = new Set<string>();
-	const capped = new Set(items.flatMap((entry, position) => (plan.refusal(position) ? [entry.item] : [])));
-	const memory = batchMemoryOf(state.batchId!);
+	const capped = new Set(items.flatMap((entry, position) => (plan?.refusals.has(position) ? [entry.item] : [])));
+	const memory = batchMemoryOf(state, ctx.getExecutionId(), ctx.getNode().name);
 	memory.complete = true;
 	const costOf = (position: number) => (items[position].runId ? items[position].cost : undefined);
 	for (const [position, entry] of items.entries()) {
@@ -142,22 +189,27 @@ export async function pauseRuns(
 			capped.add(entry.item);
 			continue;
 		}
-		const settings = ready[position].settings;
-		const s = { ctx, settings, itemIndex: entry.item, claimed, batch: ready[position].batchKeys };
+		const { settings, batchKeys: batch } = ready[position];
+		const s = { ctx, settings, itemIndex: entry.item, claimed, batch };
+		// Only the first waits for a slot: when other batches hold them all, deliveries send this item and the next.
+		const first = memory.inFlight() === 0;
 		try {
-			const run = memory.inFlight() === 0 ? await submitRun(s, entry.body) : await submitIfSlotFree(s, entry.body);
-			// Every slot is taken by other batches: deliveries send this item and the next as slots come free. After
-			// a lost answer it may have a run already: until its key brings that run back, it may have been charged.
-			if ('busy' in run) {
-				if (run.lost) memory.unanswered.add(position);
-				break;
-			}
+			const run = await submitKeyed(s, entry.body, first);
 			entry.runId = run.id;
 			entry.createdAt = run.createdAt;
 			entry.cost = Number(run.cost) || 0;
-			memory.learn(position, run, true);
+			memory.learn(position, run, true, true);
 		} catch (error) {
-			if (!continueOnFail) throw withStartedRuns(error, items);
+			if (!first && isBusySubmission(error)) {
+				// After a lost answer it may have a run: until its key brings that run back, it may have been charged.
+				if (runDetailsOf(error).mayBeCharged) memory.unanswered.add(position);
+				break;
+			}
+			if (!continueOnFail) {
+				// Runs already started keep going and are charged: named in the error.
+				const paid = paidRunsOf(state, reportOf(state, memory).outcomes);
+				throw withPaidRuns(error, paid, [], savedBatchKeys(state.items, state.invalid.length));
+			}
 			entry.refused = refusalOf(error);
 		}
 	}
@@ -167,19 +219,9 @@ export async function pauseRuns(
 	if (capped.size) ctx.addExecutionHints(capRefusalHint([...capped].sort((a, b) => a - b)));
 	ctx.getContext('node')[PAUSE_STATE_KEY] = state;
 	const input = ctx.getInputData();
-	// When no delivery comes (n8n unreachable, or every delivery fails the signature check), n8n's own timer
-	// ends the wait a minute after the time limit. n8n does not run the node then: it passes on what the
-	// node's input holds (WorkflowExecute.handleWaitingState). So the input held for that moment is an
-	// outcome that says so, never the input items themselves posing as results.
+	// When no delivery comes, n8n's own timer ends the wait and passes on what the node's input holds without running
+	// the node (WorkflowExecute.handleWaitingState): so the input holds an outcome that says so, not the input items.
 	ctx.getExecuteData().data = { main: [timerOutcomeItems(state, input.length)] };
 	await ctx.putExecutionToWait(new Date(state.deadline + TIMER_GRACE_MS));
 	return input;
-}
-
-/** A refusal before pausing stops the batch; runs already started keep going, are charged and are named. */
-function withStartedRuns<E>(error: E, items: PausedItem[]): E {
-	const started = items.flatMap((i) =>
-		i.runId ? [{ id: i.runId, itemIndex: i.item, requestKey: String(i.body.requestKey) }] : [],
-	);
-	return withPaidRuns(error, started);
 }

@@ -3,29 +3,26 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { PauseState } from './pauseState';
-import { withPaidRuns, type PaidRun } from '../run/paidRuns';
+import { withPaidRuns } from '../run/paidRuns';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
 import { addRunDetails, errorItem, failedRunError, runDetailsOf } from '../run/runErrors';
 import { itemsInInputOrder, runToItem, withErrorOutput } from '../run/runOutput';
-import type { Outcome } from './batchWalk';
+import { paidRunsOf, type Outcome } from './batchWalk';
+import type { PauseState } from './pauseState';
 
-const NOTES: Record<'unsent' | 'unconfirmed', (state: PauseState) => string> = {
-	unsent: () => 'Not submitted within the time limit, so nothing was charged for it. Run it again to make it.',
-	unconfirmed: (state) =>
+/** An item that timed out without a known run: what is known of it, and how to get it without paying again. */
+function noteFor(kind: Outcome['kind'], state: PauseState): string {
+	if (kind === 'unsent')
+		return 'Not submitted within the time limit, so nothing was charged for it. Run it again to make it.';
+	const unconfirmed =
 		'The time limit passed before this n8n process could confirm whether it was submitted. Run this step again ' +
 		`with ${requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length))}: you get its run if it was ` +
-		'made, without paying again, or a new one if not.',
-};
-
-/** Sent, its answer lost and its run never brought back: said before the advice given for an unconfirmed item. */
-const UNANSWERED =
-	'Its submission was sent, but the answer never reached n8n, and sending it again with the same request key did ' +
-	'not bring its run back before the time limit: the run may have been made and charged.';
-
-function noteFor(kind: Outcome['kind'], state: PauseState): string {
-	if (kind === 'unanswered') return `${UNANSWERED} ${NOTES.unconfirmed(state)}`;
-	return NOTES[kind === 'unconfirmed' ? 'unconfirmed' : 'unsent'](state);
+		'made, without paying again, or a new one if not.';
+	if (kind !== 'unanswered') return unconfirmed;
+	return (
+		'Its submission was sent, but the answer never reached n8n, and sending it again with the same request key did ' +
+		`not bring its run back before the time limit: the run may have been made and charged. ${unconfirmed}`
+	);
 }
 
 function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
@@ -68,36 +65,7 @@ async function itemFor(
 	return await runToItem(ctx, outcome.run, settings, entry.item, extra).catch((error: Error) => error);
 }
 
-/**
- * What an item of a stopped batch was or may have been charged for. A run is charged at submission: listed unless
- * FAILED (refunded), also CANCELED (the service does not say a canceled run is refunded) and still running. An
- * item sent whose answer never came, or refused after such a send, may have been charged (its key gets it back);
- * one this process cannot tell was sent is named as such. Never sent: nothing.
- */
-function chargedOf(state: PauseState, outcome: Outcome): PaidRun[] {
-	const entry = state.items[outcome.position];
-	const item = { itemIndex: entry.item, requestKey: String(entry.body.requestKey) };
-	switch (outcome.kind) {
-		case 'finished':
-		case 'running': {
-			const { id, cost, status } = outcome.run;
-			return status === 'FAILED' ? [] : [{ ...item, id, cost, status }];
-		}
-		case 'refused':
-			return outcome.mayBeCharged ? [item] : [];
-		case 'unanswered':
-			return [item];
-		case 'unconfirmed':
-			return [{ ...item, unconfirmed: true }];
-		default:
-			return [];
-	}
-}
-
-/**
- * Every item in input order: the batch's outcomes and the items refused before pausing. Without
- * Continue On Fail the first failure fails the execution, naming the runs that succeeded beside it.
- */
+/** Every item in input order; without Continue On Fail the first failure fails the execution, naming the paid runs. */
 export async function outputItems(
 	ctx: IWebhookFunctions,
 	state: PauseState,
@@ -118,17 +86,15 @@ export async function outputItems(
 	}
 	const first = failures.sort((a, b) => a.item - b.item)[0];
 	if (first && !state.continueOnFail) {
-		const paid = outcomes
-			.filter((o) => state.items[o.position].item !== first.item)
-			.flatMap((o) => chargedOf(state, o));
-		withPaidRuns(first.error, paid, [], savedBatchKeys(state.items, state.invalid.length));
-		// A resume call's error reaches the user only as the execution's: a notification showing the message alone
-		// (n8n gives the step an empty item, see resumeWebhook.ts). So the refund goes into the message.
+		const others = outcomes.filter((o) => state.items[o.position].item !== first.item);
+		withPaidRuns(first.error, paidRunsOf(state, others), [], savedBatchKeys(state.items, state.invalid.length));
+		// A resume call's error reaches the user only as the execution's, in a notification showing the message
+		// alone (n8n gives the step an empty item), so the refund goes into the message.
 		const { refunded } = runDetailsOf(first.error);
 		if (refunded !== undefined) {
 			first.error.message += ` (${refunded} credit${refunded === 1 ? '' : 's'} refunded automatically)`;
 		}
-		return await Promise.reject(first.error);
+		throw first.error;
 	}
 	return withErrorOutput(ctx, itemsInInputOrder(byItem));
 }

@@ -59,7 +59,7 @@ function serviceIsOnHost(apiBaseUrl: string, host: string): boolean {
 /**
  * The shape check of every address field: a full https:// URL. Plain http is accepted only on this machine's loopback
  * (a local sandbox); the service itself refuses it elsewhere. Addresses the service delivers to have stricter rules:
- * checkWebhookUrl and resumeUrlProblem below.
+ * checkWebhookUrl below, and the resume URL's in pause/pauseRuns.ts.
  */
 export function checkHttpsUrl(url: string, field: string, example: string): string | undefined {
 	let parsed: URL;
@@ -89,27 +89,6 @@ export function checkWebhookUrl(url: string, apiBaseUrl: string): string | undef
 			`Trigger on an n8n with a public address.`
 		);
 	}
-	return undefined;
-}
-
-/**
- * Why the service could not call this resume URL, if it could not: it must be https on a public host.
- * A service on this machine (a local sandbox) can reach this machine, so loopback is fine for it.
- */
-export function resumeUrlProblem(resumeUrl: string, baseUrl: string): string | undefined {
-	let resume: URL;
-	let base: URL;
-	try {
-		resume = new URL(resumeUrl);
-		base = new URL(baseUrl);
-	} catch {
-		return `this execution has no usable resume URL ("${resumeUrl.split('?')[0]}")`;
-	}
-	const shown = `${resume.origin}${resume.pathname}`;
-	const localService = isPrivateHost(base.hostname) && base.hostname === resume.hostname;
-	if (localService) return undefined;
-	if (resume.protocol !== 'https:') return `this execution's resume URL (${shown}) is not https`;
-	if (isPrivateHost(resume.hostname)) return `this execution's resume URL (${shown}) is on a private or local host`;
 	return undefined;
 }
 

@@ -1,6 +1,6 @@
 // POST /generations with a request key, so a repeated submission is never charged twice, and the one place a
 // 409 busy (every run slot of the account taken) is handled: Poll mode waits it out, pause mode's set-up stops
-// sending (submitIfSlotFree); a resume call leaves the item for a later call (pause/resumeSend.ts). A lost or
+// sending (pause/pauseRuns.ts); a resume call leaves the item for a later call (pause/batchWalk.ts). A lost or
 // unreadable answer is sent again with the same key (the service returns the run it made, uncharged) until the
 // item's time limit, then the item fails with that key.
 // The key is the only tie between an item and a run: runs are never matched by content, because an
@@ -21,7 +21,7 @@ import {
 import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { MAX_FRESH_RUNS, requestKeyAdvice, retryKey, type BatchKeys } from './requestKey';
-import { addRunDetails, failureInBrief, runDetailsOf, runError } from './runErrors';
+import { addRunDetails, failureInBrief, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 /** The longest pause between two sends of a submission whose answers are lost. */
@@ -201,22 +201,10 @@ export async function submitRun(s: SubmitContext, body: IDataObject): Promise<Ru
 }
 
 /**
- * Pause mode's set-up after its first run: the item's run if a slot is free now, else `busy` (409), and a delivery
- * sends the item when a slot comes free. `lost`: an earlier try of this send lost its answer, so a run may have been
- * made and charged (that try may still have been on its way when the busy answer came).
+ * Submits with the item's key (-r2 … after refunded failures); `waitForSlot` false: a 409 busy is thrown (pause
+ * mode's set-up leaves the item for a delivery, pause/pauseRuns.ts).
  */
-export async function submitIfSlotFree(
-	s: SubmitContext,
-	body: IDataObject,
-): Promise<RunRecord | { busy: true; lost: boolean }> {
-	return await submitKeyed(s, body, false).catch(async (error: unknown) =>
-		isBusySubmission(error)
-			? { busy: true as const, lost: runDetailsOf(error).mayBeCharged === true }
-			: await Promise.reject(error),
-	);
-}
-
-async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSlot: boolean): Promise<RunRecord> {
+export async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSlot: boolean): Promise<RunRecord> {
 	const firstKey = String(body.requestKey);
 	const deadline = s.deadline ?? itemDeadline(String(body.kind), s.settings.timeoutMs);
 	let last: RunRecord | undefined;

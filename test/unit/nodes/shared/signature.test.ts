@@ -54,6 +54,21 @@ describe('verifyWebhook against the standardwebhooks library', () => {
 		expect(verifyWebhook(signed(SECRET, new Date(now - 290_000)), body, { current: SECRET }, now).ok).toBe(true);
 	});
 
+	test('every refusal carries a code callers classify by (the reason is for people)', () => {
+		const h = signed();
+		const code = (headers: Parameters<typeof verifyWebhook>[0], secret: unknown = SECRET) => {
+			const r = verifyWebhook(headers, body, { current: secret });
+			return r.ok ? 'ok' : r.code;
+		};
+		expect(code({ ...h, id: undefined })).toBe('malformed');
+		expect(code({ ...h, timestamp: 'soon' })).toBe('malformed');
+		expect(code({ ...h, signature: 'garbage' })).toBe('malformed');
+		expect(code(signed(SECRET, new Date(Date.now() - 301_000)))).toBe('stale');
+		expect(code({ ...h, signature: 'v2,abcd' })).toBe('no-v1-signature');
+		expect(code(signed(OTHER))).toBe('secret-mismatch');
+		expect(code(h, 'whsec_')).toBe('no-secret');
+	});
+
 	test('rejects missing and malformed headers with 400', () => {
 		const h = signed();
 		expect(verifyWebhook({ ...h, id: undefined }, body, { current: SECRET })).toMatchObject({ ok: false, status: 400 });
@@ -158,7 +173,7 @@ describe('a secret without a usable key never verifies', () => {
 	test.each(ALL_UNUSABLE)('as the previous secret, %j is never tried; the current one still works', (secret) => {
 		for (const signature of forgeries(secret)) {
 			const r = check(signature, { current: SECRET, previous: secret });
-			expect(r).toEqual({ ok: false, status: 401, reason: 'Signature does not match' });
+			expect(r).toEqual({ ok: false, status: 401, code: 'secret-mismatch', reason: 'Signature does not match' });
 		}
 		const valid = verifyWebhook(signed(), body, { current: SECRET, previous: secret });
 		expect(valid).toMatchObject({ ok: true, matchedSecret: 'current' });

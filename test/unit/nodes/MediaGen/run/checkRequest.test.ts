@@ -1,12 +1,11 @@
 // nodes/MediaGen/run/checkRequest.ts: the checks made before any credit is spent (prompt, files, URLs, keys,
-// free tier), and where the service could call a paused execution back.
+// free tier).
 import type { CatalogueModel } from '../../../../../nodes/shared/records';
 import {
 	checkHttpsUrl,
 	checkRequest,
 	checkSettings,
 	describeLimits,
-	resumeUrlProblem,
 } from '../../../../../nodes/MediaGen/run/checkRequest';
 import { catalogue, catalogueModel as model } from '../../../../helpers/catalogue';
 
@@ -98,17 +97,4 @@ describe('checkRequest', () => {
 		const bare = { ...image, prompt_max_chars: undefined } as unknown as CatalogueModel;
 		expect(describeLimits(bare)).toBe('Studio Image (studio-image-v1) accepts: a prompt, at most 4 reference images.');
 	});
-});
-
-test('the resume URL must be https on a public host, unless the service runs on the same machine', () => {
-	const api = 'https://api.example.com/v1';
-	expect(resumeUrlProblem('https://n8n.example.com/webhook-waiting/1?signature=t', api)).toBeUndefined();
-	expect(resumeUrlProblem('http://n8n.example.com/webhook-waiting/1?signature=t', api)).toBe(
-		"this execution's resume URL (http://n8n.example.com/webhook-waiting/1) is not https",
-	);
-	for (const host of ['localhost:5678', '127.0.0.1:5678', '10.0.0.2', '192.168.1.5', '172.20.0.3', 'n8n.local']) {
-		expect(resumeUrlProblem(`https://${host}/webhook-waiting/1`, api)).toMatch(/private or local host/);
-	}
-	expect(resumeUrlProblem('http://127.0.0.1:5678/webhook-waiting/1', 'http://127.0.0.1:4010/v1')).toBeUndefined();
-	expect(resumeUrlProblem('not a url', api)).toMatch(/no usable resume URL/);
 });
