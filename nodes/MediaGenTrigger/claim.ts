@@ -25,12 +25,8 @@ const SKEW_MARGIN_MS = REMEMBER_MS - READ_BACK_MAX_AGE_MS;
 /** The read itself, once the call is answered: as long as a slow service may take. */
 const READ_MS = 60_000;
 
-interface Claim {
-	runId: string;
-	/** The webhook-id the service gives this run and outcome; the call's own header, checked equal. */
-	webhookId: string;
-	body: Record<string, unknown>;
-}
+/** A run a call claims to deliver, with the webhook-id the service gives it (the call's own, checked equal). */
+type Claim = { runId: string; webhookId: string; body: Record<string, unknown> };
 
 /** The run a call claims to deliver, or why it cannot be a delivery of the service (then nothing is read). */
 export function readClaim(webhookId: string | undefined, raw: Buffer, now: number): Claim | { problem: string } {

@@ -13,12 +13,8 @@ export type SeenIds = Record<string, number>;
 export function pruneSeen(seen: SeenIds, now: number): SeenIds {
 	for (const [id, at] of Object.entries(seen)) if (now - at > REMEMBER_MS) delete seen[id];
 	const ids = Object.keys(seen);
-	if (ids.length > MAX_REMEMBERED) {
-		ids
-			.sort((a, b) => seen[a] - seen[b])
-			.slice(0, ids.length - MAX_REMEMBERED)
-			.forEach((id) => delete seen[id]);
-	}
+	if (ids.length > MAX_REMEMBERED)
+		for (const id of ids.sort((a, b) => seen[a] - seen[b]).slice(0, ids.length - MAX_REMEMBERED)) delete seen[id];
 	return seen;
 }
 
@@ -41,8 +37,8 @@ export function mergeSeen(memory: SeenIds, stored: unknown, now: number): boolea
 	return Object.keys(memory).some((id) => copy[id] === undefined);
 }
 
-// Per process and only added to the stored copy, which every call reads first: each save carries the ids this
-// process accepted, so one a concurrent save dropped comes back. A restart or another process starts from the store.
+// Per process, and only ever added to the stored copy, which every call reads first (a restart or another process
+// loses nothing stored): each save carries the ids this process accepted, so one a concurrent save dropped returns.
 const processMemory = new Map<string, SeenIds>();
 const STORE_KEY = 'seenWebhookIds';
 
