@@ -9,9 +9,8 @@ import { identityProblem } from '../../shared/answers';
 import { apiRequest, identityOf } from '../../shared/transport';
 import { failedItem, prepareAll, typedRequest } from './prepareItems';
 import { itemsInInputOrder, withSameColumns } from '../run/runOutput';
-import { priceRequestOf, type PreparedRun } from '../run/preparedRun';
-import { describeBasis } from '../cost/priceBook';
-import { HISTORY_PAGES, priceBookFor } from '../cost/runHistory';
+import { describeBasis, HISTORY_PAGES, priceBookFor } from '../run/priceBook';
+import type { RunRequest } from '../run/runRequest';
 import { itemEstimate, totalEstimate } from './estimateWords';
 
 /** Where the summary goes: its own item after the estimates, or on every estimate. */
@@ -70,17 +69,17 @@ function enoughFor(total: number, unknown: number, left: number | null): boolean
 
 export async function estimateBatch(
 	ctx: IExecuteFunctions,
-	prepare: (itemIndex: number) => Promise<PreparedRun>,
+	prepare: (itemIndex: number) => Promise<RunRequest>,
 ): Promise<INodeExecutionData[]> {
 	const { ready: prepared, bad } = await prepareAll(ctx, prepare);
-	const book = await priceBookFor(ctx, prepared.map(priceRequestOf), false);
+	const book = await priceBookFor(ctx, prepared, false);
 	const out = new Map<number, INodeExecutionData>();
 	for (const { itemIndex, error } of bad)
 		out.set(itemIndex, failedItem(error, itemIndex, typedRequest(ctx, itemIndex)));
 	let totalCredits = 0;
 	let unknownItems = 0;
 	for (const p of prepared) {
-		const price = book.price(priceRequestOf(p));
+		const price = book.price(p);
 		if (price.credits === null) unknownItems++;
 		else totalCredits += price.credits;
 		const json: IDataObject = {

@@ -1,7 +1,7 @@
 // Estimate Cost's `estimate` field: one line a person reads at a glance in n8n's Table view, first column of every
 // item ("5 credits (list price)", "Total: 15 credits; 4,970 left; enough"). The numbers stay in their own fields
 // (credits, totalCredits, creditsLeft, enough) for expressions. Pure: no n8n.
-import type { Price } from '../cost/priceBook';
+import type { Price } from '../run/priceBook';
 
 /** What the summary says, as estimateBatch counts it. */
 export interface Totals {

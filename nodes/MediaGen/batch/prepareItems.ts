@@ -1,11 +1,11 @@
 // Every item of a Generate or Run Look step (or of their Estimate Cost) read and checked before anything is sent:
 // with Continue On Fail off, one bad item refuses the whole batch, naming each bad item as a person counts them.
 // Items that fail their checks become error items with the columns a run item has.
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { PreparedRun } from '../run/preparedRun';
-import { errorItem, type ItemRequest } from '../run/runErrors';
+import { errorItem } from '../run/runErrors';
+import type { RunRequest } from '../run/runRequest';
 
 /** Items are named as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0). */
 const itemName = (i: number) => `item ${i + 1}`;
@@ -18,7 +18,7 @@ function promptStart(prompt: unknown): string {
 }
 
 /** What an item that failed its checks asked for, read from the parameters as typed (some may be missing). */
-export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemRequest {
+export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	const read = (name: string, extractValue = false) => {
 		try {
 			const value = ctx.getNodeParameter(name, itemIndex, undefined, extractValue ? { extractValue } : {});
@@ -27,7 +27,7 @@ export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemReq
 			return undefined;
 		}
 	};
-	const fields: ItemRequest = {
+	const fields: IDataObject = {
 		kind: read('kind'),
 		model: read('model', true),
 		prompt: read('prompt'),
@@ -59,8 +59,8 @@ function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: numbe
  * A Continue On Fail item that leads with `id` and has `options`, as a run item does, also when no item of the batch
  * succeeded; `itemsInInputOrder` gives it a run's other columns when others did.
  */
-export function failedItem(error: unknown, itemIndex: number, request: ItemRequest): INodeExecutionData {
-	const item = errorItem(error, itemIndex, request);
+export function failedItem(error: unknown, itemIndex: number, asked: IDataObject): INodeExecutionData {
+	const item = errorItem(error, itemIndex, asked);
 	item.json = { id: item.json.id ?? null, ...item.json };
 	item.json.options ??= null;
 	return item;
@@ -72,10 +72,10 @@ export function failedItem(error: unknown, itemIndex: number, request: ItemReque
  */
 export async function prepareAll(
 	ctx: IExecuteFunctions,
-	prepare: (itemIndex: number) => Promise<PreparedRun>,
-): Promise<{ ready: PreparedRun[]; bad: Array<{ itemIndex: number; error: Error }> }> {
+	prepare: (itemIndex: number) => Promise<RunRequest>,
+): Promise<{ ready: RunRequest[]; bad: Array<{ itemIndex: number; error: Error }> }> {
 	const count = ctx.getInputData().length;
-	const ready: PreparedRun[] = [];
+	const ready: RunRequest[] = [];
 	const bad: Array<{ itemIndex: number; error: Error }> = [];
 	for (let i = 0; i < count; i++) {
 		try {

@@ -8,9 +8,8 @@ import type { RunRecord } from '../../shared/records';
 import { pauseRuns } from '../pause/pauseRuns';
 import { concurrencyOf } from '../run/concurrency';
 import { chargedRunOf, withPaidRuns } from '../run/paidRuns';
-import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
+import { askedFor, withFileAddresses, type RunRequest } from '../run/runRequest';
 import { assignRequestKeys } from '../run/requestKey';
-import type { ItemRequest } from '../run/runErrors';
 import { itemsInInputOrder, outcomeHints, runToItem, withErrorOutput } from '../run/runOutput';
 import { spendingCapFor, submitUnderCap } from '../run/spendingCap';
 import { submitRun, type SubmitContext } from '../run/submission';
@@ -19,11 +18,6 @@ import { waitForRun } from '../run/waitForRun';
 import { runPool } from './pool';
 import { failedItem, prepareAll, typedRequest } from './prepareItems';
 
-/** What a prepared item asks for, for its error item. */
-function requestOf(p: PreparedRun): ItemRequest {
-	return { kind: p.body.kind, model: p.body.model, prompt: p.body.prompt, options: p.body.options, ...p.extraJson };
-}
-
 /**
  * Generate's and Run Look's executeAll: checks every item, applies the spending cap, then runs the items (Poll
  * mode) or hands them to pause mode. Continue On Fail is caught here per item: a failed item becomes an error item
@@ -31,7 +25,7 @@ function requestOf(p: PreparedRun): ItemRequest {
  */
 export async function runBatch(
 	ctx: IExecuteFunctions,
-	prepare: (itemIndex: number) => Promise<PreparedRun>,
+	prepare: (itemIndex: number) => Promise<RunRequest>,
 ): Promise<INodeExecutionData[]> {
 	const continueOnFail = ctx.continueOnFail();
 	// 1. Read and check every item before anything can be charged.
@@ -77,7 +71,7 @@ export async function runBatch(
 		const itemIndex = ready[n].itemIndex;
 		if (!r) notStarted.push(itemIndex);
 		else if (r.ok) out.set(itemIndex, r.value);
-		else if (continueOnFail) out.set(itemIndex, failedItem(r.error, itemIndex, requestOf(ready[n])));
+		else if (continueOnFail) out.set(itemIndex, failedItem(r.error, itemIndex, askedFor(ready[n])));
 		else failures.push({ itemIndex, error: r.error });
 	}
 	if (failures.length) {

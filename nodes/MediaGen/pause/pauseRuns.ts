@@ -15,7 +15,7 @@ import { resumeUrlProblem } from '../run/checkRequest';
 import { concurrencyOf } from '../run/concurrency';
 import { withPaidRuns } from '../run/paidRuns';
 import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
-import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
+import { withFileAddresses, type RunRequest } from '../run/runRequest';
 import { refusalOf } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
 import { capRefusalsBeforePause, type SpendingCap } from '../run/spendingCap';
@@ -66,7 +66,7 @@ async function signingSecretProblem(ctx: IExecuteFunctions, chosen: string): Pro
 
 export async function pauseRuns(
 	ctx: IExecuteFunctions,
-	ready: PreparedRun[],
+	ready: RunRequest[],
 	invalid: Array<{ itemIndex: number; error: Error }>,
 	cap: SpendingCap | undefined,
 ): Promise<INodeExecutionData[]> {

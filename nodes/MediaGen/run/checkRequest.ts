@@ -1,33 +1,28 @@
-// Checks made before any credit is spent, each naming the field and what is allowed. Pure.
+// Checks made before any credit is spent, each naming the field and what is allowed; checkedRequest applies them all
+// to an item's request.
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { readMaxCredits } from '../../shared/fields';
 import type { CatalogueModel } from '../../shared/records';
-import { freeTierCovers } from '../catalogue/catalogue';
+import { identityOf } from '../../shared/transport';
+import { freeTierCovers, freeTierModelIds, getModels } from '../catalogue/catalogue';
 import { promptLimit } from '../catalogue/modelOptions';
-import { REQUEST_KEY_MAX } from './requestKey';
+import { defaultRequestKey, REQUEST_KEY_MAX } from './requestKey';
+import type { ItemRead, RunRequest } from './runRequest';
+import { readRunSettings } from './runSettings';
 
 export const MAX_REFERENCE_IMAGES = 14;
 export const NEGATIVE_PROMPT_MAX = 2000;
 export const RUN_WEBHOOK_MAX_CHARS = 500;
 
-export interface RequestDraft {
-	prompt: string;
-	musicMode?: string;
-	negativePrompt?: string;
-	imageCount: number;
-	hasEndFrame: boolean;
-	hasAudio: boolean;
-	identity: 'apiKey' | 'anonymous';
-	/** Anonymous callers: the catalogue's models the free tier covers, named when another is refused. */
-	freeModelIds?: string[];
-}
+/** What the model checks read of a request. */
+type Checked = Pick<RunRequest, 'model' | 'body' | 'images' | 'endFrame' | 'audio'>;
 
-/** The fields of a run request that do not depend on the model. */
-export interface SettingsDraft {
-	webhookUrl?: string;
-	requestKey?: string;
-	/** Max Credits per Execution as entered, if set. */
-	maxCredits?: unknown;
-	/** The API's Base URL: a service on a local or private host (the sandbox) can reach addresses there. */
-	apiBaseUrl: string;
+/** The music mode a request sends (as `tier`), if any. */
+function musicModeOf(body: IDataObject): string | undefined {
+	const tier = (body.options as IDataObject | undefined)?.tier;
+	return typeof tier === 'string' ? tier : undefined;
 }
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
@@ -134,55 +129,61 @@ export function describeLimits(model: CatalogueModel, musicMode?: string): strin
  * The model's limits for a refused request's description, only when a problem is about a limit (the prompt's
  * length, the number of reference images): beside a free-tier refusal they would read as a second, unrelated reason.
  */
-export function limitsHelp(model: CatalogueModel, musicMode: string | undefined, problems: string[]): string {
+export function limitsHelp(request: Pick<RunRequest, 'model' | 'body'>, problems: string[]): string {
 	const aboutLimits = problems.some((p) => /^(Prompt is \d|Reference Images: \d)/.test(p));
-	return aboutLimits ? ` ${describeLimits(model, musicMode)}` : '';
+	return aboutLimits ? ` ${describeLimits(request.model, musicModeOf(request.body))}` : '';
 }
 
-export function checkRequest(model: CatalogueModel, draft: RequestDraft): string[] {
+/** The request against its model, and against the free tier for an anonymous ID (`freeModelIds`: the tier's models). */
+export function checkRequest(request: Checked, identity: 'apiKey' | 'anonymous', freeModelIds?: string[]): string[] {
+	const { model, body } = request;
 	const problems: string[] = [];
-	if (draft.identity === 'anonymous' && !freeTierCovers(model)) {
-		const free = draft.freeModelIds?.length ? ` (${draft.freeModelIds.join(', ')})` : '';
+	if (identity === 'anonymous' && !freeTierCovers(model)) {
+		const free = freeModelIds?.length ? ` (${freeModelIds.join(', ')})` : '';
 		problems.push(
 			`Model: ${model.name} is not covered by the anonymous free tier, which covers only the free house image ` +
 				`engine${free}. Use the Media Generation API credential (API key) or pick the free image model.`,
 		);
 	}
-	const limit = promptLimit(model, draft.musicMode);
-	if (!draft.prompt || draft.prompt.trim() === '') problems.push('Prompt is empty. Write at least 1 character.');
-	else if (Number.isFinite(limit) && draft.prompt.length > limit) {
+	const prompt = String(body.prompt ?? '');
+	const musicMode = musicModeOf(body);
+	const limit = promptLimit(model, musicMode);
+	if (prompt.trim() === '') problems.push('Prompt is empty. Write at least 1 character.');
+	else if (Number.isFinite(limit) && prompt.length > limit) {
 		problems.push(
-			`Prompt is ${draft.prompt.length} characters long; ` +
-				`${model.name}${model.kind === 'music' ? ` in ${draft.musicMode ?? model.defaults.tier} mode` : ''} takes at ` +
+			`Prompt is ${prompt.length} characters long; ` +
+				`${model.name}${model.kind === 'music' ? ` in ${musicMode ?? model.defaults.tier} mode` : ''} takes at ` +
 				`most ${limit}.`,
 		);
 	}
-	if (draft.negativePrompt) {
+	const negativePrompt = body.negativePrompt === undefined ? '' : String(body.negativePrompt);
+	const imageCount = request.images.length;
+	if (negativePrompt) {
 		if (model.negative_prompt === false)
 			problems.push(`Negative Prompt is not used by ${model.name}; clear it or pick a model that uses one.`);
-		else if (draft.negativePrompt.length > NEGATIVE_PROMPT_MAX)
+		else if (negativePrompt.length > NEGATIVE_PROMPT_MAX)
 			problems.push(
-				`Negative Prompt is ${draft.negativePrompt.length} characters long; the limit is ${NEGATIVE_PROMPT_MAX}.`,
+				`Negative Prompt is ${negativePrompt.length} characters long; the limit is ${NEGATIVE_PROMPT_MAX}.`,
 			);
 	}
-	if (draft.imageCount > 0) {
+	if (imageCount > 0) {
 		const max = Math.min(model.reference_images_max ?? 0, MAX_REFERENCE_IMAGES);
 		if (!model.inputs.includes('image') || max === 0) {
-			problems.push(`Reference Images: ${model.name} takes no reference images; remove the ${draft.imageCount} given.`);
-		} else if (draft.imageCount > max) {
-			problems.push(`Reference Images: ${draft.imageCount} given; ${model.name} takes at most ${max}.`);
+			problems.push(`Reference Images: ${model.name} takes no reference images; remove the ${imageCount} given.`);
+		} else if (imageCount > max) {
+			problems.push(`Reference Images: ${imageCount} given; ${model.name} takes at most ${max}.`);
 		}
 	}
-	if (draft.hasEndFrame && (model.kind !== 'video' || model.end_frame === false)) {
+	if (request.endFrame && (model.kind !== 'video' || model.end_frame === false)) {
 		problems.push(`End Frame: ${model.name} does not support an end frame; remove it.`);
 	}
-	if (draft.hasAudio && !model.inputs.includes('audio')) {
+	if (request.audio && !model.inputs.includes('audio')) {
 		problems.push(
 			`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick such ` +
 				`a model.`,
 		);
 	}
-	if (!draft.hasAudio && model.inputs.includes('audio')) {
+	if (!request.audio && model.inputs.includes('audio')) {
 		problems.push(
 			`Driving Audio: ${model.name} is a talking-avatar model and needs an audio file (binary property or URL).`,
 		);
@@ -190,24 +191,65 @@ export function checkRequest(model: CatalogueModel, draft: RequestDraft): string
 	return problems;
 }
 
-/** Checks of the fields that do not depend on the model: Webhook URL, Request Key, Max Credits. */
-export function checkSettings(draft: SettingsDraft): string[] {
+/** Checks of the Additional Fields that do not depend on the model, as entered: Webhook URL, Request Key, Max Credits. */
+export function checkSettings(fields: IDataObject, apiBaseUrl: string): string[] {
 	const problems: string[] = [];
-	if (draft.webhookUrl) {
-		const p = checkWebhookUrl(draft.webhookUrl, draft.apiBaseUrl);
+	const webhookUrl = String(fields.webhookUrl ?? '').trim();
+	const requestKey = String(fields.requestKey ?? '').trim();
+	const { maxCredits } = fields;
+	if (webhookUrl) {
+		const p = checkWebhookUrl(webhookUrl, apiBaseUrl);
 		if (p) problems.push(p);
 	}
-	if (draft.requestKey !== undefined && draft.requestKey.length > REQUEST_KEY_MAX) {
-		problems.push(`Request Key is ${draft.requestKey.length} characters long; the limit is ${REQUEST_KEY_MAX}.`);
-	}
-	if (draft.maxCredits !== undefined && draft.maxCredits !== '' && draft.maxCredits !== null) {
-		const cap = Number(draft.maxCredits);
+	if (requestKey.length > REQUEST_KEY_MAX)
+		problems.push(`Request Key is ${requestKey.length} characters long; the limit is ${REQUEST_KEY_MAX}.`);
+	if (maxCredits !== undefined && maxCredits !== '' && maxCredits !== null) {
+		const cap = Number(maxCredits);
 		if (!Number.isFinite(cap) || cap < 0) {
 			problems.push(
-				`Max Credits per Execution is ${JSON.stringify(draft.maxCredits)}; enter a number of credits, 0 or more, ` +
+				`Max Credits per Execution is ${JSON.stringify(maxCredits)}; enter a number of credits, 0 or more, ` +
 					`or remove the field for no cap.`,
 			);
 		}
 	}
 	return problems;
+}
+
+/**
+ * The item's request once checked against its model and its Additional Fields as entered (`fields`: Webhook URL,
+ * Request Key, Max Credits). One refusal names every problem, the operation's own (`problems`) first.
+ */
+export async function checkedRequest(
+	ctx: IExecuteFunctions,
+	read: ItemRead,
+	fields: IDataObject,
+	problems: string[] = [],
+): Promise<RunRequest> {
+	const identity = await identityOf(ctx);
+	const freeModelIds = identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx)) : undefined;
+	problems.push(...checkRequest(read, identity.kind, freeModelIds), ...checkSettings(fields, identity.baseUrl));
+	const urls = [...read.images, read.endFrame, read.audio].filter((s) => s !== undefined && 'url' in s);
+	for (const source of urls as Array<{ url: string; field: string }>)
+		problems.push(...checkMediaUrls(source.field, [source.url]));
+	if (problems.length) {
+		const message = problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`;
+		// The model's limits are added only when a problem is about one of them.
+		const limits = limitsHelp(read, problems);
+		throw new NodeOperationError(ctx.getNode(), message, {
+			description: `Nothing was sent and nothing was charged.${limits}`,
+			itemIndex: read.itemIndex,
+		});
+	}
+	const text = (name: string) => String(fields[name] ?? '').trim() || undefined;
+	const requestKey = text('requestKey');
+	const body: IDataObject = { ...read.body };
+	if (text('webhookUrl')) body.webhookUrl = text('webhookUrl');
+	body.requestKey = requestKey ?? defaultRequestKey(ctx, read.itemIndex);
+	return {
+		...read,
+		body,
+		settings: readRunSettings(ctx, read.itemIndex),
+		typedKey: requestKey !== undefined,
+		maxCredits: readMaxCredits(fields),
+	};
 }

@@ -120,9 +120,6 @@ export function failedRunError(
 	);
 }
 
-/** What an item asked for (kind, model, prompt; app and look for Run Look), so a failed item says which it was. */
-export type ItemRequest = IDataObject;
-
 /** An error as an item's outcome kept in data (pause mode records it and shows it later): its message and advice. */
 export interface Refusal {
 	message: string;
@@ -141,13 +138,13 @@ export function refusalOf(error: unknown): Refusal {
 }
 
 /**
- * A "Continue On Fail" item for a failed item: what it asked for, the message, what to do, and the run
- * details (its run ID also as `id`, as successful items have it).
+ * A "Continue On Fail" item for a failed item: what it asked for (kind, model, prompt; app and look for Run Look),
+ * the message, what to do, and the run details (its run ID also as `id`, as successful items have it).
  */
-export function errorItem(error: unknown, itemIndex: number, request: ItemRequest = {}): INodeExecutionData {
+export function errorItem(error: unknown, itemIndex: number, asked: IDataObject = {}): INodeExecutionData {
 	const e = error as { message?: string; description?: string | null; httpCode?: string | null };
 	const details = runDetailsOf(error);
-	const json: IDataObject = { ...(details.runId ? { id: details.runId } : {}), ...request };
+	const json: IDataObject = { ...(details.runId ? { id: details.runId } : {}), ...asked };
 	json.error = e?.message ?? String(error);
 	if (e?.description) json.description = e.description;
 	Object.assign(json, details);

@@ -1,6 +1,6 @@
 // "Max Credits per Execution", all of it: where the spending cap is decided, and every refusal and its wording.
 // It adds up the cost of runs as the service accepts them (less refunds of failed runs) and refuses a submission
-// whose price would take the total over the cap. Prices come from the price book (cost/priceBook.ts): the
+// whose price would take the total over the cap. Prices come from the price book (priceBook.ts): the
 // catalogue's at default options, else what this account was charged for the same model and options. A run whose
 // price is unknown is sent only while the total is under the cap, and alone: submissions under a cap go one at a
 // time, each waiting for the service's answer, which carries the price. So the cap is passed by at most the price
@@ -12,10 +12,9 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Price, PriceBook, PriceRequest } from '../cost/priceBook';
-import { priceBookFor } from '../cost/runHistory';
-import { priceRequestOf, type PreparedRun } from './preparedRun';
+import { priceBookFor, type Price, type PriceBook, type Priced } from './priceBook';
 import { addRunDetails, runDetailsOf } from './runErrors';
+import type { RunRequest } from './runRequest';
 import { wasMadeEarlier } from './submission';
 
 export interface CapRefusal {
@@ -105,7 +104,7 @@ export class SpendingCap {
 	}
 
 	/** The sum of the prices known in advance, when it alone (with what is spent) would cross the cap. */
-	firstCertainOverrun(requests: PriceRequest[]): { total: number; count: number } | undefined {
+	firstCertainOverrun(requests: Priced[]): { total: number; count: number } | undefined {
 		const known = requests.map((r) => this.book.price(r).credits).filter((c): c is number => c !== null);
 		const total = known.reduce((sum, c) => sum + c, 0);
 		return this.spent + total > this.cap ? { total, count: known.length } : undefined;
@@ -114,12 +113,10 @@ export class SpendingCap {
 	/**
 	 * Runs `submit` if the run fits under the cap, one submission at a time; records the accepted cost. A run of
 	 * unknown price fits while anything is left. Returns the refusal instead when it does not fit.
-	 * @param audioUrl the driving audio's address as sent, so a later run with the same audio is priced
 	 */
 	async submit<T extends { cost: number; id: string }>(
-		request: PriceRequest,
+		request: Priced,
 		submit: () => Promise<T>,
-		audioUrl?: () => string | undefined,
 	): Promise<T | CapRefusal> {
 		const turn = this.queue.then(async () => {
 			const price = this.book.price(request);
@@ -131,7 +128,7 @@ export class SpendingCap {
 			});
 			// A run an earlier execution made with this key was charged then: it costs this execution nothing.
 			if (!wasMadeEarlier(run)) this.count(run.id, Number(run.cost) || 0);
-			this.book.learn(request, run, audioUrl?.());
+			this.book.learn(request, run);
 			return run;
 		});
 		this.queue = turn.catch(() => undefined);
@@ -223,7 +220,7 @@ function upfrontCapError(node: INode, cap: SpendingCap, overrun: { total: number
  * The cap of a batch of Generate or Run Look items, or undefined for no cap, with the step's total so far and the
  * batch's price book. Without Continue On Fail, a batch whose known prices alone cross the cap is refused here.
  */
-export async function spendingCapFor(ctx: IExecuteFunctions, ready: PreparedRun[]): Promise<SpendingCap | undefined> {
+export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]): Promise<SpendingCap | undefined> {
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
 	if (capValue === undefined) return undefined;
 	// The total is kept in the node's context data, saved with the execution: it counts every pass of this
@@ -231,9 +228,9 @@ export async function spendingCapFor(ctx: IExecuteFunctions, ready: PreparedRun[
 	const node = ctx.getNode();
 	const store = capStore(ctx.getExecutionId(), node.id ?? node.name, () => ctx.getContext('node'));
 	// The prices: the catalogue's, this account's history (read only when a price needs it), the runs sent here.
-	const cap = new SpendingCap(capValue, store, await priceBookFor(ctx, ready.map(priceRequestOf)));
+	const cap = new SpendingCap(capValue, store, await priceBookFor(ctx, ready));
 	if (!ctx.continueOnFail()) {
-		const overrun = cap.firstCertainOverrun(ready.map(priceRequestOf));
+		const overrun = cap.firstCertainOverrun(ready);
 		if (overrun) throw upfrontCapError(node, cap, overrun);
 	}
 	return cap;
@@ -243,13 +240,11 @@ export async function spendingCapFor(ctx: IExecuteFunctions, ready: PreparedRun[
 export async function submitUnderCap<T extends { cost: number; id: string }>(
 	cap: SpendingCap | undefined,
 	node: INode,
-	p: PreparedRun,
+	p: RunRequest,
 	submit: () => Promise<T>,
 ): Promise<T> {
 	if (!cap) return await submit();
-	const accepted = await cap.submit(priceRequestOf(p), submit, () =>
-		p.body.audioUrl === undefined ? undefined : String(p.body.audioUrl),
-	);
+	const accepted = await cap.submit(p, submit);
 	if (isCapRefusal(accepted)) throw capRefusalError(node, p.itemIndex, accepted);
 	return accepted;
 }
@@ -286,14 +281,14 @@ export interface PausePlan {
  */
 export function capRefusalsBeforePause(
 	node: INode,
-	ready: PreparedRun[],
+	ready: RunRequest[],
 	cap: SpendingCap | undefined,
 	continueOnFail: boolean,
 ): PausePlan {
 	if (!cap) return { refusal: () => undefined, prices: [], spentBefore: 0 };
 	const spentBefore = cap.spent;
 	const refusals = new Map<number, string>();
-	const prices = ready.map((p) => cap.book.price(priceRequestOf(p)));
+	const prices = ready.map((p) => cap.book.price(p));
 	const unknown = prices.findIndex((price) => price.credits === null);
 	if (unknown >= 0 && !continueOnFail) throw unknownPriceInPause(node, ready[unknown].itemIndex, prices[unknown].why);
 	let total = cap.spent;

@@ -7,11 +7,10 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { prepareBinaryFile, type PreparedFile } from '../../files/upload';
 import { getApps, resolveModel } from '../../catalogue/catalogue';
 import type { AppInput, CatalogueApp } from '../../../shared/records';
-import { checkMediaUrls } from '../../run/checkRequest';
+import { checkedRequest } from '../../run/checkRequest';
 import { KIND_OPTIONS, splitList } from '../../../shared/fields';
 import { runBatch } from '../../batch/runBatch';
-import type { FileSource, PreparedRun } from '../../run/preparedRun';
-import { preparedRunOf, runRequestProblems, type RunRequest } from '../../run/runRequest';
+import type { FileSource, RunRequest } from '../../run/runRequest';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 /** Run Look's fields; App → Estimate Cost shows the same ones, so an item is read and checked the same way. */
@@ -196,19 +195,13 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 			}
 			files.push(file);
 		}
-		const badUrls = checkMediaUrls(`Photos (${slot.label})`, urls);
-		if (badUrls.length)
-			throw new NodeOperationError(ctx.getNode(), badUrls.join(' '), {
-				description: 'Nothing was sent or charged.',
-				itemIndex,
-			});
 		fills.push({ slot, files, urls });
 	}
 	return fills;
 }
 
 /** Reads and checks one item's parameters; throws before any request that could spend credits. */
-export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedRun> {
+export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<RunRequest> {
 	const slug = String(ctx.getNodeParameter('app', itemIndex, '', { extractValue: true }) ?? '').trim();
 	const lookId = String(ctx.getNodeParameter('look', itemIndex, '') ?? '').trim();
 	const app = findApp(ctx, await getApps(ctx), slug, itemIndex);
@@ -221,37 +214,16 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 		});
 	}
 	const model = await resolveModel(ctx, look.model, undefined, itemIndex);
-	const extra = ctx.getNodeParameter('lookFields', itemIndex, {}) as IDataObject;
-	const fills = await fillSlots(ctx, app, itemIndex);
-	const options = { ...model.defaults, ...look.options };
-	const request: RunRequest = {
-		model,
-		body: { kind: model.kind, model: model.id, prompt: look.prompt, options: options as IDataObject },
-		draft: {
-			prompt: look.prompt,
-			musicMode: typeof options.tier === 'string' ? options.tier : undefined,
-			imageCount: fills.reduce((n, f) => n + f.files.length + f.urls.length, 0),
-			hasEndFrame: false,
-			hasAudio: false,
-		},
-		webhookUrl: String(extra.webhookUrl ?? '').trim() || undefined,
-		requestKey: String(extra.requestKey ?? '').trim() || undefined,
-		maxCredits: extra.maxCredits,
-		extraJson: { app: app.slug, look: look.id },
-	};
-	const problems = await runRequestProblems(ctx, request);
-	if (problems.length) {
-		throw new NodeOperationError(ctx.getNode(), problems.join(' '), {
-			description: 'Nothing was sent and nothing was charged.',
-			itemIndex,
-		});
-	}
+	const fields = ctx.getNodeParameter('lookFields', itemIndex, {}) as IDataObject;
 	// Photos are sent in the order of the app's slots: a slot's files, then its URLs.
-	const images: FileSource[] = fills.flatMap((fill) => [
-		...fill.files.map((file) => ({ file, field: `Photos (${fill.slot.label})` })),
-		...fill.urls.map((url) => ({ url })),
-	]);
-	return preparedRunOf(ctx, itemIndex, request, { images });
+	const images: FileSource[] = (await fillSlots(ctx, app, itemIndex)).flatMap((fill) => {
+		const field = `Photos (${fill.slot.label})`;
+		return [...fill.files.map((file) => ({ file, field })), ...fill.urls.map((url) => ({ url, field }))];
+	});
+	const options = { ...model.defaults, ...look.options };
+	const body = { kind: model.kind, model: model.id, prompt: look.prompt, options: options as IDataObject };
+	const read = { itemIndex, model, body, images, extraJson: { app: app.slug, look: look.id } };
+	return await checkedRequest(ctx, read, fields);
 }
 
 /** Its runs are paid for (the operation contract's startsRuns). */

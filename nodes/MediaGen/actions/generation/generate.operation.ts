@@ -13,12 +13,11 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { prepareBinaryFile } from '../../files/upload';
 import { resolveDefaultModel, resolveModel } from '../../catalogue/catalogue';
 import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
-import { checkMediaUrls, limitsHelp } from '../../run/checkRequest';
+import { checkedRequest } from '../../run/checkRequest';
 import { splitList } from '../../../shared/fields';
 import { resolveOptions } from '../../catalogue/modelOptions';
 import { runBatch } from '../../batch/runBatch';
-import type { FileSource, PreparedRun } from '../../run/preparedRun';
-import { preparedRunOf, runRequestProblems, type RunRequest } from '../../run/runRequest';
+import type { FileSource, RunRequest } from '../../run/runRequest';
 import { readRequestText } from '../../run/requestText';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
@@ -303,7 +302,7 @@ function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
 }
 
 /** Reads and checks one item's parameters; throws before any request that could spend credits. */
-export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedRun> {
+export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<RunRequest> {
 	const f = readItem(ctx, itemIndex);
 	// Model left empty: the kind's cheapest free-tier model, read from the catalogue now (the editor says which).
 	const model: CatalogueModel = f.modelId
@@ -311,45 +310,8 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 		: await resolveDefaultModel(ctx, f.kind, itemIndex);
 	const { options, problems } = resolveOptions(model, f.mapped, f.musicMode);
 	const text = (name: string) => String(f.extra[name] ?? '').trim();
-	const [audioUrl, audioProperty, endFrameUrl, endFrameProperty] = [
-		'audioUrl',
-		'audioProperty',
-		'endFrameUrl',
-		'endFrameProperty',
-	].map(text);
 	const body: IDataObject = { kind: f.kind, model: model.id, prompt: f.prompt, options: options as IDataObject };
 	if (f.extra.negativePrompt) body.negativePrompt = String(f.extra.negativePrompt);
-	const request: RunRequest = {
-		model,
-		body,
-		draft: {
-			prompt: f.prompt,
-			musicMode: options.tier,
-			negativePrompt: String(f.extra.negativePrompt ?? '') || undefined,
-			imageCount: f.imageProps.length + f.imageUrls.length,
-			hasEndFrame: Boolean(endFrameUrl || endFrameProperty),
-			hasAudio: Boolean(audioUrl || audioProperty),
-		},
-		webhookUrl: text('webhookUrl') || undefined,
-		requestKey: text('requestKey') || undefined,
-		maxCredits: f.extra.maxCredits,
-	};
-	problems.push(...(await runRequestProblems(ctx, request)));
-	// The model's limits are added to the message only when a problem is about one of them.
-	const limits = limitsHelp(model, options.tier, problems);
-	problems.push(...checkMediaUrls('Reference Image URLs', f.imageUrls));
-	problems.push(...checkMediaUrls('End Frame URL', endFrameUrl ? [endFrameUrl] : []));
-	problems.push(...checkMediaUrls('Driving Audio URL', audioUrl ? [audioUrl] : []));
-	if (problems.length) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`,
-			{
-				description: `Nothing was sent and nothing was charged.${limits}`,
-				itemIndex,
-			},
-		);
-	}
 	const fromProperty = async (property: string, field: string, family: 'image' | 'audio'): Promise<FileSource> => ({
 		file: await prepareBinaryFile(ctx, itemIndex, property, field, [family]),
 		field,
@@ -357,14 +319,22 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 	// Uploaded images first, then the addresses, as the Reference Images help says.
 	const images: FileSource[] = [];
 	for (const p of f.imageProps) images.push(await fromProperty(p, 'Reference Images', 'image'));
-	images.push(...f.imageUrls.map((url) => ({ url })));
-	const either = async (url: string, property: string, field: string, family: 'image' | 'audio') =>
-		url ? { url } : property ? await fromProperty(property, field, family) : undefined;
-	return preparedRunOf(ctx, itemIndex, request, {
+	images.push(...f.imageUrls.map((url) => ({ url, field: 'Reference Image URLs' })));
+	const either = async (name: string, label: string, family: 'image' | 'audio') =>
+		text(`${name}Url`)
+			? { url: text(`${name}Url`), field: `${label} URL` }
+			: text(`${name}Property`)
+				? await fromProperty(text(`${name}Property`), label, family)
+				: undefined;
+	const read = {
+		itemIndex,
+		model,
+		body,
 		images,
-		endFrame: await either(endFrameUrl, endFrameProperty, 'End Frame', 'image'),
-		audio: await either(audioUrl, audioProperty, 'Driving Audio', 'audio'),
-	});
+		endFrame: await either('endFrame', 'End Frame', 'image'),
+		audio: await either('audio', 'Driving Audio', 'audio'),
+	};
+	return await checkedRequest(ctx, read, f.extra, problems);
 }
 
 /** Its runs are paid for (the operation contract's startsRuns). */

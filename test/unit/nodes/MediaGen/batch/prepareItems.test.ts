@@ -3,7 +3,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { failedItem, prepareAll, typedRequest } from '../../../../../nodes/MediaGen/batch/prepareItems';
-import type { PreparedRun } from '../../../../../nodes/MediaGen/run/preparedRun';
+import type { RunRequest } from '../../../../../nodes/MediaGen/run/runRequest';
 
 const node = {
 	id: 'n1',
@@ -27,7 +27,7 @@ function context(items: Array<Record<string, unknown>>, continueOnFail = false):
 	} as unknown as IExecuteFunctions;
 }
 
-const prepared = (itemIndex: number) => ({ itemIndex }) as PreparedRun;
+const prepared = (itemIndex: number) => ({ itemIndex }) as RunRequest;
 const refusal = (message: string, description?: string) =>
 	new NodeOperationError(node as never, message, description ? { description } : {});
 
