@@ -37,6 +37,19 @@ const MUSIC_FIELDS_BY_MODE: Record<string, Array<'style' | 'title' | 'vocal'>> =
 	Instrumental: ['title'],
 };
 
+/**
+ * What a model does with the options it is sent: an option left out (or null) takes the model's default, and a music
+ * model's mode (sent as `tier`) is the one sent, else its default, else Describe. Everything else asks this.
+ */
+export function effectiveOptions(
+	model: CatalogueModel,
+	sent: Record<string, unknown> = {},
+): { options: Record<string, unknown>; musicMode?: string } {
+	const options: Record<string, unknown> = { ...model.defaults };
+	for (const [name, value] of Object.entries(sent)) if (value !== undefined && value !== null) options[name] = value;
+	return model.kind === 'music' ? { options, musicMode: String(options.tier ?? 'Describe') } : { options };
+}
+
 export function musicFieldsFor(mode: string): Array<'style' | 'title' | 'vocal'> {
 	return MUSIC_FIELDS_BY_MODE[mode] ?? ['style', 'title', 'vocal'];
 }
@@ -104,7 +117,7 @@ export function resolveOptions(
 				problems.push(`${label} (${name}) is used only by music models; remove it for ${model.name}.`);
 				continue;
 			}
-			const mode = musicMode ?? options.tier ?? model.defaults.tier ?? 'Describe';
+			const mode = effectiveOptions(model, { tier: musicMode ?? options.tier }).musicMode!;
 			if (!(musicFieldsFor(mode) as string[]).includes(name)) {
 				problems.push(
 					`${label} (${name}) is not used in ${mode} mode. ${mode} mode uses: ${
@@ -157,11 +170,9 @@ export function acceptedNames(model: CatalogueModel): string[] {
 	return names;
 }
 
-/** The prompt limit that applies: the model's, or for music the chosen mode's. */
-export function promptLimit(model: CatalogueModel, mode?: string): number {
-	if (model.kind === 'music' && model.music) {
-		const m = mode ?? model.defaults.tier ?? 'Describe';
-		return model.music.prompt_max_chars_by_mode[m] ?? model.prompt_max_chars;
-	}
-	return model.prompt_max_chars;
+/** The prompt limit that applies to these options: the model's, or for music the mode's. */
+export function promptLimit(model: CatalogueModel, options?: Record<string, unknown>): number {
+	const { musicMode } = effectiveOptions(model, options);
+	if (musicMode === undefined || !model.music) return model.prompt_max_chars;
+	return model.music.prompt_max_chars_by_mode[musicMode] ?? model.prompt_max_chars;
 }

@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { CatalogueModel } from '../../shared/records';
-import { listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../catalogue/modelOptions';
+import { effectiveOptions, listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../catalogue/modelOptions';
 import { describeLoadProblem, findModelFor } from './parameters';
 
 /** How a value reads in the Options box: yes/no options read On / Off. */
@@ -87,7 +87,7 @@ export function optionFieldsFor(model: CatalogueModel, musicMode?: string): Reso
 	const lists = listOptionsOf(model).filter((n) => !(model.kind === 'music' && (n === 'tier' || n === 'resolution')));
 	const fields = lists.map((name) => listField(model, name));
 	if (model.kind === 'music' && model.music) {
-		for (const name of musicFieldsFor(musicMode ?? model.defaults.tier ?? 'Describe'))
+		for (const name of musicFieldsFor(effectiveOptions(model, { tier: musicMode }).musicMode!))
 			fields.push(musicField(model, name));
 	}
 	return fields;
@@ -125,7 +125,7 @@ export function modelSummary(model: CatalogueModel, musicMode?: string): string 
 	const lines = [`<b>${model.name}</b> (${model.vendor}) · ${price}. ${model.description ?? ''}`.trim()];
 	const facts: string[] = [];
 	if (model.kind === 'music' && model.music) {
-		const mode = musicMode ?? model.defaults.tier ?? 'Describe';
+		const mode = effectiveOptions(model, { tier: musicMode }).musicMode!;
 		const limits = model.music.prompt_max_chars_by_mode;
 		const modes = Object.entries(limits).map(([m, n]) => `${m} ${n.toLocaleString('en-US')}`);
 		const limit = count(limits[mode] ?? model.prompt_max_chars, 'character');

@@ -7,7 +7,7 @@ import { readMaxCredits } from '../../shared/fields';
 import type { CatalogueModel } from '../../shared/records';
 import { identityOf } from '../../shared/transport';
 import { freeTierCovers, freeTierModelIds, getModels } from '../catalogue/catalogue';
-import { promptLimit } from '../catalogue/modelOptions';
+import { effectiveOptions, promptLimit } from '../catalogue/modelOptions';
 import { defaultRequestKey, REQUEST_KEY_MAX } from './requestKey';
 import type { ItemRead, RunRequest } from './runRequest';
 import { readRunSettings } from './runSettings';
@@ -16,14 +16,11 @@ export const MAX_REFERENCE_IMAGES = 14;
 export const NEGATIVE_PROMPT_MAX = 2000;
 export const RUN_WEBHOOK_MAX_CHARS = 500;
 
+/** The options a request sends. */
+const optionsOf = (body: IDataObject) => body.options as Record<string, unknown> | undefined;
+
 /** What the model checks read of a request. */
 type Checked = Pick<RunRequest, 'model' | 'body' | 'images' | 'endFrame' | 'audio'>;
-
-/** The music mode a request sends (as `tier`), if any. */
-function musicModeOf(body: IDataObject): string | undefined {
-	const tier = (body.options as IDataObject | undefined)?.tier;
-	return typeof tier === 'string' ? tier : undefined;
-}
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 
@@ -114,9 +111,9 @@ export function checkMediaUrls(field: string, urls: string[]): string[] {
 		.filter((p): p is string => p !== undefined);
 }
 
-/** What the model accepts, for the description of a refused request. */
-export function describeLimits(model: CatalogueModel, musicMode?: string): string {
-	const limit = promptLimit(model, musicMode);
+/** What the model accepts with these options, for the description of a refused request. */
+export function describeLimits(model: CatalogueModel, options?: Record<string, unknown>): string {
+	const limit = promptLimit(model, options);
 	const prompt = Number.isFinite(limit) ? `prompt up to ${limit} characters` : 'a prompt';
 	const images = Math.min(Number(model.reference_images_max) || 0, MAX_REFERENCE_IMAGES);
 	return (
@@ -131,7 +128,7 @@ export function describeLimits(model: CatalogueModel, musicMode?: string): strin
  */
 export function limitsHelp(request: Pick<RunRequest, 'model' | 'body'>, problems: string[]): string {
 	const aboutLimits = problems.some((p) => /^(Prompt is \d|Reference Images: \d)/.test(p));
-	return aboutLimits ? ` ${describeLimits(request.model, musicModeOf(request.body))}` : '';
+	return aboutLimits ? ` ${describeLimits(request.model, optionsOf(request.body))}` : '';
 }
 
 /** The request against its model, and against the free tier for an anonymous ID (`freeModelIds`: the tier's models). */
@@ -146,13 +143,13 @@ export function checkRequest(request: Checked, identity: 'apiKey' | 'anonymous',
 		);
 	}
 	const prompt = String(body.prompt ?? '');
-	const musicMode = musicModeOf(body);
-	const limit = promptLimit(model, musicMode);
+	const { musicMode } = effectiveOptions(model, optionsOf(body));
+	const limit = promptLimit(model, optionsOf(body));
 	if (prompt.trim() === '') problems.push('Prompt is empty. Write at least 1 character.');
 	else if (Number.isFinite(limit) && prompt.length > limit) {
 		problems.push(
 			`Prompt is ${prompt.length} characters long; ` +
-				`${model.name}${model.kind === 'music' ? ` in ${musicMode ?? model.defaults.tier} mode` : ''} takes at ` +
+				`${model.name}${musicMode === undefined ? '' : ` in ${musicMode} mode`} takes at ` +
 				`most ${limit}.`,
 		);
 	}

@@ -14,6 +14,7 @@ import { generationListProblem } from '../../shared/answers';
 import type { CatalogueModel, RunRecord } from '../../shared/records';
 import { apiRequest, identityOf } from '../../shared/transport';
 import { getModels } from '../catalogue/catalogue';
+import { effectiveOptions } from '../catalogue/modelOptions';
 import type { RunRequest } from './runRequest';
 
 /** The options the spec names as setting the price (resolution, length, audio). */
@@ -39,17 +40,13 @@ function optionsOf(request: Priced): Record<string, unknown> {
 	return (request.body.options ?? {}) as Record<string, unknown>;
 }
 
-/** The price-setting options as the service will use them: an option left out takes the model's default. */
+/** The price-setting options as the service will use them (effectiveOptions: an option left out is the default). */
 export function priceOptions(model: CatalogueModel, options: Record<string, unknown>): Record<string, unknown> {
-	const defaults = (model.defaults ?? {}) as Record<string, unknown>;
 	// Music is one price a run in every mode (spec "Songs"), so no option changes it.
 	if (model.kind === 'music') return {};
-	const effective: Record<string, unknown> = {};
-	for (const key of PRICE_OPTIONS) {
-		const value = options[key] ?? defaults[key];
-		if (value !== undefined && value !== null) effective[key] = value;
-	}
-	return effective;
+	const effective = effectiveOptions(model, options).options;
+	const set = PRICE_OPTIONS.filter((key) => effective[key] !== undefined && effective[key] !== null);
+	return Object.fromEntries(set.map((key) => [key, effective[key]]));
 }
 
 function sameValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {

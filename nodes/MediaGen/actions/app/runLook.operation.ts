@@ -6,6 +6,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { prepareBinaryFile, type PreparedFile } from '../../files/upload';
 import { getApps, resolveModel } from '../../catalogue/catalogue';
+import { effectiveOptions } from '../../catalogue/modelOptions';
 import type { AppInput, CatalogueApp } from '../../../shared/records';
 import { checkedRequest } from '../../run/checkRequest';
 import { KIND_OPTIONS, splitList } from '../../../shared/fields';
@@ -220,8 +221,8 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 		const field = `Photos (${fill.slot.label})`;
 		return [...fill.files.map((file) => ({ file, field })), ...fill.urls.map((url) => ({ url, field }))];
 	});
-	const options = { ...model.defaults, ...look.options };
-	const body = { kind: model.kind, model: model.id, prompt: look.prompt, options: options as IDataObject };
+	const options = effectiveOptions(model, look.options).options as IDataObject;
+	const body = { kind: model.kind, model: model.id, prompt: look.prompt, options };
 	const read = { itemIndex, model, body, images, extraJson: { app: app.slug, look: look.id } };
 	return await checkedRequest(ctx, read, fields);
 }
