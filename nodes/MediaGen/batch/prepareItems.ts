@@ -4,7 +4,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { errorItem } from '../run/runErrors';
+import { errorItem, NOTHING_SENT } from '../run/runErrors';
 import type { RunRequest } from '../run/runRequest';
 
 /** Items are named as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0). */
@@ -47,9 +47,8 @@ function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: numbe
 	const advice = bad.length === 1 ? ((first.error as { description?: string }).description ?? '') : '';
 	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
 		description:
-			`Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} ` +
-			`and run again.${advice ? ` ${advice.replace(/^Nothing was sent and nothing was charged\.\s*/, '')}` : ''}` +
-			`${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
+			`${NOTHING_SENT}: fix ${bad.length === 1 ? 'this item' : 'these items'} and run again.` +
+			`${advice ? ` ${advice}` : ''}${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
 		// In a batch the message names each item as a person counts; n8n would add its own "[item N]", from 0.
 		...(total === 1 ? { itemIndex: first.itemIndex } : {}),
 	});
@@ -85,5 +84,10 @@ export async function prepareAll(
 		}
 	}
 	if (bad.length && !ctx.continueOnFail()) throw invalidItemsError(ctx, bad, count);
+	// Continue On Fail: each refused item says it, as the whole step's refusal would.
+	for (const { error } of bad) {
+		const e = error as { description?: string | null };
+		e.description = e.description ? `${NOTHING_SENT}. ${e.description}` : `${NOTHING_SENT}.`;
+	}
 	return { ready, bad };
 }

@@ -162,7 +162,7 @@ export async function resolveDefaultModel(
 	const model = defaultModel(await getModels(ctx), kind);
 	if (model) return model;
 	throw new NodeOperationError(ctx.getNode(), `Model: none chosen, and the catalogue has no ${kind} model`, {
-		description: `Pick a model from the list, or change Kind. Nothing was sent and nothing was charged.`,
+		description: 'Pick a model from the list, or change Kind.',
 		itemIndex,
 	});
 }

@@ -231,9 +231,9 @@ export async function checkedRequest(
 	if (problems.length) {
 		const message = problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`;
 		// The model's limits are added only when a problem is about one of them.
-		const limits = limitsHelp(read, problems);
+		const limits = limitsHelp(read, problems).trim();
 		throw new NodeOperationError(ctx.getNode(), message, {
-			description: `Nothing was sent and nothing was charged.${limits}`,
+			...(limits ? { description: limits } : {}),
 			itemIndex: read.itemIndex,
 		});
 	}

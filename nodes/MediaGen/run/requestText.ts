@@ -45,14 +45,14 @@ export function readRequestText(ctx: IExecuteFunctions, name: string, label: str
 	const field = jsonFieldOf(raw);
 	const json = (ctx.getInputData()[itemIndex]?.json ?? {}) as Record<string, unknown>;
 	const skip = isEstimateSummary(json)
-		? ` This item is Estimate Cost's summary (summary: true), not a request: set Estimate Cost's Put the Summary ` +
+		? `This item is Estimate Cost's summary (summary: true), not a request: set Estimate Cost's Put the Summary ` +
 			`to On Every Item so the totals go on each estimate and no summary item follows, or drop the items whose ` +
 			`summary is true (for example with a Filter node) before this step.`
-		: ` ${field ? `Give every item a "${field}" field` : 'Make the expression give text for every item'}, or leave ` +
+		: `${field ? `Give every item a "${field}" field` : 'Make the expression give text for every item'}, or leave ` +
 			`out the items without one (for example with a Filter node) before this step.`;
 	throw new NodeOperationError(
 		ctx.getNode(),
 		`${label}: the expression ${shortened(raw.slice(1))} gave nothing: ${whatTheItemHas(json, field, value)}.`,
-		{ description: `Nothing was sent and nothing was charged.${skip}`, itemIndex },
+		{ description: skip, itemIndex },
 	);
 }

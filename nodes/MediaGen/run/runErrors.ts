@@ -17,6 +17,12 @@ export function failureInBrief(error: unknown): string {
 	return String((error as Error)?.message ?? error).replace(/\.+$/, '');
 }
 
+/**
+ * The one wording of a refusal before anything was sent, so no run was made or charged: the batch path says it of a
+ * step or an item it refused (batch/prepareItems.ts), the spending cap of a batch over the cap.
+ */
+export const NOTHING_SENT = 'Nothing was submitted and nothing was charged';
+
 export interface RunDetails {
 	runId?: string;
 	requestKey?: string;

@@ -13,7 +13,7 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { priceBookFor, type Price, type PriceBook, type Priced } from './priceBook';
-import { addRunDetails, runDetailsOf } from './runErrors';
+import { addRunDetails, NOTHING_SENT, runDetailsOf } from './runErrors';
 import type { RunRequest } from './runRequest';
 import { wasMadeEarlier } from './submission';
 
@@ -207,9 +207,7 @@ function upfrontCapError(node: INode, cap: SpendingCap, overrun: { total: number
 			node,
 			`Max Credits per Execution is ${cap.cap}: ${runs} ${overrun.total} credits at the prices known in advance${spent}`,
 			{
-				description:
-					'Nothing was submitted and nothing was charged. Raise the cap, send fewer items, or pick a cheaper model. ' +
-					CAP_BOUND,
+				description: `${NOTHING_SENT}. Raise the cap, send fewer items, or pick a cheaper model. ${CAP_BOUND}`,
 			},
 		),
 		{ errorCode: CAP_CODE },

@@ -176,7 +176,7 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 				ctx.getNode(),
 				`Photos: the slot "${slot.label}" takes ${wanted} photo${slot.max === 1 ? '' : 's'}; ${count} given`,
 				{
-					description: `${slot.hint ?? ''} Accepted: ${slot.accept}. Nothing was sent or charged.`.trim(),
+					description: `${slot.hint ?? ''} Accepted: ${slot.accept}.`.trim(),
 					itemIndex,
 				},
 			);
@@ -189,7 +189,7 @@ async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: n
 					ctx.getNode(),
 					`Photos (${slot.label}): the file in "${p}" is ${file.mime}; this slot accepts ${slot.accept}`,
 					{
-						description: 'Convert the file or pick another one. Nothing was sent or charged.',
+						description: 'Convert the file or pick another one.',
 						itemIndex,
 					},
 				);

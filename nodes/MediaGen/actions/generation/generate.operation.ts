@@ -269,8 +269,7 @@ function readKind(ctx: IExecuteFunctions, itemIndex: number): MediaKind {
 	if (kind) return kind;
 	throw new NodeOperationError(ctx.getNode(), `Kind: "${String(value)}" is not image, video or music`, {
 		description:
-			'Choose Image, Video or Music, or make the Kind expression give one of image, video, music for this item. ' +
-			'Nothing was sent and nothing was charged.',
+			'Choose Image, Video or Music, or make the Kind expression give one of image, video, music for this item.',
 		itemIndex,
 	});
 }

@@ -45,7 +45,7 @@ test('all good: every item ready, none bad', async () => {
 test('one bad item of one: its own message and advice, after "nothing was submitted"', async () => {
 	const ctx = context([{ prompt: 'a cat' }]);
 	const error = await prepareAll(ctx, async () => {
-		throw refusal('Prompt is empty.', 'Nothing was sent and nothing was charged. Write one.');
+		throw refusal('Prompt is empty.', 'Write one.');
 	}).catch((e: NodeOperationError) => e);
 	expect(error).toBeInstanceOf(NodeOperationError);
 	expect((error as NodeOperationError).message).toBe('Prompt is empty.');
@@ -85,7 +85,7 @@ test('with Continue On Fail the bad items come back, each as an item with the co
 			kind: 'video',
 			prompt: 'no',
 			error: 'Model: no model selected',
-			description: 'Pick a video model from the list.',
+			description: 'Nothing was submitted and nothing was charged. Pick a video model from the list.',
 			options: null,
 		},
 		pairedItem: { item: 1 },

@@ -50,12 +50,12 @@ test("the advice: give every item the field, or, for Estimate Cost's summary ite
 		return 'not refused';
 	};
 	expect(advice({})).toBe(
-		'Nothing was sent and nothing was charged. Give every item a "prompt" field, or leave out the items without ' +
+		'Give every item a "prompt" field, or leave out the items without ' +
 			'one (for example with a Filter node) before this step.',
 	);
 	expect(advice({ estimate: 'Total: 10 credits', summary: true, totalCredits: 10, prompt: null })).toMatch(
 		new RegExp(
-			"^Nothing was sent and nothing was charged\\. This item is Estimate Cost's summary \\(summary: true\\), " +
+			"^This item is Estimate Cost's summary \\(summary: true\\), " +
 				"not a request: set Estimate Cost's Put the Summary to On Every Item",
 		),
 	);
