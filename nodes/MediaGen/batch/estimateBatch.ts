@@ -7,10 +7,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 
 import { identityProblem } from '../../shared/answers';
 import { apiRequest, identityOf } from '../../shared/transport';
-import { failedItem, prepareAll, typedRequest } from './prepareItems';
+import { failedItem, prepareItems, typedRequest, type PrepareItem } from './prepareItems';
 import { itemsInInputOrder, withSameColumns } from '../run/runOutput';
 import { describeBasis, HISTORY_PAGES, priceBookFor } from '../run/priceBook';
-import type { RunRequest } from '../run/runRequest';
 import { itemEstimate, totalEstimate } from './estimateWords';
 
 /** Where the summary goes: its own item after the estimates, or on every estimate. */
@@ -67,11 +66,8 @@ function enoughFor(total: number, unknown: number, left: number | null): boolean
 	return unknown > 0 ? null : true;
 }
 
-export async function estimateBatch(
-	ctx: IExecuteFunctions,
-	prepare: (itemIndex: number) => Promise<RunRequest>,
-): Promise<INodeExecutionData[]> {
-	const { ready: prepared, bad } = await prepareAll(ctx, prepare);
+export async function estimateBatch(ctx: IExecuteFunctions, prepare: PrepareItem): Promise<INodeExecutionData[]> {
+	const { ready: prepared, refused: bad } = await prepareItems(ctx, prepare);
 	const book = await priceBookFor(ctx, prepared, false);
 	const out = new Map<number, INodeExecutionData>();
 	for (const { itemIndex, error } of bad)

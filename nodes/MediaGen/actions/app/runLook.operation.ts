@@ -1,6 +1,6 @@
 // App → Run Look: a ready-made look of an app (its prompt, model and options, completed with the
 // model's defaults) run on the user's photos, sent in imageUrls in the order of the app's slots.
-// Waiting, outputs, idempotency and batching are Generate's (runBatch in batch/runBatch.ts).
+// Its steps (checks, spending cap, waiting, outputs) are Generate's (generateRuns).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
@@ -10,9 +10,9 @@ import { effectiveOptions } from '../../catalogue/modelOptions';
 import type { AppInput, CatalogueApp } from '../../../shared/records';
 import { checkedRequest } from '../../run/checkRequest';
 import { KIND_OPTIONS, splitList } from '../../../shared/fields';
-import { runBatch } from '../../batch/runBatch';
 import type { FileSource, RunRequest } from '../../run/runRequest';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
+import { generateRuns } from '../generation/generate.operation';
 
 /** Run Look's fields; App → Estimate Cost shows the same ones, so an item is read and checked the same way. */
 export const runLookFields: INodeProperties[] = [
@@ -230,6 +230,7 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 /** Its runs are paid for (the operation contract's startsRuns). */
 export const startsRuns = true;
 
+/** Generate's steps, on a look. */
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	return await runBatch(this, async (i) => await prepare(this, i));
+	return await generateRuns(this, async (i) => await prepare(this, i));
 }

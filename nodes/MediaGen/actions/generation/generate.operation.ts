@@ -1,6 +1,5 @@
-// Generation → Generate: kind → model → prompt → options from the model's catalogue entry,
-// reference files, then submit, wait and return the files. Many items run side by side within
-// the account's concurrency.
+// Generation → Generate: its fields (kind → model → prompt → options from the model's catalogue entry → reference
+// files), how an item is read into its run request (prepare), and its steps (generateRuns), which Run Look shares.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -16,7 +15,10 @@ import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/
 import { checkedRequest } from '../../run/checkRequest';
 import { splitList } from '../../../shared/fields';
 import { resolveOptions } from '../../catalogue/modelOptions';
-import { runBatch } from '../../batch/runBatch';
+import { outputOf, submitAndWait } from '../../batch/pollRuns';
+import { prepareItems, type PrepareItem } from '../../batch/prepareItems';
+import { pauseRuns } from '../../pause/pauseRuns';
+import { spendingCapFor } from '../../run/spendingCap';
 import type { FileSource, RunRequest } from '../../run/runRequest';
 import { readRequestText } from '../../run/requestText';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
@@ -339,6 +341,19 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 /** Its runs are paid for (the operation contract's startsRuns). */
 export const startsRuns = true;
 
+/**
+ * Generate's steps; Run Look takes them with its own `prepare`. Nothing can be charged before every item is read and
+ * checked and the batch priced under Max Credits per Execution.
+ */
+export async function generateRuns(ctx: IExecuteFunctions, prepareItem: PrepareItem): Promise<INodeExecutionData[]> {
+	const items = await prepareItems(ctx, prepareItem);
+	const cap = await spendingCapFor(ctx, items.ready);
+	// Waiting → Pause: the first runs are submitted, then the execution waits for the service's calls back.
+	if (items.ready[0]?.settings.mode === 'pause') return await pauseRuns(ctx, items.ready, items.refused, cap);
+	const outcomes = await submitAndWait(ctx, items.ready, cap);
+	return outputOf(ctx, items, outcomes);
+}
+
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	return await runBatch(this, async (i) => await prepare(this, i));
+	return await generateRuns(this, async (i) => await prepare(this, i));
 }
