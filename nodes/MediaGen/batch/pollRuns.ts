@@ -27,13 +27,12 @@ export async function submitAndWait(
 	ready: RunRequest[],
 	cap: SpendingCap | undefined,
 ): Promise<Outcomes> {
-	const claimed = new Set<string>();
 	const runs = new Map<number, RunRecord>();
 	const job = async (n: number): Promise<INodeExecutionData> => {
 		const p = ready[n];
 		// The time limit covers the whole item: waiting for a slot or a rate window counts too.
 		const deadline = itemDeadline(String(p.body.kind), p.settings.timeoutMs);
-		const s = { ctx, settings: p.settings, itemIndex: p.itemIndex, claimed, deadline, batch: p.batchKeys };
+		const s = { ctx, settings: p.settings, itemIndex: p.itemIndex, deadline, batch: p.batchKeys };
 		p.body = await withFileAddresses(ctx, p);
 		let run = await submitUnderCap(cap, ctx.getNode(), p, async () => await submitRun(s, p.body));
 		runs.set(p.itemIndex, run);

@@ -12,18 +12,10 @@ import { defaultRequestKey, REQUEST_KEY_MAX } from './requestKey';
 import type { ItemRead, RunRequest } from './runRequest';
 import { readRunSettings } from './runSettings';
 
-export const MAX_REFERENCE_IMAGES = 14;
-export const NEGATIVE_PROMPT_MAX = 2000;
-export const RUN_WEBHOOK_MAX_CHARS = 500;
-
-/** The options a request sends. */
-const optionsOf = (body: IDataObject) => body.options as Record<string, unknown> | undefined;
-
-/** What the model checks read of a request. */
-type Checked = Pick<RunRequest, 'model' | 'body' | 'images' | 'endFrame' | 'audio'>;
-
+const MAX_REFERENCE_IMAGES = 14;
+const NEGATIVE_PROMPT_MAX = 2000;
+const RUN_WEBHOOK_MAX_CHARS = 500;
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
-
 const PRIVATE_HOST = new RegExp(
 	[
 		'^(localhost|0\\.0\\.0\\.0|127(\\.\\d+){3}|10(\\.\\d+){3}|192\\.168(\\.\\d+){2}',
@@ -116,24 +108,15 @@ export function describeLimits(model: CatalogueModel, options?: Record<string, u
 	const limit = promptLimit(model, options);
 	const prompt = Number.isFinite(limit) ? `prompt up to ${limit} characters` : 'a prompt';
 	const images = Math.min(Number(model.reference_images_max) || 0, MAX_REFERENCE_IMAGES);
-	return (
-		`${model.name} (${model.id}) accepts: ${prompt}, ` +
-		`${images ? `at most ${images} reference images` : 'no reference images'}.`
-	);
-}
-
-/**
- * The model's limits for a refused request's description, only when a problem is about a limit (the prompt's
- * length, the number of reference images): beside a free-tier refusal they would read as a second, unrelated reason.
- */
-export function limitsHelp(request: Pick<RunRequest, 'model' | 'body'>, problems: string[]): string {
-	const aboutLimits = problems.some((p) => /^(Prompt is \d|Reference Images: \d)/.test(p));
-	return aboutLimits ? ` ${describeLimits(request.model, optionsOf(request.body))}` : '';
+	return `${model.name} (${model.id}) accepts: ${prompt}, ${images ? `at most ${images}` : 'no'} reference images.`;
 }
 
 /** The request against its model, and against the free tier for an anonymous ID (`freeModelIds`: the tier's models). */
-export function checkRequest(request: Checked, identity: 'apiKey' | 'anonymous', freeModelIds?: string[]): string[] {
-	const { model, body } = request;
+export function checkRequest(
+	{ model, body, images, endFrame, audio }: Pick<RunRequest, 'model' | 'body' | 'images' | 'endFrame' | 'audio'>,
+	identity: 'apiKey' | 'anonymous',
+	freeModelIds?: string[],
+): string[] {
 	const problems: string[] = [];
 	if (identity === 'anonymous' && !freeTierCovers(model)) {
 		const free = freeModelIds?.length ? ` (${freeModelIds.join(', ')})` : '';
@@ -143,78 +126,64 @@ export function checkRequest(request: Checked, identity: 'apiKey' | 'anonymous',
 		);
 	}
 	const prompt = String(body.prompt ?? '');
-	const { musicMode } = effectiveOptions(model, optionsOf(body));
-	const limit = promptLimit(model, optionsOf(body));
+	const options = body.options as Record<string, unknown> | undefined;
+	const { musicMode } = effectiveOptions(model, options);
+	const limit = promptLimit(model, options);
 	if (prompt.trim() === '') problems.push('Prompt is empty. Write at least 1 character.');
 	else if (Number.isFinite(limit) && prompt.length > limit) {
-		problems.push(
-			`Prompt is ${prompt.length} characters long; ` +
-				`${model.name}${musicMode === undefined ? '' : ` in ${musicMode} mode`} takes at ` +
-				`most ${limit}.`,
-		);
+		const mode = musicMode === undefined ? '' : ` in ${musicMode} mode`;
+		problems.push(`Prompt is ${prompt.length} characters long; ${model.name}${mode} takes at most ${limit}.`);
 	}
-	const negativePrompt = body.negativePrompt === undefined ? '' : String(body.negativePrompt);
-	const imageCount = request.images.length;
-	if (negativePrompt) {
-		if (model.negative_prompt === false)
-			problems.push(`Negative Prompt is not used by ${model.name}; clear it or pick a model that uses one.`);
-		else if (negativePrompt.length > NEGATIVE_PROMPT_MAX)
-			problems.push(
-				`Negative Prompt is ${negativePrompt.length} characters long; the limit is ${NEGATIVE_PROMPT_MAX}.`,
-			);
-	}
-	if (imageCount > 0) {
-		const max = Math.min(model.reference_images_max ?? 0, MAX_REFERENCE_IMAGES);
-		if (!model.inputs.includes('image') || max === 0) {
-			problems.push(`Reference Images: ${model.name} takes no reference images; remove the ${imageCount} given.`);
-		} else if (imageCount > max) {
-			problems.push(`Reference Images: ${imageCount} given; ${model.name} takes at most ${max}.`);
-		}
-	}
-	if (request.endFrame && (model.kind !== 'video' || model.end_frame === false)) {
+	const negativePrompt = String(body.negativePrompt ?? '');
+	if (negativePrompt && model.negative_prompt === false)
+		problems.push(`Negative Prompt is not used by ${model.name}; clear it or pick a model that uses one.`);
+	else if (negativePrompt.length > NEGATIVE_PROMPT_MAX)
+		problems.push(`Negative Prompt is ${negativePrompt.length} characters long; the limit is ${NEGATIVE_PROMPT_MAX}.`);
+	const max = Math.min(model.reference_images_max ?? 0, MAX_REFERENCE_IMAGES);
+	if (images.length && (!model.inputs.includes('image') || max === 0))
+		problems.push(`Reference Images: ${model.name} takes no reference images; remove the ${images.length} given.`);
+	else if (images.length > max)
+		problems.push(`Reference Images: ${images.length} given; ${model.name} takes at most ${max}.`);
+	if (endFrame && (model.kind !== 'video' || model.end_frame === false))
 		problems.push(`End Frame: ${model.name} does not support an end frame; remove it.`);
-	}
-	if (request.audio && !model.inputs.includes('audio')) {
+	if (audio && !model.inputs.includes('audio')) {
 		problems.push(
 			`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick such ` +
 				`a model.`,
 		);
 	}
-	if (!request.audio && model.inputs.includes('audio')) {
+	if (!audio && model.inputs.includes('audio'))
 		problems.push(
 			`Driving Audio: ${model.name} is a talking-avatar model and needs an audio file (binary property or URL).`,
 		);
-	}
 	return problems;
 }
 
-/** Checks of the Additional Fields that do not depend on the model, as entered: Webhook URL, Request Key, Max Credits. */
+/** Checks of the Additional Fields as entered that do not depend on the model (Webhook URL, Request Key, cap). */
 export function checkSettings(fields: IDataObject, apiBaseUrl: string): string[] {
 	const problems: string[] = [];
 	const webhookUrl = String(fields.webhookUrl ?? '').trim();
 	const requestKey = String(fields.requestKey ?? '').trim();
-	const { maxCredits } = fields;
-	if (webhookUrl) {
-		const p = checkWebhookUrl(webhookUrl, apiBaseUrl);
-		if (p) problems.push(p);
-	}
+	const webhookProblem = webhookUrl ? checkWebhookUrl(webhookUrl, apiBaseUrl) : undefined;
+	if (webhookProblem) problems.push(webhookProblem);
 	if (requestKey.length > REQUEST_KEY_MAX)
 		problems.push(`Request Key is ${requestKey.length} characters long; the limit is ${REQUEST_KEY_MAX}.`);
-	if (maxCredits !== undefined && maxCredits !== '' && maxCredits !== null) {
-		const cap = Number(maxCredits);
-		if (!Number.isFinite(cap) || cap < 0) {
-			problems.push(
-				`Max Credits per Execution is ${JSON.stringify(maxCredits)}; enter a number of credits, 0 or more, ` +
-					`or remove the field for no cap.`,
-			);
-		}
+	const { maxCredits } = fields;
+	const cap = Number(maxCredits);
+	if (maxCredits !== undefined && maxCredits !== '' && maxCredits !== null && !(Number.isFinite(cap) && cap >= 0)) {
+		problems.push(
+			`Max Credits per Execution is ${JSON.stringify(maxCredits)}; enter a number of credits, 0 or more, ` +
+				`or remove the field for no cap.`,
+		);
 	}
 	return problems;
 }
 
 /**
  * The item's request once checked against its model and its Additional Fields as entered (`fields`: Webhook URL,
- * Request Key, Max Credits). One refusal names every problem, the operation's own (`problems`) first.
+ * Request Key, Max Credits), with its key, settings and cap. One refusal names every problem, the operation's own
+ * (`problems`) first, and the model's limits when a problem is about one (beside a free-tier refusal they would read
+ * as a second, unrelated reason).
  */
 export async function checkedRequest(
 	ctx: IExecuteFunctions,
@@ -225,28 +194,21 @@ export async function checkedRequest(
 	const identity = await identityOf(ctx);
 	const freeModelIds = identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx)) : undefined;
 	problems.push(...checkRequest(read, identity.kind, freeModelIds), ...checkSettings(fields, identity.baseUrl));
-	const urls = [...read.images, read.endFrame, read.audio].filter((s) => s !== undefined && 'url' in s);
-	for (const source of urls as Array<{ url: string; field: string }>)
-		problems.push(...checkMediaUrls(source.field, [source.url]));
+	for (const source of [...read.images, read.endFrame, read.audio])
+		if (source && 'url' in source) problems.push(...checkMediaUrls(source.field, [source.url]));
 	if (problems.length) {
 		const message = problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`;
-		// The model's limits are added only when a problem is about one of them.
-		const limits = limitsHelp(read, problems).trim();
+		const aboutLimits = problems.some((p) => /^(Prompt is \d|Reference Images: \d)/.test(p));
+		const limits = aboutLimits ? describeLimits(read.model, read.body.options as Record<string, unknown>) : '';
 		throw new NodeOperationError(ctx.getNode(), message, {
 			...(limits ? { description: limits } : {}),
 			itemIndex: read.itemIndex,
 		});
 	}
 	const text = (name: string) => String(fields[name] ?? '').trim() || undefined;
-	const requestKey = text('requestKey');
 	const body: IDataObject = { ...read.body };
 	if (text('webhookUrl')) body.webhookUrl = text('webhookUrl');
-	body.requestKey = requestKey ?? defaultRequestKey(ctx, read.itemIndex);
-	return {
-		...read,
-		body,
-		settings: readRunSettings(ctx, read.itemIndex),
-		typedKey: requestKey !== undefined,
-		maxCredits: readMaxCredits(fields),
-	};
+	body.requestKey = text('requestKey') ?? defaultRequestKey(ctx, read.itemIndex);
+	const settings = readRunSettings(ctx, read.itemIndex);
+	return { ...read, body, settings, typedKey: text('requestKey') !== undefined, maxCredits: readMaxCredits(fields) };
 }

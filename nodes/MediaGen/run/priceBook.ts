@@ -1,13 +1,9 @@
-// The one place that predicts what a run will cost, for the spending cap and for Generation → Estimate Cost.
-// The spec fixes a run's price at submission from its model, resolution, length and audio, so:
-//   1. options whose resolution, length and sound are the model's defaults cost the catalogue's price;
-//   2. otherwise the price is what this account was charged for the same model and those options, found in its
-//      run history (GET /generations, at most HISTORY_PAGES pages, read once per execution) or among the runs this
-//      step already sent;
-//   3. otherwise it is unknown, and the price says why.
-// Talking-avatar runs are priced on the driving audio's real length, which only the service measures: they are
-// known only from an earlier run with the same audio address. A history that cannot be read is not an error: the
-// prices it would have given are unknown, and say why.
+// The one place that predicts what a run will cost, for the spending cap and for Estimate Cost. The spec fixes a
+// run's price at submission from its model, resolution, length and audio, so a run at the model's defaults costs the
+// catalogue's price; else what this account was charged for the same model and price options, in its run history
+// (GET /generations, at most HISTORY_PAGES pages, read once per execution) or among the runs this step already sent;
+// else it is unknown, saying why. A talking-avatar run is priced on the driving audio's length, which only the
+// service measures: only an earlier run with the same audio address tells it.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { generationListProblem } from '../../shared/answers';
@@ -17,15 +13,10 @@ import { getModels } from '../catalogue/catalogue';
 import { effectiveOptions } from '../catalogue/modelOptions';
 import type { RunRequest } from './runRequest';
 
-/** The options the spec names as setting the price (resolution, length, audio). */
-export const PRICE_OPTIONS = ['resolution', 'duration', 'audio'] as const;
-
-export type PriceBasis = 'catalogue default' | 'earlier run' | 'unknown';
-
 export interface Price {
 	/** Credits, or null when they cannot be known before the service accepts the run. */
 	credits: number | null;
-	basis: PriceBasis;
+	basis: 'catalogue default' | 'earlier run' | 'unknown';
 	/** The earlier run the price comes from (basis 'earlier run'). */
 	runId?: string;
 	/** Why the price is unknown (basis 'unknown'). */
@@ -36,38 +27,26 @@ export interface Price {
 export type Priced = Pick<RunRequest, 'model' | 'body' | 'audio'>;
 
 /** The options a request sends; options left at "Model Default" are simply absent. */
-function optionsOf(request: Priced): Record<string, unknown> {
-	return (request.body.options ?? {}) as Record<string, unknown>;
-}
+const optionsOf = (request: Priced) => (request.body.options ?? {}) as Record<string, unknown>;
 
-/** The price-setting options as the service will use them (effectiveOptions: an option left out is the default). */
+const isTalkingAvatar = (model: CatalogueModel) => Array.isArray(model.inputs) && model.inputs.includes('audio');
+
+/** The price-setting options (the spec's: resolution, length, audio) as the service will use them. */
 export function priceOptions(model: CatalogueModel, options: Record<string, unknown>): Record<string, unknown> {
 	// Music is one price a run in every mode (spec "Songs"), so no option changes it.
 	if (model.kind === 'music') return {};
 	const effective = effectiveOptions(model, options).options;
-	const set = PRICE_OPTIONS.filter((key) => effective[key] !== undefined && effective[key] !== null);
+	const set = ['resolution', 'duration', 'audio'].filter((k) => effective[k] !== undefined && effective[k] !== null);
 	return Object.fromEntries(set.map((key) => [key, effective[key]]));
 }
 
 function sameValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-	const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-	return [...keys].every((k) => String(a[k]) === String(b[k]));
+	return [...new Set([...Object.keys(a), ...Object.keys(b)])].every((k) => String(a[k]) === String(b[k]));
 }
 
 /** Whether the options cost the catalogue's price: resolution, length and sound at the model's defaults. */
 export function isAtDefaults(model: CatalogueModel, options: Record<string, unknown>): boolean {
 	return sameValues(priceOptions(model, options), priceOptions(model, {}));
-}
-
-export function isTalkingAvatar(model: CatalogueModel): boolean {
-	return Array.isArray(model.inputs) && model.inputs.includes('audio');
-}
-
-/** The price-setting options in words, for a reason a person reads ("resolution 1080p, duration 10, audio true"). */
-export function describePriceOptions(model: CatalogueModel, options: Record<string, unknown>): string {
-	const effective = priceOptions(model, options);
-	const words = Object.entries(effective).map(([k, v]) => `${k} ${String(v)}`);
-	return words.length ? words.join(', ') : 'its default options';
 }
 
 /** A run this step knows the price of: from the history, or accepted in this execution. */
@@ -79,7 +58,7 @@ interface KnownRun {
 	audioUrl?: string;
 }
 
-export interface HistoryState {
+interface History {
 	/** The account's runs, newest first; undefined when the history was not read. */
 	runs?: RunRecord[];
 	/** Why the history was not read, or how much of it was (for reasons). */
@@ -92,42 +71,30 @@ export class PriceBook {
 
 	constructor(
 		private readonly models: CatalogueModel[],
-		private readonly history: HistoryState,
+		private readonly history: History,
 	) {}
 
 	/** The predicted price of one run. */
 	price(request: Priced): Price {
-		const { model } = request;
-		const options = optionsOf(request);
-		if (isTalkingAvatar(model) && request.audio) {
+		const { model, audio } = request;
+		if (isTalkingAvatar(model) && audio) {
 			// Only an address typed by the user is known before submission.
-			const audioUrl = 'url' in request.audio ? request.audio.url : undefined;
-			const earlier = audioUrl
-				? this.accepted.find((r) => r.model === model.id && r.audioUrl === audioUrl && this.same(r, request))
-				: undefined;
+			const url = 'url' in audio ? audio.url : undefined;
+			const earlier = this.accepted.find((r) => url && r.audioUrl === url && this.same(r, request));
 			if (earlier) return { credits: earlier.cost, basis: 'earlier run', runId: earlier.id };
-			return {
-				credits: null,
-				basis: 'unknown',
-				why:
-					`${model.name} is a talking-avatar model, priced on the driving audio's real length, which only the ` +
-					'service measures when the run is sent',
-			};
+			const why =
+				`${model.name} is a talking-avatar model, priced on the driving audio's real length, which only the ` +
+				'service measures when the run is sent';
+			return { credits: null, basis: 'unknown', why };
 		}
-		if (isAtDefaults(model, options)) {
+		if (isAtDefaults(model, optionsOf(request)))
 			return { credits: Number(model.credits_at_defaults) || 0, basis: 'catalogue default' };
-		}
-		const earlier = [...this.accepted, ...this.historyRuns()].find(
-			(r) => r.model === model.id && r.cost > 0 && this.same(r, request),
-		);
+		const earlier = [...this.accepted, ...this.historyRuns()].find((r) => r.cost > 0 && this.same(r, request));
 		if (earlier) return { credits: earlier.cost, basis: 'earlier run', runId: earlier.id };
-		return {
-			credits: null,
-			basis: 'unknown',
-			why:
-				`this account has no earlier run of ${model.id} with ${describePriceOptions(model, options)}` +
-				` (${this.history.note})`,
-		};
+		const words = Object.entries(priceOptions(model, optionsOf(request))).map(([k, v]) => `${k} ${String(v)}`);
+		const options = words.length ? words.join(', ') : 'its default options';
+		const why = `this account has no earlier run of ${model.id} with ${options} (${this.history.note})`;
+		return { credits: null, basis: 'unknown', why };
 	}
 
 	/** Records a run the service accepted for `request` (its body as sent): later runs like it cost the same. */
@@ -138,7 +105,9 @@ export class PriceBook {
 		this.accepted.unshift({ id: run.id, model: request.model.id, options: optionsOf(request), cost, audioUrl });
 	}
 
+	/** A run of the same model with the same price options. */
 	private same(run: KnownRun, request: Priced): boolean {
+		if (run.model !== request.model.id) return false;
 		const model = this.models.find((m) => m.id === run.model) ?? request.model;
 		return sameValues(priceOptions(model, run.options), priceOptions(request.model, optionsOf(request)));
 	}
@@ -169,61 +138,35 @@ export function describeBasis(price: Price): string {
 
 /** Pages of 100 runs read at most: the newest 300 runs. */
 export const HISTORY_PAGES = 3;
-const PAGE_SIZE = 100;
-/** How long a history read serves the same execution (a loop's later passes, a batch's items). */
-const KEEP_MS = 10 * 60_000;
 
-const readThisExecution = new Map<string, { at: number; value: Promise<HistoryState> }>();
+/**
+ * History reads by execution and identity, so a loop's later passes and a batch's items share one read, for 10
+ * minutes. Safe with several n8n processes: an entry only saves a read (a process without it reads the history
+ * itself), and a read is never shared between executions or identities.
+ */
+const readThisExecution = new Map<string, { at: number; value: Promise<History> }>();
 
-async function readPages(ctx: IExecuteFunctions): Promise<HistoryState> {
+async function readHistory(ctx: IExecuteFunctions): Promise<History> {
 	const runs: RunRecord[] = [];
 	let before: number | null | undefined;
 	let pages = 0;
 	try {
 		do {
-			const qs: Record<string, number> = { limit: PAGE_SIZE };
-			if (before) qs.before = before;
 			const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(ctx, {
 				method: 'GET',
 				path: '/generations',
-				qs,
+				qs: before ? { limit: 100, before } : { limit: 100 },
 				retryTransient: 2,
 				expect: generationListProblem,
 			});
 			runs.push(...(page.body.generations ?? []));
 			before = page.body.next_before;
-			pages++;
-		} while (before && pages < HISTORY_PAGES);
+		} while (before && ++pages < HISTORY_PAGES);
 	} catch (error) {
 		const reason = (error as Error)?.message ?? String(error);
 		return { runs: runs.length ? runs : undefined, note: `its run history could not be read: ${reason}` };
 	}
 	return { runs, note: `looked through its newest ${runs.length} run${runs.length === 1 ? '' : 's'}` };
-}
-
-/** The account's newest runs, read once per execution (the same read serves every item and every pass). */
-export async function readRunHistory(ctx: IExecuteFunctions): Promise<HistoryState> {
-	const now = Date.now();
-	for (const [k, v] of readThisExecution) if (now - v.at > KEEP_MS) readThisExecution.delete(k);
-	let executionId: string | undefined;
-	try {
-		executionId = ctx.getExecutionId();
-	} catch {
-		executionId = undefined;
-	}
-	if (!executionId) return await readPages(ctx);
-	const { baseUrl, fingerprint } = await identityOf(ctx);
-	const key = `${executionId}|${baseUrl}|${fingerprint}`;
-	const hit = readThisExecution.get(key);
-	if (hit) return await hit.value;
-	const value = readPages(ctx);
-	readThisExecution.set(key, { at: now, value });
-	return await value;
-}
-
-/** Whether any of these runs needs the history: not at the catalogue's defaults and not a talking-avatar run. */
-function needsHistory(requests: Priced[]): boolean {
-	return requests.some((r) => !isTalkingAvatar(r.model) && !isAtDefaults(r.model, optionsOf(r)));
 }
 
 /**
@@ -236,10 +179,24 @@ export async function priceBookFor(
 	readAnonymous = true,
 ): Promise<PriceBook> {
 	const models: CatalogueModel[] = await getModels(ctx).catch(() => requests.map((r) => r.model));
-	let history: HistoryState;
-	if (!needsHistory(requests)) history = { note: 'its run history was not needed' };
-	else if ((await identityOf(ctx)).kind === 'anonymous' && !readAnonymous) {
-		history = { note: 'the run history of an anonymous ID is not read, so that no free wallet is opened for it' };
-	} else history = await readRunHistory(ctx);
-	return new PriceBook(models, history);
+	const needed = requests.some((r) => !isTalkingAvatar(r.model) && !isAtDefaults(r.model, optionsOf(r)));
+	if (!needed) return new PriceBook(models, { note: 'its run history was not needed' });
+	const { kind, baseUrl, fingerprint } = await identityOf(ctx);
+	if (kind === 'anonymous' && !readAnonymous) {
+		const note = 'the run history of an anonymous ID is not read, so that no free wallet is opened for it';
+		return new PriceBook(models, { note });
+	}
+	let executionId: string | undefined;
+	try {
+		executionId = ctx.getExecutionId();
+	} catch {
+		// a context without an execution: the history is read for this batch alone
+	}
+	if (!executionId) return new PriceBook(models, await readHistory(ctx));
+	const now = Date.now();
+	for (const [k, v] of readThisExecution) if (now - v.at > 10 * 60_000) readThisExecution.delete(k);
+	const key = `${executionId}|${baseUrl}|${fingerprint}`;
+	const read = readThisExecution.get(key)?.value ?? readHistory(ctx);
+	if (!readThisExecution.has(key)) readThisExecution.set(key, { at: now, value: read });
+	return new PriceBook(models, await read);
 }

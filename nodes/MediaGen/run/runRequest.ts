@@ -1,7 +1,11 @@
 // One item's run request, from the item to the POST body. Generate and Run Look each read their fields into it, and
 // checkedRequest (checkRequest.ts) checks it and adds its key, settings and cap; the price book, the spending cap, the
 // batch path, error items and pause mode read it. Binary files are uploaded just before submitting (free).
+// A text field (the Prompt) is read so that an expression giving nothing never becomes a paid run: n8n hands the
+// node undefined for {{ $json.prompt }} on an item without `prompt`, or null (Estimate Cost's summary item), and
+// String() of those would send the words "undefined" or "null". Fixed text is sent as typed.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { CatalogueModel } from '../../shared/records';
 import { uploadFile, type PreparedFile } from '../files/upload';
@@ -51,4 +55,47 @@ export async function withFileAddresses(ctx: IExecuteFunctions, request: RunRequ
 export function askedFor(request: RunRequest): IDataObject {
 	const { kind, model, prompt, options } = request.body;
 	return { kind, model, prompt, options, ...request.extraJson };
+}
+
+/** The field an expression like {{ $json.prompt }} or {{ $json["prompt"] }} reads, if it is only that. */
+function jsonFieldOf(expression: string): string | undefined {
+	const match = /^=\s*\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*["']([^"']+)["']\s*\])\s*\}\}\s*$/.exec(expression);
+	return match ? (match[1] ?? match[2]) : undefined;
+}
+
+/** What the item holds in place of the text, in words. */
+function whatTheItemHas(json: Record<string, unknown>, field: string | undefined, value: unknown): string {
+	if (field === undefined) return `it gave no value (${String(value)})`;
+	if (!(field in json)) return `the item has no "${field}" field`;
+	return `the item's "${field}" field is ${String(json[field])}`;
+}
+
+/** An expression as the message quotes it: at most 80 characters, without the marker n8n puts in $fromAI ones. */
+function shortened(expression: string): string {
+	const text = expression.replace(/\/\*n8n-auto-generated-fromAI-override\*\/\s*/g, '').trim();
+	return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** The text of a field sent to the service; an expression giving undefined or null refuses the item. */
+export function readRequestText(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
+	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+	const raw = ctx.getNodeParameter(name, itemIndex, '', { rawExpressions: true }) as unknown;
+	if (typeof raw !== 'string' || !raw.startsWith('=')) return String(value ?? '');
+	// Empty text is refused by checkRequest ("Prompt is empty"), as typed or from an expression.
+	if (value !== undefined && value !== null) return String(value);
+	const field = jsonFieldOf(raw);
+	const json = (ctx.getInputData()[itemIndex]?.json ?? {}) as Record<string, unknown>;
+	// Estimate Cost's summary item (Put the Summary: In One Item After the Estimates) is no request.
+	const skip =
+		json.summary === true && 'totalCredits' in json
+			? `This item is Estimate Cost's summary (summary: true), not a request: set Estimate Cost's Put the Summary ` +
+				`to On Every Item so the totals go on each estimate and no summary item follows, or drop the items whose ` +
+				`summary is true (for example with a Filter node) before this step.`
+			: `${field ? `Give every item a "${field}" field` : 'Make the expression give text for every item'}, or leave ` +
+				`out the items without one (for example with a Filter node) before this step.`;
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${label}: the expression ${shortened(raw.slice(1))} gave nothing: ${whatTheItemHas(json, field, value)}.`,
+		{ description: skip, itemIndex },
+	);
 }

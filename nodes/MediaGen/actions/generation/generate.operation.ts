@@ -10,8 +10,8 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { prepareBinaryFile } from '../../files/upload';
-import { resolveDefaultModel, resolveModel } from '../../catalogue/catalogue';
-import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
+import { resolveModel } from '../../catalogue/catalogue';
+import { parseKind } from '../../../shared/records';
 import { checkedRequest } from '../../run/checkRequest';
 import { splitList } from '../../../shared/fields';
 import { resolveOptions } from '../../catalogue/modelOptions';
@@ -19,8 +19,7 @@ import { outputOf, submitAndWait } from '../../batch/pollRuns';
 import { prepareItems, type PrepareItem } from '../../batch/prepareItems';
 import { pauseRuns } from '../../pause/pauseRuns';
 import { spendingCapFor } from '../../run/spendingCap';
-import type { FileSource, RunRequest } from '../../run/runRequest';
-import { readRequestText } from '../../run/requestText';
+import { readRequestText, type FileSource, type RunRequest } from '../../run/runRequest';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 /**
@@ -248,94 +247,60 @@ export const generateFields: INodeProperties[] = [
 	},
 ];
 
+/** The Additional Fields an item of each kind leaves out: a Kind expression shows every field. */
+const FRAME_AND_AUDIO = ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty'];
+const UNUSED_FIELDS: Record<string, string[]> = {
+	image: FRAME_AND_AUDIO,
+	video: [],
+	music: [...FRAME_AND_AUDIO, 'negativePrompt'],
+};
+
 export const description = updateDisplayOptions(
 	{ show: { resource: ['generation'], operation: ['generate'] } },
 	generateFields,
 );
 
-interface ItemFields {
-	kind: MediaKind;
-	modelId: string;
-	prompt: string;
-	musicMode?: string;
-	mapped: Record<string, unknown>;
-	extra: IDataObject;
-	imageProps: string[];
-	imageUrls: string[];
-}
-
-/** The item's Kind: chosen in the list, or given per item by an expression. */
-function readKind(ctx: IExecuteFunctions, itemIndex: number): MediaKind {
-	const value = ctx.getNodeParameter('kind', itemIndex);
-	const kind = parseKind(value);
-	if (kind) return kind;
-	throw new NodeOperationError(ctx.getNode(), `Kind: "${String(value)}" is not image, video or music`, {
-		description:
-			'Choose Image, Video or Music, or make the Kind expression give one of image, video, music for this item.',
-		itemIndex,
-	});
-}
-
-/** Additional Fields an item of this kind uses: a Kind expression shows every field, each item takes its own. */
-function fieldsOfKind(kind: MediaKind, fields: IDataObject): IDataObject {
-	const unused: string[] = {
-		image: ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty'],
-		video: [] as string[],
-		music: ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty', 'negativePrompt'],
-	}[kind];
-	return Object.fromEntries(Object.entries(fields).filter(([name]) => !unused.includes(name)));
-}
-
-function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
-	const kind = readKind(ctx, itemIndex);
-	const mapped = ctx.getNodeParameter('modelOptions', itemIndex, { value: null }) as ResourceMapperValue;
-	return {
-		kind,
-		modelId: String(ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '').trim(),
-		prompt: readRequestText(ctx, 'prompt', 'Prompt', itemIndex),
-		musicMode:
-			kind === 'music' ? String(ctx.getNodeParameter('musicMode', itemIndex, '') || '') || undefined : undefined,
-		mapped: (mapped?.value ?? {}) as Record<string, unknown>,
-		extra: fieldsOfKind(kind, ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
-		imageProps: kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageProperties', itemIndex, '')),
-		imageUrls: kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageUrls', itemIndex, '')),
-	};
-}
-
-/** Reads and checks one item's parameters; throws before any request that could spend credits. */
+/** Reads one item into its run request, checked: throws its refusal before anything that could spend credits. */
 export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<RunRequest> {
-	const f = readItem(ctx, itemIndex);
+	const param = (name: string, fallback?: unknown) => ctx.getNodeParameter(name, itemIndex, fallback);
+	const kindValue = param('kind');
+	const kind = parseKind(kindValue);
+	if (!kind) {
+		throw new NodeOperationError(ctx.getNode(), `Kind: "${String(kindValue)}" is not image, video or music`, {
+			description:
+				'Choose Image, Video or Music, or make the Kind expression give one of image, video, music for this item.',
+			itemIndex,
+		});
+	}
+	const mapped = ((param('modelOptions', { value: null }) as ResourceMapperValue)?.value ?? {}) as IDataObject;
+	const modelId = String(ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '').trim();
+	const prompt = readRequestText(ctx, 'prompt', 'Prompt', itemIndex);
+	const musicMode = kind === 'music' ? String(param('musicMode', '') || '') || undefined : undefined;
+	const additional = Object.entries(param('additionalFields', {}) as IDataObject);
+	const fields = Object.fromEntries(additional.filter(([name]) => !UNUSED_FIELDS[kind].includes(name)));
+	const list = (name: string) => (kind === 'music' ? [] : splitList(param(name, '')));
+	const [imageProps, imageUrls] = [list('referenceImageProperties'), list('referenceImageUrls')];
 	// Model left empty: the kind's cheapest free-tier model, read from the catalogue now (the editor says which).
-	const model: CatalogueModel = f.modelId
-		? await resolveModel(ctx, f.modelId, f.kind, itemIndex)
-		: await resolveDefaultModel(ctx, f.kind, itemIndex);
-	const { options, problems } = resolveOptions(model, f.mapped, f.musicMode);
-	const text = (name: string) => String(f.extra[name] ?? '').trim();
-	const body: IDataObject = { kind: f.kind, model: model.id, prompt: f.prompt, options: options as IDataObject };
-	if (f.extra.negativePrompt) body.negativePrompt = String(f.extra.negativePrompt);
+	const model = await resolveModel(ctx, modelId, kind, itemIndex);
+	const { options, problems } = resolveOptions(model, mapped, musicMode);
+	const body: IDataObject = { kind, model: model.id, prompt, options: options as IDataObject };
+	if (fields.negativePrompt) body.negativePrompt = String(fields.negativePrompt);
 	const fromProperty = async (property: string, field: string, family: 'image' | 'audio'): Promise<FileSource> => ({
 		file: await prepareBinaryFile(ctx, itemIndex, property, field, [family]),
 		field,
 	});
 	// Uploaded images first, then the addresses, as the Reference Images help says.
 	const images: FileSource[] = [];
-	for (const p of f.imageProps) images.push(await fromProperty(p, 'Reference Images', 'image'));
-	images.push(...f.imageUrls.map((url) => ({ url, field: 'Reference Image URLs' })));
-	const either = async (name: string, label: string, family: 'image' | 'audio') =>
-		text(`${name}Url`)
-			? { url: text(`${name}Url`), field: `${label} URL` }
-			: text(`${name}Property`)
-				? await fromProperty(text(`${name}Property`), label, family)
-				: undefined;
-	const read = {
-		itemIndex,
-		model,
-		body,
-		images,
-		endFrame: await either('endFrame', 'End Frame', 'image'),
-		audio: await either('audio', 'Driving Audio', 'audio'),
+	for (const property of imageProps) images.push(await fromProperty(property, 'Reference Images', 'image'));
+	images.push(...imageUrls.map((url) => ({ url, field: 'Reference Image URLs' })));
+	const either = async (name: string, label: string, family: 'image' | 'audio') => {
+		const [url, property] = [`${name}Url`, `${name}Property`].map((n) => String(fields[n] ?? '').trim());
+		if (url) return { url, field: `${label} URL` };
+		return property ? await fromProperty(property, label, family) : undefined;
 	};
-	return await checkedRequest(ctx, read, f.extra, problems);
+	const endFrame = await either('endFrame', 'End Frame', 'image');
+	const audio = await either('audio', 'Driving Audio', 'audio');
+	return await checkedRequest(ctx, { itemIndex, model, body, images, endFrame, audio }, fields, problems);
 }
 
 /** Its runs are paid for (the operation contract's startsRuns). */

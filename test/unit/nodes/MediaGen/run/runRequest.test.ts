@@ -1,8 +1,8 @@
-// nodes/MediaGen/run/requestText.ts: a text field as n8n hands it (what the expression returned: undefined, null,
+// nodes/MediaGen/run/runRequest.ts: a text field as n8n hands it (what the expression returned: undefined, null,
 // text; the raw parameter with rawExpressions), with a context in memory.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { readRequestText } from '../../../../../nodes/MediaGen/run/requestText';
+import { readRequestText } from '../../../../../nodes/MediaGen/run/runRequest';
 
 /** One item `json` whose Prompt is `raw` as saved and `value` as n8n resolved it for that item. */
 function context(raw: string, value: unknown, json: Record<string, unknown> = {}): IExecuteFunctions {
