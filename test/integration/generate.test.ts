@@ -70,7 +70,9 @@ test('Kind from an expression that gives something else is refused, naming the v
 		{ json: { kind: 'photo' } },
 	]);
 	expect(r.error?.message).toBe('Kind: "photo" is not image, video or music');
-	expect(r.error?.description).toMatch(/make the Kind expression give one of image, video, music.*nothing was charged/);
+	expect(r.error?.description).toMatch(
+		/^Nothing was submitted and nothing was charged: .*make the Kind expression give one of image, video, music/,
+	);
 	expect(backend.requests('POST /v1/generations').length).toBe(posts);
 	expect(backend.charges()).toBe(before);
 });

@@ -1,5 +1,5 @@
-// Fields that several operations show, defined once. Operations place them; their visibility
-// (resource and operation) is added where each operation declares its own, with updateDisplayOptions.
+// Fields that several operations show, defined once; each operation places them and adds their visibility with
+// updateDisplayOptions.
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { POLL_INTERVAL_DEFAULT_SECONDS } from '../run/runSettings';
@@ -117,10 +117,7 @@ export const waitingOptions: INodeProperties[] = [
 	},
 ];
 
-/**
- * The "Waiting" collection (poll interval, time limit, file property, request time limit),
- * or a subset named "Options".
- */
+/** The "Waiting" collection, or a subset of it named "Options". */
 export function waitingCollection(names?: string[]): INodeProperties {
 	return {
 		displayName: names ? 'Options' : 'Waiting Settings',
@@ -162,10 +159,7 @@ function pauseNotice(name: string, authentication: string, displayName: string):
 	};
 }
 
-/**
- * The fields Generate and Run Look share for waiting and outputs, placed once by the node after both
- * operations' own fields (so they come last in either panel).
- */
+/** Generate's and Run Look's waiting and output fields, placed by the node after both operations' own fields. */
 export const runSettingsFields: INodeProperties[] = [
 	{
 		displayName: 'Wait for Completion',

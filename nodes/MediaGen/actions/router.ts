@@ -1,7 +1,6 @@
-// Routes resource + operation to its operation file, and is the one place that loops over items and
-// catches per item (Continue On Fail) for operations that take one item at a time. Run-producing
-// operations take the batch path instead (batch/runBatch.ts), which checks every item before spending and
-// catches per item itself; here an error that stops a whole batch becomes one error item (Continue On Fail).
+// Routes resource + operation to its operation file, and is the one place that loops over items and catches per item
+// (Continue On Fail) for operations that take one item at a time. Generate and Run Look take all items at once (their
+// steps catch per item); here an error that stops a whole batch becomes one error item (Continue On Fail).
 // Called as an AI tool, the items are shaped into the answer an agent reads (tool/toolResult.ts).
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

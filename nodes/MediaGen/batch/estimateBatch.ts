@@ -1,18 +1,14 @@
-// Estimate Cost (Generation and App): every item read and checked exactly as Generate or Run Look would (their own
-// preparation, the same refusals), priced by the price book, and nothing submitted. One summary follows: the total
-// of the known prices, how many are unknown, the credits left (GET /me) and whether they are enough. Every item opens
-// with `estimate`, the same in words (estimateWords.ts), and all items have the same fields, so n8n's Table view
-// shows the total in its first column and no "undefined" cell.
+// Estimate Cost (Generation and App): every item read and checked as Generate or Run Look would (their own prepare,
+// the same refusals), priced by the price book, nothing submitted; then a summary: the total of the known prices, how
+// many are unknown, the credits left (GET /me) and whether they are enough. Every item opens with `estimate`, the
+// same in words a person reads at a glance in n8n's Table view; the numbers stay in their own fields.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { identityProblem } from '../../shared/responseChecks';
 import { apiRequest, identityOf } from '../../shared/transport';
-import { failedItem, prepareAll, typedRequest } from './prepareItems';
+import { failedItem, prepareItems, typedRequest, type PrepareItem } from './prepareItems';
 import { itemsInInputOrder, withSameColumns } from '../run/runOutput';
-import { priceRequestOf, type PreparedRun } from '../run/preparedRun';
-import { describeBasis } from '../cost/priceBook';
-import { HISTORY_PAGES, priceBookFor } from '../cost/runHistory';
-import { itemEstimate, totalEstimate } from './estimateWords';
+import { describeBasis, HISTORY_PAGES, priceBookFor, type Price } from '../run/priceBook';
 
 /** Where the summary goes: its own item after the estimates, or on every estimate. */
 export const summaryField: INodeProperties = {
@@ -37,11 +33,36 @@ export const summaryField: INodeProperties = {
 		`nothing is charged; it reads the model list, at most ${HISTORY_PAGES} pages of your run history and your balance.`,
 };
 
-interface Summary extends IDataObject {
+/** What the summary says. */
+export interface Totals {
 	totalCredits: number;
 	unknownItems: number;
 	creditsLeft: number | null;
 	enough: boolean | null;
+	refusedItems?: number;
+}
+
+const number = (n: number) => n.toLocaleString('en-US');
+const count = (n: number, one: string, many: string) => `${number(n)} ${n === 1 ? one : many}`;
+
+/** One item's price: "5 credits (list price)", "180 credits (your last identical run)", "price unknown". */
+export function itemEstimate(price: Price): string {
+	if (price.credits === null) return 'price unknown';
+	const basis = price.basis === 'earlier run' ? 'your last identical run' : 'list price';
+	return `${count(price.credits, 'credit', 'credits')} (${basis})`;
+}
+
+/** The batch: "Total: 15 credits; 4,970 left; enough", with unknown prices and refused items when there are any. */
+export function totalEstimate({ totalCredits, unknownItems, creditsLeft, enough, refusedItems }: Totals): string {
+	const unknown = unknownItems ? ` + ${count(unknownItems, 'price', 'prices')} unknown` : '';
+	const parts = [
+		`Total: ${count(totalCredits, 'credit', 'credits')}${unknown}`,
+		creditsLeft === null ? 'credits left not read' : `${number(creditsLeft)} left`,
+	];
+	if (enough !== null || creditsLeft !== null)
+		parts.push(enough === true ? 'enough' : enough === false ? 'not enough' : 'enough for the known prices');
+	if (refusedItems) parts.push(`${count(refusedItems, 'item', 'items')} refused`);
+	return parts.join('; ');
 }
 
 /**
@@ -62,25 +83,16 @@ async function creditsLeft(ctx: IExecuteFunctions): Promise<{ credits: number | 
 	return Number.isFinite(credits) ? { credits } : { credits: null, note: 'the service did not give a balance' };
 }
 
-function enoughFor(total: number, unknown: number, left: number | null): boolean | null {
-	if (left === null) return null;
-	if (total > left) return false;
-	return unknown > 0 ? null : true;
-}
-
-export async function estimateBatch(
-	ctx: IExecuteFunctions,
-	prepare: (itemIndex: number) => Promise<PreparedRun>,
-): Promise<INodeExecutionData[]> {
-	const { ready: prepared, bad } = await prepareAll(ctx, prepare);
-	const book = await priceBookFor(ctx, prepared.map(priceRequestOf), false);
+export async function estimateBatch(ctx: IExecuteFunctions, prepare: PrepareItem): Promise<INodeExecutionData[]> {
+	const { ready: prepared, refused: bad } = await prepareItems(ctx, prepare);
+	const book = await priceBookFor(ctx, prepared, false);
 	const out = new Map<number, INodeExecutionData>();
 	for (const { itemIndex, error } of bad)
 		out.set(itemIndex, failedItem(error, itemIndex, typedRequest(ctx, itemIndex)));
 	let totalCredits = 0;
 	let unknownItems = 0;
 	for (const p of prepared) {
-		const price = book.price(priceRequestOf(p));
+		const price = book.price(p);
 		if (price.credits === null) unknownItems++;
 		else totalCredits += price.credits;
 		const json: IDataObject = {
@@ -96,14 +108,15 @@ export async function estimateBatch(
 		};
 		out.set(p.itemIndex, { json, pairedItem: { item: p.itemIndex } });
 	}
-	const balance = await creditsLeft(ctx);
-	const summary: Summary = {
+	const { credits: left, note } = await creditsLeft(ctx);
+	const enough = left === null || (unknownItems > 0 && totalCredits <= left) ? null : totalCredits <= left;
+	const summary: Totals & IDataObject = {
 		totalCredits,
 		unknownItems,
-		creditsLeft: balance.credits,
-		enough: enoughFor(totalCredits, unknownItems, balance.credits),
+		creditsLeft: left,
+		enough,
 		...(bad.length ? { refusedItems: bad.length } : {}),
-		...(balance.note ? { creditsLeftNote: balance.note } : {}),
+		...(note ? { creditsLeftNote: note } : {}),
 	};
 	const total = totalEstimate(summary);
 	const items = itemsInInputOrder(out);

@@ -1,14 +1,22 @@
-// Every item of a Generate or Run Look step (or of their Estimate Cost) read and checked before anything is sent:
-// with Continue On Fail off, one bad item refuses the whole batch, naming each bad item as a person counts them.
-// Items that fail their checks become error items with the columns a run item has.
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+// The first step of Generate and Run Look (and of their Estimate Cost): every item read and checked before anything
+// is sent. With Continue On Fail off one bad item refuses the whole step, naming each bad item as a person counts.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { PreparedRun } from '../run/preparedRun';
-import { errorItem, type ItemRequest } from '../run/runErrors';
+import { assignRequestKeys, type BatchKeys } from '../run/requestKey';
+import { errorItem, NOTHING_SENT } from '../run/runErrors';
+import type { RunRequest } from '../run/runRequest';
 
-/** Items are named as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0). */
-const itemName = (i: number) => `item ${i + 1}`;
+/** An operation's reading of one item into its checked request (it throws the item's refusal). */
+export type PrepareItem = (itemIndex: number) => Promise<RunRequest>;
+
+/** A step's items, read and checked: those ready to send, with their request keys, and those refused. */
+export interface CheckedItems {
+	ready: RunRequest[];
+	/** Only with Continue On Fail (without it a refused item stops the step). */
+	refused: Array<{ itemIndex: number; error: Error }>;
+	keys: BatchKeys;
+}
 
 /** The start of a prompt, quoted, so a person finds the item. */
 function promptStart(prompt: unknown): string {
@@ -18,7 +26,7 @@ function promptStart(prompt: unknown): string {
 }
 
 /** What an item that failed its checks asked for, read from the parameters as typed (some may be missing). */
-export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemRequest {
+export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	const read = (name: string, extractValue = false) => {
 		try {
 			const value = ctx.getNodeParameter(name, itemIndex, undefined, extractValue ? { extractValue } : {});
@@ -27,7 +35,7 @@ export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemReq
 			return undefined;
 		}
 	};
-	const fields: ItemRequest = {
+	const fields = {
 		kind: read('kind'),
 		model: read('model', true),
 		prompt: read('prompt'),
@@ -37,20 +45,21 @@ export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): ItemReq
 	return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
 }
 
-/** The refusal of a batch with items that cannot be sent (Generate, Run Look and their Estimate Cost). */
-function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: number; error: Error }>, total: number) {
-	const named = (itemIndex: number) => `${itemName(itemIndex)}${promptStart(typedRequest(ctx, itemIndex).prompt)}`;
-	const lines = bad.map(({ itemIndex, error }) => `${named(itemIndex)}: ${error.message}`);
-	const first = bad[0];
+/** The refusal of a step with items that cannot be sent. */
+function invalidItemsError(ctx: IExecuteFunctions, refused: CheckedItems['refused'], total: number) {
+	// Items as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0).
+	const named = (i: number) => `item ${i + 1}${promptStart(typedRequest(ctx, i).prompt)}`;
+	const lines = refused.map(({ itemIndex, error }) => `${named(itemIndex)}: ${error.message}`);
+	const [first] = refused;
+	const one = refused.length === 1;
 	const message =
-		total === 1 ? first.error.message : `${bad.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
-	const advice = bad.length === 1 ? ((first.error as { description?: string }).description ?? '') : '';
+		total === 1 ? first.error.message : `${refused.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
+	const advice = one ? ((first.error as { description?: string }).description ?? '') : '';
 	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
 		description:
-			`Nothing was submitted and nothing was charged: fix ${bad.length === 1 ? 'this item' : 'these items'} ` +
-			`and run again.${advice ? ` ${advice.replace(/^Nothing was sent and nothing was charged\.\s*/, '')}` : ''}` +
-			`${bad.length > 1 ? `\n${lines.join('\n')}` : ''}`,
-		// In a batch the message names each item as a person counts; n8n would add its own "[item N]", from 0.
+			`${NOTHING_SENT}: fix ${one ? 'this item' : 'these items'} and run again.` +
+			`${advice ? ` ${advice}` : ''}${one ? '' : `\n${lines.join('\n')}`}`,
+		// n8n would add its own "[item N]", counted from 0, to a message that names items already.
 		...(total === 1 ? { itemIndex: first.itemIndex } : {}),
 	});
 }
@@ -59,31 +68,32 @@ function invalidItemsError(ctx: IExecuteFunctions, bad: Array<{ itemIndex: numbe
  * A Continue On Fail item that leads with `id` and has `options`, as a run item does, also when no item of the batch
  * succeeded; `itemsInInputOrder` gives it a run's other columns when others did.
  */
-export function failedItem(error: unknown, itemIndex: number, request: ItemRequest): INodeExecutionData {
-	const item = errorItem(error, itemIndex, request);
+export function failedItem(error: unknown, itemIndex: number, asked: IDataObject): INodeExecutionData {
+	const item = errorItem(error, itemIndex, asked);
 	item.json = { id: item.json.id ?? null, ...item.json };
 	item.json.options ??= null;
 	return item;
 }
 
-/**
- * Reads and checks every item (Generate's or Run Look's preparation); with Continue On Fail off, one bad item
- * refuses the whole batch before anything is sent.
- */
-export async function prepareAll(
-	ctx: IExecuteFunctions,
-	prepare: (itemIndex: number) => Promise<PreparedRun>,
-): Promise<{ ready: PreparedRun[]; bad: Array<{ itemIndex: number; error: Error }> }> {
+/** Reads and checks every item with the operation's `prepare`, then gives the ready ones their request keys. */
+export async function prepareItems(ctx: IExecuteFunctions, prepare: PrepareItem): Promise<CheckedItems> {
 	const count = ctx.getInputData().length;
-	const ready: PreparedRun[] = [];
-	const bad: Array<{ itemIndex: number; error: Error }> = [];
+	const ready: RunRequest[] = [];
+	const refused: CheckedItems['refused'] = [];
 	for (let i = 0; i < count; i++) {
 		try {
 			ready.push(await prepare(i));
 		} catch (error) {
-			bad.push({ itemIndex: i, error: error as Error });
+			refused.push({ itemIndex: i, error: error as Error });
 		}
 	}
-	if (bad.length && !ctx.continueOnFail()) throw invalidItemsError(ctx, bad, count);
-	return { ready, bad };
+	if (refused.length && !ctx.continueOnFail()) throw invalidItemsError(ctx, refused, count);
+	// Continue On Fail: each refused item says it, as the step's refusal would.
+	for (const { error } of refused) {
+		const e = error as { description?: string | null };
+		e.description = e.description ? `${NOTHING_SENT}. ${e.description}` : `${NOTHING_SENT}.`;
+	}
+	const keys = assignRequestKeys(count, ready);
+	for (const p of ready) p.batchKeys = keys;
+	return { ready, refused, keys };
 }

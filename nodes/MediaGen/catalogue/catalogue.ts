@@ -1,29 +1,22 @@
-// GET /models and GET /apps, cached in memory per base URL: models for 5 minutes, apps for an
-// hour (the spec allows an hour). Dropdowns open instantly and a batch reads each once. Also what the catalogue
-// says of one model for the editor and the run alike: the model an id names (lookUpModel) and whether the
-// anonymous free tier covers it (freeTierCovers).
+// GET /models and GET /apps, cached in memory per base URL (models 5 minutes, apps an hour, as the spec allows), so
+// dropdowns open at once and a batch reads each once; and what the catalogue says of one model for the editor and the
+// run alike: the model an id names (lookUpModel) and whether the anonymous free tier covers it (freeTierCovers).
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, identityOf, type ApiContext } from '../../shared/transport';
 import { listProblem } from '../../shared/responseChecks';
 import { KIND_NOUNS, kindLabel, type CatalogueApp, type CatalogueModel, type MediaKind } from '../../shared/records';
 
-const MODEL_TTL_MS = 5 * 60_000;
-const APP_TTL_MS = 60 * 60_000;
-/**
- * An id just looked for again and still missing is not looked for again this soon
- * (a batch reads once, not per item).
- */
-const MISS_MEMORY_MS = 5_000;
-const recentMisses = new Map<string, number>();
-
+// The maps below live in one process: safe with several n8n processes, since an entry only saves a read (another
+// process reads for itself); what a step decides never depends on which process holds what.
 interface Entry<T> {
 	at: number;
 	value: Promise<T>;
 }
-
 const modelCache = new Map<string, Entry<CatalogueModel[]>>();
 const appCache = new Map<string, Entry<CatalogueApp[]>>();
+/** Ids just looked for in a fresh read and missing, not looked for again for 5 s (a batch reads once, not per item). */
+const recentMisses = new Map<string, number>();
 
 async function cached<T>(
 	cache: Map<string, Entry<T>>,
@@ -31,7 +24,7 @@ async function cached<T>(
 	ttl: number,
 	load: () => Promise<T>,
 	fresh = false,
-): Promise<T> {
+) {
 	const hit = cache.get(key);
 	if (hit && !fresh && Date.now() - hit.at < ttl) return await hit.value;
 	const value = load();
@@ -51,11 +44,11 @@ export async function getModels(ctx: ApiContext, fresh = false): Promise<Catalog
 		});
 		return res.body.models.filter((m) => m && typeof m.id === 'string');
 	};
-	return await cached(modelCache, (await identityOf(ctx)).baseUrl, MODEL_TTL_MS, load, fresh);
+	return await cached(modelCache, (await identityOf(ctx)).baseUrl, 5 * 60_000, load, fresh);
 }
 
 export async function getApps(ctx: ApiContext): Promise<CatalogueApp[]> {
-	return await cached(appCache, (await identityOf(ctx)).baseUrl, APP_TTL_MS, async () => {
+	return await cached(appCache, (await identityOf(ctx)).baseUrl, 60 * 60_000, async () => {
 		const res = await apiRequest<{ apps: CatalogueApp[] }>(ctx, {
 			method: 'GET',
 			path: '/apps',
@@ -66,10 +59,7 @@ export async function getApps(ctx: ApiContext): Promise<CatalogueApp[]> {
 	});
 }
 
-/**
- * The catalogue's free_tier flag marks the house engines (free daily runs for signed-in accounts); the anonymous
- * free tier covers only the image one (spec, "Anonymous free tier"). The one statement of that rule.
- */
+/** free_tier marks the house engines; the anonymous free tier covers only the image one (spec: Anonymous free tier). */
 export function freeTierCovers(model: CatalogueModel): boolean {
 	return model.free_tier && model.kind === 'image';
 }
@@ -84,85 +74,73 @@ export function freeTierModelIds(models: CatalogueModel[]): string[] {
  * runs), else the kind's cheapest model; catalogue order breaks ties. Undefined when the catalogue has none.
  */
 export function defaultModel(models: CatalogueModel[], kind: MediaKind): CatalogueModel | undefined {
-	const ofKind = models.filter((m) => m.kind === kind);
-	const free = ofKind.filter((m) => m.free_tier);
 	const cheapest = (list: CatalogueModel[]) =>
 		list.reduce<CatalogueModel | undefined>(
-			(best, m) => (!best || m.credits_at_defaults < best.credits_at_defaults ? m : best),
+			(best, m) => (best && best.credits_at_defaults <= m.credits_at_defaults ? best : m),
 			undefined,
 		);
-	return cheapest(free) ?? cheapest(ofKind);
+	const ofKind = models.filter((m) => m.kind === kind);
+	return cheapest(ofKind.filter((m) => m.free_tier)) ?? cheapest(ofKind);
 }
 
-/** What the catalogue has for a model id and a kind (undefined: any kind). Pure; each caller words the problems. */
-export type ModelLookUp = { model: CatalogueModel } | { missing: CatalogueModel[] } | { otherKind: CatalogueModel };
-
-/** The model an id names; else the kind's models when the id is not there, or the model when it is of another kind. */
-export function lookUpModel(models: CatalogueModel[], modelId: string, kind: MediaKind | undefined): ModelLookUp {
+/**
+ * The model an id names; else the kind's models (undefined kind: any) when the id is not there, or the model when it
+ * is of another kind. Pure; each caller words the problems.
+ */
+export function lookUpModel(
+	models: CatalogueModel[],
+	modelId: string,
+	kind: MediaKind | undefined,
+): { model: CatalogueModel } | { missing: CatalogueModel[] } | { otherKind: CatalogueModel } {
 	const model = models.find((m) => m.id === modelId);
 	if (!model) return { missing: models.filter((m) => !kind || m.kind === kind) };
 	if (kind && model.kind !== kind) return { otherKind: model };
 	return { model };
 }
 
-/** Finds a model by id, saying which ids exist for this kind when it is not there. */
-export function findModel(
-	ctx: ApiContext,
-	models: CatalogueModel[],
-	modelId: string,
-	kind: MediaKind | undefined,
-	itemIndex: number,
-): CatalogueModel {
-	const found = lookUpModel(models, modelId, kind);
-	if ('missing' in found) {
-		// With the price beside each ID: an AI agent choosing the model reads this and can call again.
-		const ids = found.missing.map((m) => `${m.id} (${kind ? '' : `${m.kind}, `}${m.credits_at_defaults} credits)`);
-		throw new NodeOperationError(ctx.getNode(), `Model: "${modelId}" is not in the model catalogue`, {
-			description:
-				`Pick a model from the list, or use one of these ${kind ? `${kind} ` : ''}model IDs (price at ` +
-				`their default options): ${ids.join(', ')}.`,
-			itemIndex,
-		});
-	}
-	if ('otherKind' in found) {
-		// Only a model of another kind than the one asked for, so a kind was asked for.
-		const model = found.otherKind;
-		const makes = `makes ${KIND_NOUNS[model.kind]}, not ${KIND_NOUNS[kind!]}`;
-		throw new NodeOperationError(ctx.getNode(), `Model: "${modelId}" (${model.name}) ${makes}`, {
-			description: `Change Kind to ${kindLabel(model.kind)}, or pick ${kind === 'image' ? 'an' : 'a'} ${kind} model.`,
-			itemIndex,
-		});
-	}
-	return found.model;
-}
-
-/** Finds a model, reading the catalogue once more before refusing an id the cached copy lacks. */
+/**
+ * The model an item names, reading the catalogue once more before refusing an id the cached copy lacks (a model may
+ * have been added); with Model left empty and a kind, the kind's default model.
+ */
 export async function resolveModel(
 	ctx: ApiContext,
 	modelId: string,
 	kind: MediaKind | undefined,
 	itemIndex: number,
 ): Promise<CatalogueModel> {
+	const refuse = (message: string, description: string) =>
+		new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
 	let models = await getModels(ctx);
+	if (!modelId && kind) {
+		const model = defaultModel(models, kind);
+		if (model) return model;
+		throw refuse(
+			`Model: none chosen, and the catalogue has no ${kind} model`,
+			'Pick a model from the list, or change Kind.',
+		);
+	}
 	const missKey = `${(await identityOf(ctx)).baseUrl}|${modelId}`;
 	const missedAt = recentMisses.get(missKey);
-	if (!models.some((m) => m.id === modelId) && !(missedAt && Date.now() - missedAt < MISS_MEMORY_MS)) {
+	if (!models.some((m) => m.id === modelId) && !(missedAt && Date.now() - missedAt < 5_000)) {
 		models = await getModels(ctx, true);
 		if (!models.some((m) => m.id === modelId)) recentMisses.set(missKey, Date.now());
 	}
-	return findModel(ctx, models, modelId, kind, itemIndex);
-}
-
-/** The model of an item whose Model is left empty (defaultModel), read from the catalogue when the step runs. */
-export async function resolveDefaultModel(
-	ctx: ApiContext,
-	kind: MediaKind,
-	itemIndex: number,
-): Promise<CatalogueModel> {
-	const model = defaultModel(await getModels(ctx), kind);
-	if (model) return model;
-	throw new NodeOperationError(ctx.getNode(), `Model: none chosen, and the catalogue has no ${kind} model`, {
-		description: `Pick a model from the list, or change Kind. Nothing was sent and nothing was charged.`,
-		itemIndex,
-	});
+	const found = lookUpModel(models, modelId, kind);
+	if ('missing' in found) {
+		// With the price beside each ID: an AI agent choosing the model reads this and can call again.
+		const ids = found.missing.map((m) => `${m.id} (${kind ? '' : `${m.kind}, `}${m.credits_at_defaults} credits)`);
+		throw refuse(
+			`Model: "${modelId}" is not in the model catalogue`,
+			`Pick a model from the list, or use one of these ${kind ? `${kind} ` : ''}model IDs (price at their default ` +
+				`options): ${ids.join(', ')}.`,
+		);
+	}
+	if ('otherKind' in found) {
+		const { name, kind: makes } = found.otherKind; // a kind was asked for
+		throw refuse(
+			`Model: "${modelId}" (${name}) makes ${KIND_NOUNS[makes]}, not ${KIND_NOUNS[kind!]}`,
+			`Change Kind to ${kindLabel(makes)}, or pick ${kind === 'image' ? 'an' : 'a'} ${kind} model.`,
+		);
+	}
+	return found.model;
 }

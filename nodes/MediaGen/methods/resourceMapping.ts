@@ -1,84 +1,61 @@
-// The Options box of Generate: every option the chosen model accepts, shown at once with its allowed
-// values. Each starts at "Model Default (…)", which sends nothing so the model's own default applies: an
-// added but untouched option can never send a value the user did not pick (n8n's editor would start a
-// yes/no field switched off, whatever the model's default).
-import type {
-	ILoadOptionsFunctions,
-	INodePropertyOptions,
-	ResourceMapperField,
-	ResourceMapperFields,
-} from 'n8n-workflow';
+// Generate's Options box (every option the chosen model accepts, with its allowed values, each starting at "Model
+// Default (…)", which sends nothing, so an added but untouched option never sends a value the user did not pick), and
+// About the Model, the notice under Model that says what the chosen model does and needs.
+import type { ILoadOptionsFunctions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
 
 import type { CatalogueModel } from '../../shared/records';
-import { listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../catalogue/modelOptions';
+import { effectiveOptions, listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../catalogue/modelOptions';
 import { describeLoadProblem, findModelFor } from './parameters';
 
 /** How a value reads in the Options box: yes/no options read On / Off. */
-export function showValue(v: unknown): string {
-	return typeof v === 'boolean' ? (v ? 'On' : 'Off') : String(v);
+const showValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 'On' : 'Off') : String(v));
+
+/** A field of the box, shown and never matched on (the box only maps values). */
+function field(id: string, displayName: string, more: Partial<ResourceMapperField>): ResourceMapperField {
+	return { id, displayName, required: false, defaultMatch: false, display: true, canBeUsedToMatch: false, ...more };
 }
 
 /**
- * The entry every option starts at. Its value is blank: n8n stores a blank choice as "not set", and unset
- * options are left out of the request, so the model decides.
+ * An option the model takes from a list. It starts at a blank "Model Default (…)": n8n stores a blank choice as not
+ * set, and unset options are left out of the request, so the model decides. Yes/no options are a list too: n8n's
+ * yes/no switch has no "not set" state.
  */
-function modelDefaultEntry(def: unknown): INodePropertyOptions {
-	return {
-		name: def === undefined ? 'Model Default' : `Model Default (${showValue(def)})`,
-		value: '',
-		description: 'Sends nothing for this option: the model uses its own default',
-	};
-}
-
 function listField(model: CatalogueModel, name: string): ResourceMapperField {
 	const list = (model.options as Record<string, unknown[]>)[name];
 	const def = (model.defaults as Record<string, unknown>)[name];
-	return {
-		id: name,
-		displayName: `${OPTION_LABELS[name] ?? name}${def !== undefined ? ` (default: ${showValue(def)})` : ''}`,
-		required: false,
-		defaultMatch: false,
-		display: true,
-		// Yes/no options are a list too (Model Default, On, Off): n8n's yes/no switch has no "not set" state.
+	const shown = def === undefined ? '' : ` (${showValue(def)})`;
+	return field(name, `${OPTION_LABELS[name] ?? name}${def === undefined ? '' : ` (default: ${showValue(def)})`}`, {
 		type: 'options',
 		options: [
-			modelDefaultEntry(def),
+			{
+				name: `Model Default${shown}`,
+				value: '',
+				description: 'Sends nothing for this option: the model uses its own default',
+			},
 			...list.map((v) => ({
 				name: `${showValue(v)}${v === def ? ' (default)' : ''}`,
 				value: v as string | number | boolean,
 			})),
 		],
 		defaultValue: '',
-		canBeUsedToMatch: false,
-	};
+	});
 }
 
 function musicField(model: CatalogueModel, name: 'style' | 'title' | 'vocal'): ResourceMapperField {
 	const music = model.music!;
-	const labels = {
-		style: `Style (≤ ${music.style_max_chars} chars)`,
-		title: `Song Title (≤ ${music.title_max_chars} chars)`,
-		vocal: 'Voice',
-	};
+	if (name === 'style')
+		return field(name, `Style (≤ ${music.style_max_chars} chars)`, { type: 'string', defaultValue: '' });
+	if (name === 'title')
+		return field(name, `Song Title (≤ ${music.title_max_chars} chars)`, { type: 'string', defaultValue: '' });
 	const voice = (v: string) => (v === 'm' ? 'Male (m)' : v === 'f' ? 'Female (f)' : v);
-	const common = {
-		id: name,
-		displayName: labels[name],
-		required: false,
-		defaultMatch: false,
-		display: true,
-		canBeUsedToMatch: false,
-	};
-	if (name !== 'vocal') return { ...common, type: 'string', defaultValue: '' };
-	return {
-		...common,
+	return field(name, 'Voice', {
 		type: 'options',
 		options: [
 			{ name: 'Any Voice (Model Chooses)', value: '', description: 'Sends no voice: the model picks one' },
 			...music.vocal.map((v) => ({ name: voice(v), value: v })),
 		],
 		defaultValue: '',
-	};
+	});
 }
 
 /** The option fields of the chosen model: only those it accepts, each with its allowed values and default. */
@@ -87,45 +64,35 @@ export function optionFieldsFor(model: CatalogueModel, musicMode?: string): Reso
 	const lists = listOptionsOf(model).filter((n) => !(model.kind === 'music' && (n === 'tier' || n === 'resolution')));
 	const fields = lists.map((name) => listField(model, name));
 	if (model.kind === 'music' && model.music) {
-		for (const name of musicFieldsFor(musicMode ?? model.defaults.tier ?? 'Describe'))
+		for (const name of musicFieldsFor(effectiveOptions(model, { tier: musicMode }).musicMode!))
 			fields.push(musicField(model, name));
 	}
 	return fields;
 }
 
 /**
- * The Options box when there is no model to show options of. The note under Model (About the Model, a box n8n
- * shows without its title) says why (an expression, another kind, an unknown ID, an unreadable catalogue): said
- * twice, the same sentence read as two problems. Never blank: n8n's editor keeps the box's previous notice when
- * a new one is empty.
+ * The Options box with no model to show options of. The note under Model says why; said twice, the same sentence read
+ * as two problems. Never blank: n8n's editor keeps the box's previous notice when a new one is empty.
  */
 export const NO_OPTIONS_NOTICE = 'No options to show yet: the note under Model says why.';
 
 export async function getModelOptionFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
-	try {
-		const found = await findModelFor(this);
-		if ('problem' in found) return { fields: [], emptyFieldsNotice: NO_OPTIONS_NOTICE };
-		const { model, musicMode } = found;
-		const fields = optionFieldsFor(model, musicMode);
-		return { fields, emptyFieldsNotice: `${model.name} has no options to set: it always uses its defaults.` };
-	} catch {
-		// A broken credential or an unreachable service: About the Model gives the reason.
-		return { fields: [], emptyFieldsNotice: NO_OPTIONS_NOTICE };
-	}
+	// A broken credential or an unreachable service: About the Model gives the reason.
+	const found = await findModelFor(this).catch(() => ({ problem: '' }));
+	if ('problem' in found) return { fields: [], emptyFieldsNotice: NO_OPTIONS_NOTICE };
+	const notice = `${found.model.name} has no options to set: it always uses its defaults.`;
+	return { fields: optionFieldsFor(found.model, found.musicMode), emptyFieldsNotice: notice };
 }
 
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
-/**
- * What the chosen model does and needs, in a few lines: shown under Model (About the Model) because
- * n8n's model list shows names only.
- */
+/** What the chosen model does and needs, in a few lines (About the Model): n8n's model list shows names only. */
 export function modelSummary(model: CatalogueModel, musicMode?: string): string {
 	const price = `${count(model.credits_at_defaults, 'credit')} at its defaults${model.free_tier ? ', free tier' : ''}`;
 	const lines = [`<b>${model.name}</b> (${model.vendor}) · ${price}. ${model.description ?? ''}`.trim()];
 	const facts: string[] = [];
 	if (model.kind === 'music' && model.music) {
-		const mode = musicMode ?? model.defaults.tier ?? 'Describe';
+		const mode = effectiveOptions(model, { tier: musicMode }).musicMode!;
 		const limits = model.music.prompt_max_chars_by_mode;
 		const modes = Object.entries(limits).map(([m, n]) => `${m} ${n.toLocaleString('en-US')}`);
 		const limit = count(limits[mode] ?? model.prompt_max_chars, 'character');

@@ -5,8 +5,8 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { priceRequestOf, type PreparedRun } from '../run/preparedRun';
-import type { Refusal } from '../run/runErrors';
+import type { RunRequest } from '../run/runRequest';
+import { NOTHING_SENT, type Refusal } from '../run/runErrors';
 import { CAP_ADVICE, capRefusalMessage, type SpendingCap } from '../run/spendingCap';
 import type { PauseState } from './pauseState';
 
@@ -21,16 +21,16 @@ const UNKNOWN_IN_PAUSE =
  * Before the pause, in item order at the predicted prices: an item that would pass the cap is refused, the others
  * are counted in the saved total now (the resume calls can save nothing). An unknown price cannot be planned.
  */
-export function capRefusalsBeforePause(node: INode, ready: PreparedRun[], cap: SpendingCap, continueOnFail: boolean) {
+export function capRefusalsBeforePause(node: INode, ready: RunRequest[], cap: SpendingCap, continueOnFail: boolean) {
 	const spentBefore = cap.spent;
 	const refusals = new Map<number, string>();
-	const prices = ready.map((p) => cap.book.price(priceRequestOf(p)));
+	const prices = ready.map((p) => cap.book.price(p));
 	const unknown = prices.findIndex((price) => price.credits === null);
 	if (unknown >= 0 && !continueOnFail) {
 		const why = prices[unknown].why ?? 'unknown';
 		throw new NodeOperationError(node, `${UNKNOWN_IN_PAUSE} (item ${ready[unknown].itemIndex + 1}: ${why})`, {
 			description:
-				'Nothing was submitted and nothing was charged. Choose Waiting → Poll, which sends such a run alone and ' +
+				`${NOTHING_SENT}. Choose Waiting → Poll, which sends such a run alone and ` +
 				'waits for its price, or remove the cap, or run this model with these options once so that its price is ' +
 				"in your account's history.",
 		});

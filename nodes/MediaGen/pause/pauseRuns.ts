@@ -10,7 +10,7 @@ import { identityOf, isBusySubmission } from '../../shared/transport';
 import { isPrivateHost } from '../run/checkRequest';
 import { concurrencyOf } from '../run/concurrency';
 import { withPaidRuns } from '../run/paidRuns';
-import { withFileAddresses, type PreparedRun } from '../run/preparedRun';
+import { withFileAddresses, type RunRequest } from '../run/runRequest';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
 import { refusalOf, runDetailsOf } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
@@ -136,7 +136,7 @@ export function timerOutcomeItems(state: PauseState, inputCount: number): INodeE
 
 export async function pauseRuns(
 	ctx: IExecuteFunctions,
-	ready: PreparedRun[],
+	ready: RunRequest[],
 	invalid: Array<{ itemIndex: number; error: Error }>,
 	cap: SpendingCap | undefined,
 ): Promise<INodeExecutionData[]> {

@@ -1,37 +1,21 @@
-// Checks made before any credit is spent, each naming the field and what is allowed. Pure.
+// Checks made before any credit is spent, each naming the field and what is allowed; checkedRequest applies them all
+// to an item's request.
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { readMaxCredits } from '../../shared/fields';
 import type { CatalogueModel } from '../../shared/records';
-import { freeTierCovers } from '../catalogue/catalogue';
-import { promptLimit } from '../catalogue/modelOptions';
-import { REQUEST_KEY_MAX } from './requestKey';
+import { identityOf } from '../../shared/transport';
+import { freeTierCovers, freeTierModelIds, getModels } from '../catalogue/catalogue';
+import { effectiveOptions, promptLimit } from '../catalogue/modelOptions';
+import { defaultRequestKey, REQUEST_KEY_MAX } from './requestKey';
+import type { ItemRead, RunRequest } from './runRequest';
+import { readRunSettings } from './runSettings';
 
-export const MAX_REFERENCE_IMAGES = 14;
-export const NEGATIVE_PROMPT_MAX = 2000;
-export const RUN_WEBHOOK_MAX_CHARS = 500;
-
-export interface RequestDraft {
-	prompt: string;
-	musicMode?: string;
-	negativePrompt?: string;
-	imageCount: number;
-	hasEndFrame: boolean;
-	hasAudio: boolean;
-	identity: 'apiKey' | 'anonymous';
-	/** Anonymous callers: the catalogue's models the free tier covers, named when another is refused. */
-	freeModelIds?: string[];
-}
-
-/** The fields of a run request that do not depend on the model. */
-export interface SettingsDraft {
-	webhookUrl?: string;
-	requestKey?: string;
-	/** Max Credits per Execution as entered, if set. */
-	maxCredits?: unknown;
-	/** The API's Base URL: a service on a local or private host (the sandbox) can reach addresses there. */
-	apiBaseUrl: string;
-}
-
+const MAX_REFERENCE_IMAGES = 14;
+const NEGATIVE_PROMPT_MAX = 2000;
+const RUN_WEBHOOK_MAX_CHARS = 500;
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
-
 const PRIVATE_HOST = new RegExp(
 	[
 		'^(localhost|0\\.0\\.0\\.0|127(\\.\\d+){3}|10(\\.\\d+){3}|192\\.168(\\.\\d+){2}',
@@ -98,95 +82,112 @@ export function checkMediaUrls(field: string, urls: string[]): string[] {
 		.filter((p): p is string => p !== undefined);
 }
 
-/** What the model accepts, for the description of a refused request. */
-export function describeLimits(model: CatalogueModel, musicMode?: string): string {
-	const limit = promptLimit(model, musicMode);
+/** What the model accepts with these options, for the description of a refused request. */
+export function describeLimits(model: CatalogueModel, options?: Record<string, unknown>): string {
+	const limit = promptLimit(model, options);
 	const prompt = Number.isFinite(limit) ? `prompt up to ${limit} characters` : 'a prompt';
 	const images = Math.min(Number(model.reference_images_max) || 0, MAX_REFERENCE_IMAGES);
-	return (
-		`${model.name} (${model.id}) accepts: ${prompt}, ` +
-		`${images ? `at most ${images} reference images` : 'no reference images'}.`
-	);
+	return `${model.name} (${model.id}) accepts: ${prompt}, ${images ? `at most ${images}` : 'no'} reference images.`;
 }
 
-/**
- * The model's limits for a refused request's description, only when a problem is about a limit (the prompt's
- * length, the number of reference images): beside a free-tier refusal they would read as a second, unrelated reason.
- */
-export function limitsHelp(model: CatalogueModel, musicMode: string | undefined, problems: string[]): string {
-	const aboutLimits = problems.some((p) => /^(Prompt is \d|Reference Images: \d)/.test(p));
-	return aboutLimits ? ` ${describeLimits(model, musicMode)}` : '';
-}
-
-export function checkRequest(model: CatalogueModel, draft: RequestDraft): string[] {
+/** The request against its model, and against the free tier for an anonymous ID (`freeModelIds`: the tier's models). */
+export function checkRequest(
+	{ model, body, images, endFrame, audio }: Pick<RunRequest, 'model' | 'body' | 'images' | 'endFrame' | 'audio'>,
+	identity: 'apiKey' | 'anonymous',
+	freeModelIds?: string[],
+): string[] {
 	const problems: string[] = [];
-	if (draft.identity === 'anonymous' && !freeTierCovers(model)) {
-		const free = draft.freeModelIds?.length ? ` (${draft.freeModelIds.join(', ')})` : '';
+	if (identity === 'anonymous' && !freeTierCovers(model)) {
+		const free = freeModelIds?.length ? ` (${freeModelIds.join(', ')})` : '';
 		problems.push(
 			`Model: ${model.name} is not covered by the anonymous free tier, which covers only the free house image ` +
 				`engine${free}. Use the Media Generation API credential (API key) or pick the free image model.`,
 		);
 	}
-	const limit = promptLimit(model, draft.musicMode);
-	if (!draft.prompt || draft.prompt.trim() === '') problems.push('Prompt is empty. Write at least 1 character.');
-	else if (Number.isFinite(limit) && draft.prompt.length > limit) {
-		problems.push(
-			`Prompt is ${draft.prompt.length} characters long; ` +
-				`${model.name}${model.kind === 'music' ? ` in ${draft.musicMode ?? model.defaults.tier} mode` : ''} takes at ` +
-				`most ${limit}.`,
-		);
+	const prompt = String(body.prompt ?? '');
+	const options = body.options as Record<string, unknown> | undefined;
+	const { musicMode } = effectiveOptions(model, options);
+	const limit = promptLimit(model, options);
+	if (prompt.trim() === '') problems.push('Prompt is empty. Write at least 1 character.');
+	else if (Number.isFinite(limit) && prompt.length > limit) {
+		const mode = musicMode === undefined ? '' : ` in ${musicMode} mode`;
+		problems.push(`Prompt is ${prompt.length} characters long; ${model.name}${mode} takes at most ${limit}.`);
 	}
-	if (draft.negativePrompt) {
-		if (model.negative_prompt === false)
-			problems.push(`Negative Prompt is not used by ${model.name}; clear it or pick a model that uses one.`);
-		else if (draft.negativePrompt.length > NEGATIVE_PROMPT_MAX)
-			problems.push(
-				`Negative Prompt is ${draft.negativePrompt.length} characters long; the limit is ${NEGATIVE_PROMPT_MAX}.`,
-			);
-	}
-	if (draft.imageCount > 0) {
-		const max = Math.min(model.reference_images_max ?? 0, MAX_REFERENCE_IMAGES);
-		if (!model.inputs.includes('image') || max === 0) {
-			problems.push(`Reference Images: ${model.name} takes no reference images; remove the ${draft.imageCount} given.`);
-		} else if (draft.imageCount > max) {
-			problems.push(`Reference Images: ${draft.imageCount} given; ${model.name} takes at most ${max}.`);
-		}
-	}
-	if (draft.hasEndFrame && (model.kind !== 'video' || model.end_frame === false)) {
+	const negativePrompt = String(body.negativePrompt ?? '');
+	if (negativePrompt && model.negative_prompt === false)
+		problems.push(`Negative Prompt is not used by ${model.name}; clear it or pick a model that uses one.`);
+	else if (negativePrompt.length > NEGATIVE_PROMPT_MAX)
+		problems.push(`Negative Prompt is ${negativePrompt.length} characters long; the limit is ${NEGATIVE_PROMPT_MAX}.`);
+	const max = Math.min(model.reference_images_max ?? 0, MAX_REFERENCE_IMAGES);
+	if (images.length && (!model.inputs.includes('image') || max === 0))
+		problems.push(`Reference Images: ${model.name} takes no reference images; remove the ${images.length} given.`);
+	else if (images.length > max)
+		problems.push(`Reference Images: ${images.length} given; ${model.name} takes at most ${max}.`);
+	if (endFrame && (model.kind !== 'video' || model.end_frame === false))
 		problems.push(`End Frame: ${model.name} does not support an end frame; remove it.`);
-	}
-	if (draft.hasAudio && !model.inputs.includes('audio')) {
+	if (audio && !model.inputs.includes('audio')) {
 		problems.push(
 			`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick such ` +
 				`a model.`,
 		);
 	}
-	if (!draft.hasAudio && model.inputs.includes('audio')) {
+	if (!audio && model.inputs.includes('audio'))
 		problems.push(
 			`Driving Audio: ${model.name} is a talking-avatar model and needs an audio file (binary property or URL).`,
+		);
+	return problems;
+}
+
+/** Checks of the Additional Fields as entered that do not depend on the model (Webhook URL, Request Key, cap). */
+export function checkSettings(fields: IDataObject, apiBaseUrl: string): string[] {
+	const problems: string[] = [];
+	const webhookUrl = String(fields.webhookUrl ?? '').trim();
+	const requestKey = String(fields.requestKey ?? '').trim();
+	const webhookProblem = webhookUrl ? checkWebhookUrl(webhookUrl, apiBaseUrl) : undefined;
+	if (webhookProblem) problems.push(webhookProblem);
+	if (requestKey.length > REQUEST_KEY_MAX)
+		problems.push(`Request Key is ${requestKey.length} characters long; the limit is ${REQUEST_KEY_MAX}.`);
+	const { maxCredits } = fields;
+	const cap = Number(maxCredits);
+	if (maxCredits !== undefined && maxCredits !== '' && maxCredits !== null && !(Number.isFinite(cap) && cap >= 0)) {
+		problems.push(
+			`Max Credits per Execution is ${JSON.stringify(maxCredits)}; enter a number of credits, 0 or more, ` +
+				`or remove the field for no cap.`,
 		);
 	}
 	return problems;
 }
 
-/** Checks of the fields that do not depend on the model: Webhook URL, Request Key, Max Credits. */
-export function checkSettings(draft: SettingsDraft): string[] {
-	const problems: string[] = [];
-	if (draft.webhookUrl) {
-		const p = checkWebhookUrl(draft.webhookUrl, draft.apiBaseUrl);
-		if (p) problems.push(p);
+/**
+ * The item's request once checked against its model and its Additional Fields as entered (`fields`: Webhook URL,
+ * Request Key, Max Credits), with its key, settings and cap. One refusal names every problem, the operation's own
+ * (`problems`) first, and the model's limits when a problem is about one (beside a free-tier refusal they would read
+ * as a second, unrelated reason).
+ */
+export async function checkedRequest(
+	ctx: IExecuteFunctions,
+	read: ItemRead,
+	fields: IDataObject,
+	problems: string[] = [],
+): Promise<RunRequest> {
+	const identity = await identityOf(ctx);
+	const freeModelIds = identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx)) : undefined;
+	problems.push(...checkRequest(read, identity.kind, freeModelIds), ...checkSettings(fields, identity.baseUrl));
+	for (const source of [...read.images, read.endFrame, read.audio])
+		if (source && 'url' in source) problems.push(...checkMediaUrls(source.field, [source.url]));
+	if (problems.length) {
+		const message = problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`;
+		const aboutLimits = problems.some((p) => /^(Prompt is \d|Reference Images: \d)/.test(p));
+		const limits = aboutLimits ? describeLimits(read.model, read.body.options as Record<string, unknown>) : '';
+		throw new NodeOperationError(ctx.getNode(), message, {
+			...(limits ? { description: limits } : {}),
+			itemIndex: read.itemIndex,
+		});
 	}
-	if (draft.requestKey !== undefined && draft.requestKey.length > REQUEST_KEY_MAX) {
-		problems.push(`Request Key is ${draft.requestKey.length} characters long; the limit is ${REQUEST_KEY_MAX}.`);
-	}
-	if (draft.maxCredits !== undefined && draft.maxCredits !== '' && draft.maxCredits !== null) {
-		const cap = Number(draft.maxCredits);
-		if (!Number.isFinite(cap) || cap < 0) {
-			problems.push(
-				`Max Credits per Execution is ${JSON.stringify(draft.maxCredits)}; enter a number of credits, 0 or more, ` +
-					`or remove the field for no cap.`,
-			);
-		}
-	}
-	return problems;
+	const text = (name: string) => String(fields[name] ?? '').trim() || undefined;
+	const body: IDataObject = { ...read.body };
+	if (text('webhookUrl')) body.webhookUrl = text('webhookUrl');
+	body.requestKey = text('requestKey') ?? defaultRequestKey(ctx, read.itemIndex);
+	const settings = readRunSettings(ctx, read.itemIndex);
+	return { ...read, body, settings, typedKey: text('requestKey') !== undefined, maxCredits: readMaxCredits(fields) };
 }

@@ -4,7 +4,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { apiRequest, identityOf } from '../../shared/transport';
 import { identityProblem } from '../../shared/responseChecks';
 
-/** As many items at once as the identity may have runs in flight (GET /me), at most 20. */
+/** As many items at once as the identity may have runs in flight, at most 20. */
 export async function concurrencyOf(ctx: IExecuteFunctions, items: number): Promise<number> {
 	if (items <= 1) return 1;
 	if ((await identityOf(ctx)).kind === 'anonymous') return 1;

@@ -1,8 +1,7 @@
-// Request keys: the service returns the first run for a repeated key and charges nothing, so every
-// submission carries one. Defaults are unique per n8n instance, execution, node, loop pass and item;
-// a key the user typed is made unique per item; a refunded (FAILED) run's key is followed by -r2, -r3 …
-// Items are numbered as a person counts them (from 1) in both, so one expression form names every item's key
-// when the step is run again (requestKeyAdvice).
+// Request keys: the service returns the first run for a repeated key and charges nothing, so every submission
+// carries one. Defaults are unique per n8n instance, execution, node, loop pass and item; a typed key shared by items
+// gets the item number; a refunded (FAILED) run's key is followed by -r2, -r3 … Items are numbered from 1 in both, so
+// one expression form names every item's key when the step is run again (requestKeyAdvice).
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { isToolCall, toolCallKey } from './toolCall';
@@ -12,49 +11,38 @@ export const REQUEST_KEY_MAX = 120;
 /** How many fresh runs a retry may start after refunded failures of the same item (key, key-r2 … key-r10). */
 export const MAX_FRESH_RUNS = 10;
 
-function instancePart(ctx: IExecuteFunctions): string {
-	try {
-		return (ctx.getInstanceId() ?? '').slice(0, 12);
-	} catch {
-		return '';
-	}
-}
-
-/** The loop pass of this node in the execution, through n8n's public data proxy ($runIndex). */
-export function runIndexOf(ctx: IExecuteFunctions, itemIndex: number): number {
-	const value = ctx.getWorkflowDataProxy(itemIndex).$runIndex;
-	return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-/**
- * Default request key: same n8n instance, execution, node, loop pass and item → same key, so retries
- * are never charged twice. The instance part keeps two n8n instances (whose execution ids both
- * start at 1) from getting each other's runs back. A tool call has no such identity: it gets a key of its own.
- * It ends in the item's number (from 1), as a shared typed key's suffix does.
- */
-export function defaultRequestKey(ctx: IExecuteFunctions, itemIndex: number): string {
-	const node = ctx.getNode();
-	if (isToolCall(ctx)) return `n8n-${instancePart(ctx)}-${toolCallKey(ctx, itemIndex)}`.slice(0, REQUEST_KEY_MAX);
-	const execution = ctx.getExecutionId() ?? 'manual';
-	const base = `n8n-${instancePart(ctx)}-${execution}-${node.id ?? node.name}-${runIndexOf(ctx, itemIndex)}`;
-	return withSuffix(base, `-${itemIndex + 1}`);
-}
-
 function withSuffix(base: string, suffix: string): string {
 	return `${base.slice(0, REQUEST_KEY_MAX - suffix.length)}${suffix}`;
 }
 
 /**
- * Makes typed keys unique per item: where several items share a key (a fixed value rather than an
- * expression that differs per item), each gets "-<item number>" appended. Pure; returns new keys.
+ * Same n8n instance, execution, node, loop pass ($runIndex) and item → same key, so a retry is never charged twice;
+ * the instance part keeps two n8n instances (whose execution ids both start at 1) apart. A tool call has no such
+ * identity and gets a key of its own.
  */
+export function defaultRequestKey(ctx: IExecuteFunctions, itemIndex: number): string {
+	let instance = '';
+	try {
+		instance = (ctx.getInstanceId() ?? '').slice(0, 12);
+	} catch {
+		// no instance id: the execution and node still tell the keys apart
+	}
+	if (isToolCall(ctx)) return `n8n-${instance}-${toolCallKey(ctx, itemIndex)}`.slice(0, REQUEST_KEY_MAX);
+	const node = ctx.getNode();
+	const pass = ctx.getWorkflowDataProxy(itemIndex).$runIndex;
+	const runIndex = typeof pass === 'number' && Number.isFinite(pass) ? pass : 0;
+	return withSuffix(
+		`n8n-${instance}-${ctx.getExecutionId() ?? 'manual'}-${node.id ?? node.name}-${runIndex}`,
+		`-${itemIndex + 1}`,
+	);
+}
+
+/** Typed keys shared by several items (a fixed value, not a per-item expression) get "-<item number>". Pure. */
 export function uniquePerItem(keys: Array<{ itemIndex: number; key: string; typed: boolean }>): Map<number, string> {
 	const count = new Map<string, number>();
 	for (const k of keys) count.set(k.key, (count.get(k.key) ?? 0) + 1);
-	const out = new Map<number, string>();
-	for (const k of keys)
-		out.set(k.itemIndex, k.typed && count.get(k.key)! > 1 ? withSuffix(k.key, `-${k.itemIndex + 1}`) : k.key);
-	return out;
+	const shared = (k: { key: string; typed: boolean }) => k.typed && count.get(k.key)! > 1;
+	return new Map(keys.map((k) => [k.itemIndex, shared(k) ? withSuffix(k.key, `-${k.itemIndex + 1}`) : k.key]));
 }
 
 /** The key for the n-th attempt after refunded failures: the first key, then "-r2", "-r3" … */
@@ -76,23 +64,20 @@ export interface BatchKeys {
 	items: SentKey[];
 }
 
-/**
- * The batch's keys, once per step: typed keys shared by several items get the item number, every item's body
- * carries its key, and the list is kept for the advice in any later message.
- */
+/** The batch's keys, once per step: each body gets its key, and the list is kept for the advice in any message. */
 export function assignRequestKeys(
 	inputCount: number,
 	ready: Array<{ itemIndex: number; body: { requestKey?: unknown }; typedKey: boolean }>,
 ): BatchKeys {
 	const typed = ready.map((p) => ({ itemIndex: p.itemIndex, key: String(p.body.requestKey), typed: p.typedKey }));
 	const keys = uniquePerItem(typed);
+	for (const p of ready) p.body.requestKey = keys.get(p.itemIndex);
+	// A key only one item had counts as typed only while other items are ready too (else the field's value is one
+	// key, shared once more items are ready).
 	const items = typed.map((t) => {
 		const key = keys.get(t.itemIndex)!;
-		// A typed key that several ready items share is numbered; one that only one item had can be given as typed
-		// only while other items are ready too (else the field's value is one key, shared once more items are ready).
 		return { itemIndex: t.itemIndex, key, asTyped: t.typed && key === t.key && ready.length > 1 };
 	});
-	for (const p of ready) p.body.requestKey = keys.get(p.itemIndex);
 	return { inputCount, items };
 }
 
@@ -122,11 +107,10 @@ function jsString(text: string): string {
 }
 
 /**
- * The one wording of "run this step again with …" that gets a step's runs back without paying again: what to put
- * in Request Key so that every item of the same input is sent the very key it was sent (the service then returns
- * the run it made for that key, charging nothing). One input item: its key. Several: an expression that gives each
- * item its own key, so no key is shared (and none numbered) however many items are ready: B-{{ $itemIndex + 1 }}
- * for default keys and for a typed key the items shared, else each item's key listed. Keys the user's expression
+ * The one wording of "run this step again with …" that gets a step's runs back without paying again: what to put in
+ * Request Key so that every item of the same input is sent the very key it was sent. One input item: its key.
+ * Several: an expression giving each item its own key (so none is shared, and none numbered, however many items are
+ * ready): B-{{ $itemIndex + 1 }} where the keys allow it, else each item's key listed; keys the user's expression
  * gave each item: the field as it is.
  */
 export function requestKeyAdvice(batch: BatchKeys): string {

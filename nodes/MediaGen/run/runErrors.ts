@@ -1,11 +1,17 @@
-// Errors about runs keep what the user needs to find the run again (id, request key, status, cost,
-// refund) in one typed structure, so error items and batch reports read the same fields. An error kept as data
-// (pause mode records an item's refusal and shows it after the pause) is a Refusal.
+// Errors about runs keep what the user needs to find the run again (id, request key, status, cost, refund) in one
+// typed structure, so error items and batch reports read the same fields. An error kept as data (pause mode records
+// an item's refusal and shows it after the pause) is a Refusal.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { RunRecord } from '../../shared/records';
 import { isLostAnswer, MediaGenApiError } from '../../shared/transport';
+
+/**
+ * The one wording of a refusal before anything was sent, so no run was made or charged: the batch path says it of a
+ * step or an item it refused (batch/prepareItems.ts), the spending cap of a batch over the cap.
+ */
+export const NOTHING_SENT = 'Nothing was submitted and nothing was charged';
 
 /**
  * One failed request in brief, for a message about a run that may be charged: a service answer by its status and
@@ -30,7 +36,7 @@ export interface RunDetails {
 	mayBeCharged?: boolean;
 }
 
-/** The fields of RunDetails, in the order error items show them. */
+/** The fields of RunDetails, in the order error items show them; they live in the error's `context`. */
 const DETAIL_KEYS = [
 	'runId',
 	'requestKey',
@@ -42,9 +48,7 @@ const DETAIL_KEYS = [
 	'mayBeCharged',
 ] as const;
 
-interface WithContext {
-	context?: IDataObject;
-}
+type WithContext = { context?: IDataObject };
 
 /** Adds details to an error without overwriting what it already says. */
 export function addRunDetails<E>(error: E, details: RunDetails): E {
@@ -59,11 +63,7 @@ export function addRunDetails<E>(error: E, details: RunDetails): E {
 
 export function runDetailsOf(error: unknown): RunDetails {
 	const context = (error as WithContext)?.context ?? {};
-	const details: RunDetails = {};
-	for (const key of DETAIL_KEYS) {
-		if (context[key] !== undefined) (details as IDataObject)[key] = context[key];
-	}
-	return details;
+	return Object.fromEntries(DETAIL_KEYS.filter((key) => context[key] !== undefined).map((key) => [key, context[key]]));
 }
 
 export function detailsOfRun(run: RunRecord, requestKey?: string): RunDetails {
@@ -95,33 +95,24 @@ export function failedRunError(
 	itemIndex: number,
 	requestKey?: string,
 ): NodeOperationError {
-	if (run.status === 'CANCELED') {
-		// The spec lists CANCELED but says neither who cancels (clients cannot) nor whether its credits come back.
-		return runError(
-			ctx,
-			run,
-			`Run ${run.id} was cancelled: the service's record says CANCELED (${run.error ?? 'no reason given'})`,
-			`The service's record says CANCELED and that the run cost ${run.cost} credit${run.cost === 1 ? '' : 's'}; ` +
-				'the service does not say whether credits come back for a canceled run (they do for a failed one): check ' +
-				'Account → Get. A new execution starts a new run.',
-			itemIndex,
-			requestKey,
-		);
-	}
+	const reason = run.error ?? 'no reason given';
 	const refunded = run.refunded ?? run.cost;
-	return runError(
-		ctx,
-		run,
-		`Run ${run.id} failed: ${run.error ?? 'no reason given'}`,
-		`${refunded} credit${refunded === 1 ? ' was' : 's were'} refunded automatically. Try again, perhaps with another ` +
-			`prompt or model: a new execution, or "Retry On Fail", starts a new run.`,
-		itemIndex,
-		requestKey,
-	);
+	// The spec lists CANCELED but says neither who cancels (clients cannot) nor whether its credits come back.
+	const [message, description] =
+		run.status === 'CANCELED'
+			? [
+					`Run ${run.id} was cancelled: the service's record says CANCELED (${reason})`,
+					`The service's record says CANCELED and that the run cost ${run.cost} credit${run.cost === 1 ? '' : 's'}; ` +
+						'the service does not say whether credits come back for a canceled run (they do for a failed one): ' +
+						'check Account → Get. A new execution starts a new run.',
+				]
+			: [
+					`Run ${run.id} failed: ${reason}`,
+					`${refunded} credit${refunded === 1 ? ' was' : 's were'} refunded automatically. Try again, perhaps with ` +
+						`another prompt or model: a new execution, or "Retry On Fail", starts a new run.`,
+				];
+	return runError(ctx, run, message, description, itemIndex, requestKey);
 }
-
-/** What an item asked for (kind, model, prompt; app and look for Run Look), so a failed item says which it was. */
-export type ItemRequest = IDataObject;
 
 /** An error as an item's outcome kept in data (pause mode records it and shows it later): its message and advice. */
 export interface Refusal {
@@ -141,13 +132,13 @@ export function refusalOf(error: unknown): Refusal {
 }
 
 /**
- * A "Continue On Fail" item for a failed item: what it asked for, the message, what to do, and the run
- * details (its run ID also as `id`, as successful items have it).
+ * A "Continue On Fail" item for a failed item: what it asked for (kind, model, prompt; app and look for Run Look),
+ * the message, what to do, and the run details (its run ID also as `id`, as successful items have it).
  */
-export function errorItem(error: unknown, itemIndex: number, request: ItemRequest = {}): INodeExecutionData {
+export function errorItem(error: unknown, itemIndex: number, asked: IDataObject = {}): INodeExecutionData {
 	const e = error as { message?: string; description?: string | null; httpCode?: string | null };
 	const details = runDetailsOf(error);
-	const json: IDataObject = { ...(details.runId ? { id: details.runId } : {}), ...request };
+	const json: IDataObject = { ...(details.runId ? { id: details.runId } : {}), ...asked };
 	json.error = e?.message ?? String(error);
 	if (e?.description) json.description = e.description;
 	Object.assign(json, details);

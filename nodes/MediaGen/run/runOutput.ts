@@ -1,7 +1,6 @@
-// A run record as an output item: the record, the request key, and the files as binary data.
-// A failed run becomes an error carrying its id and refund; a failed download names the run. A batch's items go
-// out in input order with the same columns, failed ones in the error output's shape when the step has one, and
-// what a user should notice among them also as execution hints above the output.
+// A run record as an output item (the record, the request key, the files as binary data); a failed run becomes an
+// error carrying its id and refund. A batch's items go out in input order with the same columns, failed ones in the
+// error output's shape when the step has one, and what a user should notice among them as execution hints.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -14,20 +13,16 @@ import { NodeOperationError } from 'n8n-workflow';
 import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, runJson, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
+import type { RunSettings } from './runSettings';
 import { CAP_CODE } from './spendingCap';
 import { TIME_LIMIT_CODE } from './timeLimit';
 import { isToolCall } from './toolCall';
-
-export interface OutputSettings {
-	download: boolean;
-	binaryProperty: string;
-}
 
 /** A run, finished or not, as the item of `itemIndex`; a failed or canceled run is thrown as its error. */
 export async function runToItem(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,
-	settings: OutputSettings,
+	settings: Pick<RunSettings, 'download' | 'binaryProperty'>,
 	itemIndex: number,
 	extra: IDataObject = {},
 ): Promise<INodeExecutionData> {
@@ -62,12 +57,10 @@ export async function runToItem(
 }
 
 /**
- * Under On Error → "Continue (using error output)", each failed item (one with an `error` message) in the shape n8n
- * sends to the error output. n8n routes an item there, also on a resume, only when `error` and `message` are its only
- * fields (n8n-core's handleNodeErrorOutput, 1.123.81 and 2.41.1 alike: 2.41.1 also allows `details`, 1.123.81 does
- * not), so the run ID and refund are in those words: the error names the run, the message says what came back and
- * what to do. n8n adds the input item's fields to it. An item carrying an `error` object would be routed too, but
- * n8n first cuts its fields down to that error's message (normalizeNodeErrors).
+ * Under On Error → "Continue (using error output)", each failed item in the shape n8n sends to the error output: n8n
+ * routes an item there (also on a resume) only when `error` and `message` are its only fields (n8n-core's
+ * handleNodeErrorOutput, 1.123.81 and 2.41.1), so the error names the run and the message says what came back and
+ * what to do. An `error` object would be routed too, but cut down to its message first (normalizeNodeErrors).
  */
 export function withErrorOutput(
 	ctx: IExecuteFunctions | IWebhookFunctions,
@@ -87,14 +80,13 @@ export function isErrorOutputItem(json: IDataObject): boolean {
 }
 
 /**
- * Gives every item of one output the same top-level fields, null where an item has none. n8n's Table view
- * shows a red "undefined" in a cell whose field only other items have: a failed item (Continue On Fail) lacks
- * a run's cost or status, and its `description` is a field no run has. Field order: first seen, item by item.
+ * Every item of one output with the same top-level fields, null where an item has none: n8n's Table view shows a red
+ * "undefined" in a cell whose field only other items have (a failed item lacks a run's cost; no run has its
+ * `description`). Field order: first seen, item by item.
  */
 export function withSameColumns(items: INodeExecutionData[]): INodeExecutionData[] {
 	if (items.length < 2) return items;
-	const columns = new Set<string>();
-	for (const item of items) for (const key of Object.keys(item.json)) columns.add(key);
+	const columns = new Set(items.flatMap((item) => Object.keys(item.json)));
 	for (const item of items) for (const key of columns) if (!(key in item.json)) item.json[key] = null;
 	return items;
 }
@@ -111,10 +103,11 @@ function itemList(positions: number[]): string {
 	return `item${named.length ? 's' : ''} ${named.length ? `${named.join(', ')} and ${last}` : last}`;
 }
 
+const warning = (message: string): NodeExecutionHint => ({ message, type: 'warning', location: 'outputPane' });
+
 /**
- * Outcomes a user should notice without opening an item, as n8n execution hints (shown above the output):
- * runs still going when the time limit passed, items the time limit kept from being sent, and items Max Credits
- * per Execution refused. Read from the output's items, so they say what the items say.
+ * What a user should notice without opening an item, as execution hints above the output, read from the items:
+ * runs still going when the time limit passed, items it kept from being sent, items Max Credits refused.
  */
 export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 	const late: number[] = [];
@@ -125,19 +118,22 @@ export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 		else if (json.errorCode === CAP_CODE) capped.push(position);
 	}
 	const hints: NodeExecutionHint[] = [];
-	const hint = (message: string) => hints.push({ message, type: 'warning', location: 'outputPane' });
 	if (late.length) {
 		const ids = late.map((p) => items[p].json.runId).join(', ');
 		const one = late.length === 1;
-		hint(
-			`Time limit: the run${one ? '' : 's'} of ${itemList(late)} (${ids}) did not finish in time. ` +
-				`${one ? 'It keeps' : 'They keep'} going on the service and ${one ? 'is' : 'are'} charged (a run that ` +
-				`fails is refunded); pick ${one ? 'it' : 'them'} up with Generation → Wait.`,
+		hints.push(
+			warning(
+				`Time limit: the run${one ? '' : 's'} of ${itemList(late)} (${ids}) did not finish in time. ` +
+					`${one ? 'It keeps' : 'They keep'} going on the service and ${one ? 'is' : 'are'} charged (a run that ` +
+					`fails is refunded); pick ${one ? 'it' : 'them'} up with Generation → Wait.`,
+			),
 		);
 	}
 	if (unsent.length) {
 		const them = unsent.length === 1 ? 'it' : 'them';
-		hint(`Time limit: ${itemList(unsent)} could not be sent in time, so nothing was charged for ${them}.`);
+		hints.push(
+			warning(`Time limit: ${itemList(unsent)} could not be sent in time, so nothing was charged for ${them}.`),
+		);
 	}
 	if (capped.length) hints.push(capRefusalHint(capped));
 	return hints;
@@ -145,11 +141,8 @@ export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 
 /** The hint for items Max Credits per Execution refused (input positions). */
 export function capRefusalHint(capped: number[]): NodeExecutionHint {
-	return {
-		message:
-			`Max Credits per Execution refused ${itemList(capped)}: not submitted, so nothing was charged for ` +
+	return warning(
+		`Max Credits per Execution refused ${itemList(capped)}: not submitted, so nothing was charged for ` +
 			`${capped.length === 1 ? 'it' : 'them'}. Raise the cap or split the batch.`,
-		type: 'warning',
-		location: 'outputPane',
-	};
+	);
 }

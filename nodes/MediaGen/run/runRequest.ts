@@ -1,71 +1,101 @@
-// What Generate and Run Look do alike once an item's model and prompt are known: the checks every run request
-// gets before a credit is spent (checkRequest.ts's, with the free tier's models named for an anonymous ID, and
-// the request's settings), then the request itself with its key and the item as the batch path takes it
-// (preparedRun.ts). Each operation reads its own fields and words its own refusal.
+// One item's run request, from the item to the POST body. Generate and Run Look each read their fields into it, and
+// checkedRequest (checkRequest.ts) checks it and adds its key, settings and cap; the price book, the spending cap, the
+// batch path, error items and pause mode read it. Binary files are uploaded just before submitting (free).
+// A text field (the Prompt) is read so that an expression giving nothing never becomes a paid run: n8n hands the
+// node undefined for {{ $json.prompt }} on an item without `prompt`, or null (Estimate Cost's summary item), and
+// String() of those would send the words "undefined" or "null". Fixed text is sent as typed.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { CatalogueModel } from '../../shared/records';
-import { readMaxCredits } from '../../shared/fields';
-import { identityOf } from '../../shared/transport';
-import { freeTierModelIds, getModels } from '../catalogue/catalogue';
-import { checkRequest, checkSettings, type RequestDraft } from './checkRequest';
-import type { FileSource, PreparedRun } from './preparedRun';
-import { defaultRequestKey } from './requestKey';
-import { readRunSettings } from './runSettings';
+import { uploadFile, type PreparedFile } from '../files/upload';
+import type { BatchKeys } from './requestKey';
+import type { RunSettings } from './runSettings';
 
-/** An item's run request as its operation read it, before the checks. */
+/** A reference file: an address sent as it is, or a binary property uploaded just before submitting. */
+export type FileSource = { field: string } & ({ url: string } | { file: PreparedFile });
+
 export interface RunRequest {
+	itemIndex: number;
 	model: CatalogueModel;
-	/** The request as sent, without files, webhook URL and request key: kind, model, prompt, options, … */
+	/** The POST body but its files: kind, model, prompt, options, negativePrompt, webhookUrl, requestKey. */
 	body: IDataObject;
-	/** What the model checks look at (the identity and the free tier's models are added here). */
-	draft: Omit<RequestDraft, 'identity' | 'freeModelIds'>;
-	webhookUrl?: string;
-	/** The Request Key as typed; undefined for the node's default key. */
-	requestKey?: string;
-	/** Max Credits per Execution as entered. */
-	maxCredits: unknown;
+	/** Reference images, in the order they are sent. */
+	images: FileSource[];
+	endFrame?: FileSource;
+	audio?: FileSource;
+	settings: RunSettings;
+	/** Request Key was typed (else the node's default, unique per item). */
+	typedKey: boolean;
+	/** Max Credits per Execution; undefined for no cap. */
+	maxCredits?: number;
 	/** Fields added to the output item (Run Look's app and look). */
 	extraJson?: IDataObject;
+	/** The step's request keys, once assigned, for the advice to send them again. */
+	batchKeys?: BatchKeys;
 }
 
-/** Every problem of the request against its model and of its settings; empty when it may be sent. */
-export async function runRequestProblems(ctx: IExecuteFunctions, request: RunRequest): Promise<string[]> {
-	const identity = await identityOf(ctx);
-	const anonymous = identity.kind === 'anonymous';
-	return [
-		...checkRequest(request.model, {
-			...request.draft,
-			identity: identity.kind,
-			freeModelIds: anonymous ? freeTierModelIds(await getModels(ctx)) : undefined,
-		}),
-		...checkSettings({
-			webhookUrl: request.webhookUrl,
-			requestKey: request.requestKey,
-			maxCredits: request.maxCredits,
-			apiBaseUrl: identity.baseUrl,
-		}),
-	];
+/** What an operation reads from an item; checkedRequest adds the rest. */
+export type ItemRead = Pick<RunRequest, 'itemIndex' | 'model' | 'body' | 'images' | 'endFrame' | 'audio' | 'extraJson'>;
+
+/** The request's body with every reference file as an address: files from binary properties are uploaded (free). */
+export async function withFileAddresses(ctx: IExecuteFunctions, request: RunRequest): Promise<IDataObject> {
+	const addressOf = async (source: FileSource) =>
+		'url' in source ? source.url : (await uploadFile(ctx, source.file, request.itemIndex, source.field)).url;
+	const body = { ...request.body };
+	const images: string[] = [];
+	for (const source of request.images) images.push(await addressOf(source));
+	if (images.length) body.imageUrls = images;
+	if (request.endFrame) body.endImageUrl = await addressOf(request.endFrame);
+	if (request.audio) body.audioUrl = await addressOf(request.audio);
+	return body;
 }
 
-/** The checked request with its key and its files, as the batch path and pause mode take an item. */
-export function preparedRunOf(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	request: RunRequest,
-	files: { images: FileSource[]; endFrame?: FileSource; audio?: FileSource },
-): PreparedRun {
-	const body: IDataObject = { ...request.body };
-	if (request.webhookUrl) body.webhookUrl = request.webhookUrl;
-	body.requestKey = request.requestKey ?? defaultRequestKey(ctx, itemIndex);
-	return {
-		itemIndex,
-		body,
-		...files,
-		settings: readRunSettings(ctx, itemIndex),
-		model: request.model,
-		typedKey: request.requestKey !== undefined,
-		maxCredits: readMaxCredits({ maxCredits: request.maxCredits as IDataObject[string] }),
-		...(request.extraJson ? { extraJson: request.extraJson } : {}),
-	};
+/** What the item asked for (kind, model, prompt, options; app and look for Run Look), for its error item. */
+export function askedFor(request: RunRequest): IDataObject {
+	const { kind, model, prompt, options } = request.body;
+	return { kind, model, prompt, options, ...request.extraJson };
+}
+
+/** The field an expression like {{ $json.prompt }} or {{ $json["prompt"] }} reads, if it is only that. */
+function jsonFieldOf(expression: string): string | undefined {
+	const match = /^=\s*\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*["']([^"']+)["']\s*\])\s*\}\}\s*$/.exec(expression);
+	return match ? (match[1] ?? match[2]) : undefined;
+}
+
+/** What the item holds in place of the text, in words. */
+function whatTheItemHas(json: Record<string, unknown>, field: string | undefined, value: unknown): string {
+	if (field === undefined) return `it gave no value (${String(value)})`;
+	if (!(field in json)) return `the item has no "${field}" field`;
+	return `the item's "${field}" field is ${String(json[field])}`;
+}
+
+/** An expression as the message quotes it: at most 80 characters, without the marker n8n puts in $fromAI ones. */
+function shortened(expression: string): string {
+	const text = expression.replace(/\/\*n8n-auto-generated-fromAI-override\*\/\s*/g, '').trim();
+	return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** The text of a field sent to the service; an expression giving undefined or null refuses the item. */
+export function readRequestText(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
+	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
+	const raw = ctx.getNodeParameter(name, itemIndex, '', { rawExpressions: true }) as unknown;
+	if (typeof raw !== 'string' || !raw.startsWith('=')) return String(value ?? '');
+	// Empty text is refused by checkRequest ("Prompt is empty"), as typed or from an expression.
+	if (value !== undefined && value !== null) return String(value);
+	const field = jsonFieldOf(raw);
+	const json = (ctx.getInputData()[itemIndex]?.json ?? {}) as Record<string, unknown>;
+	// Estimate Cost's summary item (Put the Summary: In One Item After the Estimates) is no request.
+	const skip =
+		json.summary === true && 'totalCredits' in json
+			? `This item is Estimate Cost's summary (summary: true), not a request: set Estimate Cost's Put the Summary ` +
+				`to On Every Item so the totals go on each estimate and no summary item follows, or drop the items whose ` +
+				`summary is true (for example with a Filter node) before this step.`
+			: `${field ? `Give every item a "${field}" field` : 'Make the expression give text for every item'}, or leave ` +
+				`out the items without one (for example with a Filter node) before this step.`;
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${label}: the expression ${shortened(raw.slice(1))} gave nothing: ${whatTheItemHas(json, field, value)}.`,
+		{ description: skip, itemIndex },
+	);
 }

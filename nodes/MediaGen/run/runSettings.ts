@@ -1,5 +1,5 @@
-// Reads how a run-producing operation waits and returns files (the fields live in actions/descriptions.ts).
-// As an AI tool the node answers a caller who is waiting: it never pauses, and waits a shorter time by default.
+// How a run-producing operation waits and returns files (fields: actions/descriptions.ts). As an AI tool the node
+// answers a caller who is waiting: it never pauses, and waits a shorter time by default.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 

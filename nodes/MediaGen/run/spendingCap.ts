@@ -1,21 +1,16 @@
 // "Max Credits per Execution", all of it: where the spending cap is decided, and every refusal and its wording.
-// It adds up the cost of runs as the service accepts them (less refunds of failed runs) and refuses a submission
-// whose price would take the total over the cap. Prices come from the price book (cost/priceBook.ts): the
-// catalogue's at default options, else what this account was charged for the same model and options. A run whose
-// price is unknown is sent only while the total is under the cap, and alone: submissions under a cap go one at a
-// time, each waiting for the service's answer, which carries the price. So the cap is passed by at most the price
-// of one run whose price could not be predicted. A submission whose answer was lost counts at its predicted price
-// (it may have been charged), and a run its error names at its cost. Before anything is sent, a batch whose known
-// prices alone cross the cap is refused (without Continue On Fail); pause mode counts its later runs before the
-// pause. The total is kept per execution and node, across loop passes, in the node's context data (saved with the
-// execution); a tool call that n8n runs without execution data keeps it in this process instead (capStore).
+// The total adds up runs as the service accepts them (less refunds of failed runs); a submission whose price
+// (priceBook.ts) would take it over the cap is refused. A run of unknown price is sent only while the total is under
+// the cap, and alone (submissions under a cap go one at a time, each waiting for the answer, which carries the
+// price), so the cap is passed by at most one such run. A submission whose answer was lost counts at its predicted
+// price (it may have been charged), a run its error names at its cost. Before anything is sent, a batch whose known
+// prices alone cross the cap is refused (without Continue On Fail); pause mode counts its later runs before pausing.
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Price, PriceBook, PriceRequest } from '../cost/priceBook';
-import { priceBookFor } from '../cost/runHistory';
-import { priceRequestOf, type PreparedRun } from './preparedRun';
-import { addRunDetails, runDetailsOf } from './runErrors';
+import { priceBookFor, type Price, type PriceBook, type Priced } from './priceBook';
+import { addRunDetails, NOTHING_SENT, runDetailsOf } from './runErrors';
+import type { RunRequest } from './runRequest';
 import { wasMadeEarlier } from './submission';
 
 export interface CapRefusal {
@@ -33,7 +28,10 @@ export const CAP_BOUND =
 /** The errorCode of an item the cap refused (its hint reads it: runOutput.ts). */
 export const CAP_CODE = 'spending_cap';
 
-/** Where the total lives in the node's context data, which n8n saves with the execution. */
+/**
+ * Where the total lives in the node's context data, which n8n saves with the execution: every pass of the step in
+ * the execution counts it wherever it runs (after a pause, on another worker, after a restart).
+ */
 export const CAP_TOTAL_KEY = 'mediaGenCapTotal';
 
 interface Total {
@@ -43,44 +41,29 @@ interface Total {
 }
 
 /**
- * The execution's total so far, read from (and kept in) the node's context data: n8n saves it with the
- * execution, so a later pass counts it wherever that runs (after a pause, on another worker, after a restart).
+ * Totals of steps n8n runs without execution data (an MCP client's tool calls), kept a day in this process: nothing
+ * else belongs to all the calls of that node. Safe with several n8n processes: such calls have no execution to share,
+ * so each process caps the calls it runs; every step with execution data keeps its total in that data instead.
  */
-function totalIn(store: IDataObject): Total {
-	const saved = store[CAP_TOTAL_KEY] as Partial<Total> | undefined;
-	const total: Total = {
-		spent: Number(saved?.spent) || 0,
-		counted: Array.isArray(saved?.counted) ? saved.counted.map(String) : [],
-	};
-	store[CAP_TOTAL_KEY] = total as unknown as IDataObject;
-	return total;
-}
-
-/** Steps without execution data (an MCP client's tool calls): their total, kept a day in this process. */
 const unsavedTotals = new Map<string, { store: IDataObject; at: number }>();
 const FORGET_AFTER_MS = 24 * 3600_000;
 
-function unsavedStore(key: string): IDataObject {
+/** The node context data of the step's execution, or its unsaved store when it has none. */
+function capStore(ctx: IExecuteFunctions): IDataObject {
+	const executionId = ctx.getExecutionId();
+	try {
+		if (executionId) return ctx.getContext('node');
+	} catch {
+		// no execution data to save it with
+	}
 	const now = Date.now();
 	for (const [k, v] of unsavedTotals) if (now - v.at > FORGET_AFTER_MS) unsavedTotals.delete(k);
+	const node = ctx.getNode();
+	const key = `${executionId ?? 'manual'}|${node.id ?? node.name}`;
 	const entry = unsavedTotals.get(key) ?? { store: {}, at: now };
 	entry.at = now;
 	unsavedTotals.set(key, entry);
 	return entry.store;
-}
-
-/**
- * Where a step's total is kept: in the node's context data, saved with the execution. A tool call that n8n
- * runs without execution data (an MCP client's calls) has none: the calls of that node share a total in this
- * process (nothing else belongs to them all).
- */
-export function capStore(executionId: string | undefined, nodeId: string, nodeContext: () => IDataObject): IDataObject {
-	try {
-		if (executionId) return nodeContext();
-	} catch {
-		// no execution data to save it with
-	}
-	return unsavedStore(`${executionId ?? 'manual'}|${nodeId}`);
 }
 
 export class SpendingCap {
@@ -89,7 +72,7 @@ export class SpendingCap {
 	private readonly total: Total;
 
 	/**
-	 * @param store the node's context data in this execution (`getContext('node')`)
+	 * @param store the node's context data in this execution (`getContext('node')`), where the total is kept
 	 * @param book the batch's price book, which also learns the price of every run accepted here
 	 */
 	constructor(
@@ -97,7 +80,12 @@ export class SpendingCap {
 		store: IDataObject,
 		readonly book: PriceBook,
 	) {
-		this.total = totalIn(store);
+		const saved = store[CAP_TOTAL_KEY] as Partial<Total> | undefined;
+		this.total = {
+			spent: Number(saved?.spent) || 0,
+			counted: Array.isArray(saved?.counted) ? saved.counted.map(String) : [],
+		};
+		store[CAP_TOTAL_KEY] = this.total as unknown as IDataObject;
 	}
 
 	get spent(): number {
@@ -105,33 +93,35 @@ export class SpendingCap {
 	}
 
 	/** The sum of the prices known in advance, when it alone (with what is spent) would cross the cap. */
-	firstCertainOverrun(requests: PriceRequest[]): { total: number; count: number } | undefined {
+	firstCertainOverrun(requests: Priced[]): { total: number; count: number } | undefined {
 		const known = requests.map((r) => this.book.price(r).credits).filter((c): c is number => c !== null);
 		const total = known.reduce((sum, c) => sum + c, 0);
 		return this.spent + total > this.cap ? { total, count: known.length } : undefined;
 	}
 
-	/**
-	 * Runs `submit` if the run fits under the cap, one submission at a time; records the accepted cost. A run of
-	 * unknown price fits while anything is left. Returns the refusal instead when it does not fit.
-	 * @param audioUrl the driving audio's address as sent, so a later run with the same audio is priced
-	 */
+	/** Runs `submit` if the run fits under the cap, one submission at a time, and counts it; else the refusal. */
 	async submit<T extends { cost: number; id: string }>(
-		request: PriceRequest,
+		request: Priced,
 		submit: () => Promise<T>,
-		audioUrl?: () => string | undefined,
 	): Promise<T | CapRefusal> {
 		const turn = this.queue.then(async () => {
 			const price = this.book.price(request);
 			const over = price.credits === null ? this.spent >= this.cap : this.spent + price.credits > this.cap;
 			if (over) return { cap: this.cap, spent: this.spent, price } as CapRefusal;
 			const run = await submit().catch(async (error: unknown) => {
-				this.countFailedSubmission(error, price);
+				// It may still have been charged: a run its error names (a key that returned a run made for another
+				// request) at its cost; a lost answer at the predicted price, or, when that is unknown, as everything
+				// left under the cap (so no second run of unknown price goes).
+				const details = runDetailsOf(error);
+				if (details.runId && details.status !== 'FAILED')
+					this.count(details.runId, Number(details.cost ?? price.credits) || 0);
+				else if (details.mayBeCharged)
+					this.count(`key:${details.requestKey}`, price.credits ?? Math.max(0, this.cap - this.spent));
 				return await Promise.reject(error);
 			});
 			// A run an earlier execution made with this key was charged then: it costs this execution nothing.
 			if (!wasMadeEarlier(run)) this.count(run.id, Number(run.cost) || 0);
-			this.book.learn(request, run, audioUrl?.());
+			this.book.learn(request, run);
 			return run;
 		});
 		this.queue = turn.catch(() => undefined);
@@ -142,19 +132,6 @@ export class SpendingCap {
 		if (this.total.counted.includes(id)) return;
 		this.total.spent += credits;
 		this.total.counted.push(id);
-	}
-
-	/**
-	 * A submission that failed may still have been charged: a run its error names (a request key that returned a
-	 * run made for another request) counts at its cost; a send whose answer was lost counts at its predicted
-	 * price, or, when that is unknown, as everything left under the cap (so no second run of unknown price goes).
-	 */
-	private countFailedSubmission(error: unknown, price: Price): void {
-		const details = runDetailsOf(error);
-		if (details.runId && details.status !== 'FAILED')
-			this.count(details.runId, Number(details.cost ?? price.credits) || 0);
-		else if (details.mayBeCharged)
-			this.count(`key:${details.requestKey}`, price.credits ?? Math.max(0, this.cap - this.spent));
 	}
 
 	/** A failed run is refunded by the service: its cost no longer counts. */
@@ -178,78 +155,55 @@ export function isCapRefusal(value: unknown): value is CapRefusal {
 	return typeof value === 'object' && value !== null && 'price' in value && 'cap' in value && !('id' in value);
 }
 
-/** What a refused run is told: the cap, what is spent, the run's price or why it is unknown, and the bound. */
+/** What a refused run is told: the cap, what is spent, the run's price or why it is unknown. */
 export function capRefusalMessage(refusal: CapRefusal, spentWord = 'spent'): string {
 	const { cap, spent, price } = refusal;
 	const already = `${spent} credit${spent === 1 ? ' is' : 's are'} already ${spentWord} by this step in this execution`;
-	if (price.credits === null) {
-		return (
-			`Max Credits per Execution (${cap}) reached: ${already}, and this run's price is not known in advance ` +
-			`(${price.why ?? 'no earlier run like it'})`
-		);
-	}
-	return `Max Credits per Execution (${cap}) reached: this run would cost ${price.credits} credits and ${already}`;
+	if (price.credits !== null)
+		return `Max Credits per Execution (${cap}) reached: this run would cost ${price.credits} credits and ${already}`;
+	return (
+		`Max Credits per Execution (${cap}) reached: ${already}, and this run's price is not known in advance ` +
+		`(${price.why ?? 'no earlier run like it'})`
+	);
 }
 
 /** What to do about a refusal, with the bound the cap keeps. */
 export const CAP_ADVICE =
 	'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch. ' + CAP_BOUND;
 
-/** The refusal of one run at submission (Poll mode): the cap is reached. */
-function capRefusalError(node: INode, itemIndex: number, refusal: CapRefusal): NodeOperationError {
-	const error = new NodeOperationError(node, capRefusalMessage(refusal), { description: CAP_ADVICE, itemIndex });
-	return addRunDetails(error, { errorCode: CAP_CODE });
-}
-
-/** The refusal of a whole batch before anything is sent: its known prices alone cross the cap. */
-function upfrontCapError(node: INode, cap: SpendingCap, overrun: { total: number; count: number }) {
-	const spent = cap.spent ? ` (${cap.spent} already spent by this step in this execution)` : '';
-	const runs = overrun.count === 1 ? 'this run would cost' : `these ${overrun.count} runs would cost`;
-	return addRunDetails(
-		new NodeOperationError(
-			node,
-			`Max Credits per Execution is ${cap.cap}: ${runs} ${overrun.total} credits at the prices known in advance${spent}`,
-			{
-				description:
-					'Nothing was submitted and nothing was charged. Raise the cap, send fewer items, or pick a cheaper model. ' +
-					CAP_BOUND,
-			},
-		),
-		{ errorCode: CAP_CODE },
-	);
-}
-
 /**
- * The cap of a batch of Generate or Run Look items, or undefined for no cap, with the step's total so far and the
- * batch's price book. Without Continue On Fail, a batch whose known prices alone cross the cap is refused here.
+ * The cap of a batch of Generate or Run Look items (undefined: no cap), with the step's total so far and the batch's
+ * price book. Without Continue On Fail, a batch whose known prices alone cross the cap is refused here.
  */
-export async function spendingCapFor(ctx: IExecuteFunctions, ready: PreparedRun[]): Promise<SpendingCap | undefined> {
+export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]): Promise<SpendingCap | undefined> {
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
 	if (capValue === undefined) return undefined;
-	// The total is kept in the node's context data, saved with the execution: it counts every pass of this
-	// step in this execution wherever the pass runs (after a pause, on another worker).
-	const node = ctx.getNode();
-	const store = capStore(ctx.getExecutionId(), node.id ?? node.name, () => ctx.getContext('node'));
-	// The prices: the catalogue's, this account's history (read only when a price needs it), the runs sent here.
-	const cap = new SpendingCap(capValue, store, await priceBookFor(ctx, ready.map(priceRequestOf)));
-	if (!ctx.continueOnFail()) {
-		const overrun = cap.firstCertainOverrun(ready.map(priceRequestOf));
-		if (overrun) throw upfrontCapError(node, cap, overrun);
-	}
-	return cap;
+	const cap = new SpendingCap(capValue, capStore(ctx), await priceBookFor(ctx, ready));
+	const overrun = ctx.continueOnFail() ? undefined : cap.firstCertainOverrun(ready);
+	if (!overrun) return cap;
+	const spent = cap.spent ? ` (${cap.spent} already spent by this step in this execution)` : '';
+	const runs = overrun.count === 1 ? 'this run would cost' : `these ${overrun.count} runs would cost`;
+	const error = new NodeOperationError(
+		ctx.getNode(),
+		`Max Credits per Execution is ${cap.cap}: ${runs} ${overrun.total} credits at the prices known in advance${spent}`,
+		{ description: `${NOTHING_SENT}. Raise the cap, send fewer items, or pick a cheaper model. ${CAP_BOUND}` },
+	);
+	throw addRunDetails(error, { errorCode: CAP_CODE });
 }
 
 /** Submits an item's run under the cap (if any), or throws the cap's refusal; nothing is sent when refused. */
 export async function submitUnderCap<T extends { cost: number; id: string }>(
 	cap: SpendingCap | undefined,
 	node: INode,
-	p: PreparedRun,
+	p: RunRequest,
 	submit: () => Promise<T>,
 ): Promise<T> {
 	if (!cap) return await submit();
-	const accepted = await cap.submit(priceRequestOf(p), submit, () =>
-		p.body.audioUrl === undefined ? undefined : String(p.body.audioUrl),
-	);
-	if (isCapRefusal(accepted)) throw capRefusalError(node, p.itemIndex, accepted);
-	return accepted;
+	const accepted = await cap.submit(p, submit);
+	if (!isCapRefusal(accepted)) return accepted;
+	const error = new NodeOperationError(node, capRefusalMessage(accepted), {
+		description: CAP_ADVICE,
+		itemIndex: p.itemIndex,
+	});
+	throw addRunDetails(error, { errorCode: CAP_CODE });
 }

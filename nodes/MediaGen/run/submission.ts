@@ -1,12 +1,10 @@
-// POST /generations with a request key, so a repeated submission is never charged twice, and the one place a
-// 409 busy (every run slot of the account taken) is handled: Poll mode waits it out, pause mode's set-up stops
-// sending (pause/pauseRuns.ts); a resume call leaves the item for a later call (pause/batchWalk.ts). A lost or
-// unreadable answer is sent again with the same key (the service returns the run it made, uncharged) until the
-// item's time limit, then the item fails with that key.
-// The key is the only tie between an item and a run: runs are never matched by content, because an
-// identical request of another execution, workflow or person looks the same in the list.
-// A keyed run that comes back FAILED (refunded, from an earlier try) is followed by a fresh run under
-// key-r2 …; a keyed run made for another prompt or model is refused instead of returning the wrong file.
+// POST /generations with a request key, so a repeated submission is never charged twice, and the one place a 409
+// busy (every run slot of the account taken) is handled: Poll mode waits it out, pause mode's set-up stops sending
+// (pause/pauseRuns.ts), a resume call leaves the item for a later call (pause/batchWalk.ts). A lost or unreadable answer
+// is sent again with the same key (the service returns the run it made, uncharged) until the item's time limit, then
+// the item fails with that key. The key is the only tie between an item and a run: an identical request of another
+// execution or person looks the same in the list. A keyed run that comes back FAILED (refunded, from an earlier try)
+// is followed by a fresh run under key-r2 …; one made for another prompt or model is refused, not returned.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -24,6 +22,7 @@ import { MAX_FRESH_RUNS, requestKeyAdvice, retryKey, type BatchKeys } from './re
 import { addRunDetails, failureInBrief, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
+
 /** The longest pause between two sends of a submission whose answers are lost. */
 const LOST_ANSWER_PAUSE_MAX_MS = 10_000;
 const BUSY_BACKOFF_MAX_MS = 15_000;
@@ -32,8 +31,6 @@ export interface SubmitContext {
 	ctx: IExecuteFunctions;
 	settings: RunSettings;
 	itemIndex: number;
-	/** Runs already given to items of this batch: a look-up never hands one out twice. */
-	claimed: Set<string>;
 	/** Epoch ms the item must be done by (the time limit counts from the item's start); else from now. */
 	deadline?: number;
 	/** The request keys of the item's batch, for the advice to send them again; else this item's alone. */
@@ -44,12 +41,9 @@ export interface SubmitContext {
 export function sameOptionValue(a: unknown, b: unknown): boolean {
 	if (a === b) return true;
 	const scalar = (v: unknown) => typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean';
-	if (scalar(a) && scalar(b)) {
-		const numeric = (v: unknown) => typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && !isNaN(+v));
-		if (numeric(a) && numeric(b)) return Number(a) === Number(b);
-		return String(a) === String(b);
-	}
-	return JSON.stringify(a) === JSON.stringify(b);
+	if (!scalar(a) || !scalar(b)) return JSON.stringify(a) === JSON.stringify(b);
+	const numeric = (v: unknown) => typeof v === 'number' || (typeof v === 'string' && v.trim() !== '' && !isNaN(+v));
+	return numeric(a) && numeric(b) ? Number(a) === Number(b) : String(a) === String(b);
 }
 
 /**
@@ -67,26 +61,12 @@ export function mismatchOf(run: RunRecord, body: IDataObject): string[] {
 	return differs;
 }
 
-function mismatchError(s: SubmitContext, run: RunRecord, key: string, differs: string[]): NodeOperationError {
-	return runError(
-		s.ctx,
-		run,
-		`Request key "${key}" already belongs to run ${run.id}, made with another ${differs.join(' and ')}`,
-		'The service returns the first run for a repeated request key and charges nothing, so this item would get that ' +
-			"run's file instead of a new one. Leave Request Key empty (the node then makes one per execution and item), " +
-			"or use an expression that differs for every request, for example one built from the item's data.",
-		s.itemIndex,
-		key,
-	);
-}
-
 function lostSubmissionError(s: SubmitContext, body: IDataObject, firstKey: string, tries: number, last: unknown) {
 	const key = String(body.requestKey);
 	const batch = s.batch ?? { inputCount: 1, items: [{ itemIndex: s.itemIndex, key: firstKey }] };
-	// A lost answer's description says what to check: lost answers more often mean a wrong Base URL (or a proxy)
-	// than a broken service. A service answer is named by its code only: its wording speaks of that one send.
+	// A lost answer's own description says what to check (more often a wrong Base URL or a proxy than a broken
+	// service); a service answer is named by its code only, since its wording speaks of that one send.
 	const hint = isLostAnswer(last) && last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
-	const problem = failureInBrief(last);
 	const error = new NodeOperationError(
 		s.ctx.getNode(),
 		`No usable answer to the submission of this run after ${tries} tr${tries === 1 ? 'y' : 'ies'} within its time ` +
@@ -95,33 +75,18 @@ function lostSubmissionError(s: SubmitContext, body: IDataObject, firstKey: stri
 			description:
 				`Its request key is ${key}. To get that run without paying again, run this step again with ` +
 				`${requestKeyAdvice(batch)}: the service then returns the run it made for each key (or makes one if it ` +
-				`made none) and charges nothing twice. Last problem: ${problem}.${hint}`,
+				`made none) and charges nothing twice. Last problem: ${failureInBrief(last)}.${hint}`,
 			itemIndex: s.itemIndex,
 		},
 	);
 	return addRunDetails(error, { requestKey: key, mayBeCharged: true });
 }
 
-/** An item that waited (for the spending cap's turn or a run slot) until its deadline is not sent at all. */
-function notSubmittedError(s: SubmitContext, kind: string): NodeOperationError {
-	const seconds = Math.round(timeLimitMs(kind, s.settings.timeoutMs) / 1000);
-	const error = new NodeOperationError(
-		s.ctx.getNode(),
-		`Not submitted within its time limit (${seconds} seconds): it waited for earlier runs of this step`,
-		{
-			description:
-				'Nothing was charged for it. Raise "Time Limit" under Waiting, or send fewer items at once: under Max ' +
-				'Credits per Execution the runs are submitted one at a time.',
-			itemIndex: s.itemIndex,
-		},
-	);
-	return addRunDetails(error, { errorCode: TIME_LIMIT_CODE });
-}
-
 /**
  * Runs a submission's answer shows were made before it: already over (the service answers a new run "in progress",
  * 202), with no earlier try of this submission unanswered. Such a run is the one an earlier execution made with this
- * request key (the advice to send the keys again) and was charged then, not now.
+ * request key (the advice to send the keys again) and was charged then, not now. Safe with several n8n processes: it
+ * holds the run records this process was answered with, and an entry dies with its record.
  */
 const madeEarlier = new WeakSet<object>();
 
@@ -159,9 +124,9 @@ async function submitWithKey(
 			if (lost === 0 && !res.answerLostBefore && FINAL_STATUSES.includes(run.status)) madeEarlier.add(run);
 			return run;
 		} catch (failure) {
-			if (signal?.aborted) throw addRunDetails(failure, { requestKey: String(body.requestKey) });
-			// Busy: slots are held by other runs of the account. Back off, since every try is a submission
-			// counted against the 20-a-minute limit.
+			const requestKey = String(body.requestKey);
+			if (signal?.aborted) throw addRunDetails(failure, { requestKey });
+			// Busy: the account's slots are held by other runs. Back off: every try counts against 20 submissions a minute.
 			const busyPause = Math.min(s.settings.pollIntervalMs * 1.5 ** busy, BUSY_BACKOFF_MAX_MS);
 			if (isBusySubmission(failure) && waitForSlot && Date.now() + busyPause <= deadline) {
 				busy++;
@@ -169,12 +134,9 @@ async function submitWithKey(
 				continue;
 			}
 			const lostBefore = lost > 0 || (failure instanceof MediaGenApiError && failure.answerLostBefore);
-			// After a lost answer a passing failure (5xx, 429) says nothing about the run the lost try may have made:
-			// the key is sent again until the time limit, as after the lost answer itself.
+			// After a lost answer, the run may exist (and be charged) whatever a later send gets: a passing failure
+			// (5xx, 429) is sent again as a lost answer is, any other ends as unanswered, never as "nothing was charged".
 			if (!isLostAnswer(failure) && !(lostBefore && isTransientFailure(failure))) {
-				// After a lost answer the run may exist (and be charged) whatever refusal a later send gets: the item
-				// fails as unanswered, with the advice to send its key again, never with "nothing was charged".
-				const requestKey = String(body.requestKey);
 				// Not waiting for a slot, a busy answer leaves the item for later: say whether it may have a run.
 				if (isBusySubmission(failure) && !waitForSlot)
 					throw addRunDetails(failure, { requestKey, ...(lostBefore ? { mayBeCharged: true } : {}) });
@@ -183,11 +145,8 @@ async function submitWithKey(
 			}
 			lost++;
 			const pauseMs = Math.min(1000 * 2 ** lost, LOST_ANSWER_PAUSE_MAX_MS, deadline - Date.now());
-			if (pauseMs > 0) {
-				await sleepUnlessAborted(pauseMs, signal);
-				continue;
-			}
-			throw lostSubmissionError(s, body, firstKey, tries, failure);
+			if (pauseMs <= 0) throw lostSubmissionError(s, body, firstKey, tries, failure);
+			await sleepUnlessAborted(pauseMs, signal);
 		}
 	}
 }
@@ -206,20 +165,43 @@ export async function submitRun(s: SubmitContext, body: IDataObject): Promise<Ru
  */
 export async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSlot: boolean): Promise<RunRecord> {
 	const firstKey = String(body.requestKey);
-	const deadline = s.deadline ?? itemDeadline(String(body.kind), s.settings.timeoutMs);
+	const kind = String(body.kind);
+	const deadline = s.deadline ?? itemDeadline(kind, s.settings.timeoutMs);
 	let last: RunRecord | undefined;
 	for (let attempt = 1; attempt <= MAX_FRESH_RUNS; attempt++) {
 		// A new key is never sent past the deadline: its run would be charged after the item gave up on it.
 		if (Date.now() >= deadline) {
 			if (last) return last;
-			throw notSubmittedError(s, String(body.kind));
+			// It waited (for the spending cap's turn or a run slot) until its deadline: it is not sent at all.
+			const seconds = Math.round(timeLimitMs(kind, s.settings.timeoutMs) / 1000);
+			const error = new NodeOperationError(
+				s.ctx.getNode(),
+				`Not submitted within its time limit (${seconds} seconds): it waited for earlier runs of this step`,
+				{
+					description:
+						'Nothing was charged for it. Raise "Time Limit" under Waiting, or send fewer items at once: under Max ' +
+						'Credits per Execution the runs are submitted one at a time.',
+					itemIndex: s.itemIndex,
+				},
+			);
+			throw addRunDetails(error, { errorCode: TIME_LIMIT_CODE });
 		}
 		const key = retryKey(firstKey, attempt);
 		const run = await submitWithKey(s, { ...body, requestKey: key }, firstKey, deadline, waitForSlot);
 		const differs = mismatchOf(run, body);
-		if (differs.length) throw mismatchError(s, run, key, differs);
+		if (differs.length) {
+			throw runError(
+				s.ctx,
+				run,
+				`Request key "${key}" already belongs to run ${run.id}, made with another ${differs.join(' and ')}`,
+				'The service returns the first run for a repeated request key and charges nothing, so this item would get ' +
+					"that run's file instead of a new one. Leave Request Key empty (the node then makes one per execution and " +
+					"item), or use an expression that differs for every request, for example one built from the item's data.",
+				s.itemIndex,
+				key,
+			);
+		}
 		body.requestKey = key;
-		s.claimed.add(run.id);
 		// A new run is never FAILED at once: this one was made by an earlier try and refunded.
 		if (run.status !== 'FAILED') return run;
 		last = run;

@@ -1,6 +1,5 @@
-// The time limit of a run-producing item: what it is when Time Limit (Minutes) is not set, the deadline it sets
-// (itemDeadline, the one place an item's deadline is set), and how it is named when it passes. It covers the whole
-// item, from its start (waiting for a slot or a rate window included) to its output.
+// The time limit of a run-producing item, from its start (waiting for a slot included) to its output: its default,
+// the one place an item's deadline is set (itemDeadline), and its errorCode.
 import type { MediaKind } from '../../shared/records';
 
 /** The spec's suggested client time-outs. */

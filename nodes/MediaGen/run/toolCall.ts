@@ -14,6 +14,7 @@ export function isToolCall(ctx: IExecuteFunctions | IWebhookFunctions | { getNod
 /**
  * One key per tool call. n8n's Retry On Fail runs execute() again with the same arguments object, so the key is
  * kept per arguments object: a retry of a call finds its first run, a new call (new arguments) makes a new run.
+ * Safe with several n8n processes: a call and its retries run in one process, and an entry dies with its arguments.
  */
 const keysOfCalls = new WeakMap<object, string>();
 

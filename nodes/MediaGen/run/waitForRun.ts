@@ -1,7 +1,6 @@
-// Polls GET /generations/{id} until the run is final. Reading also settles the run upstream,
-// so polling alone reaches a final state. QUEUED and unknown statuses count as still running.
-// Reads are safe to repeat: once the run is known, dropped answers, 5xx, 429 and even a 404 are
-// waited through (with backoff) until the time limit, so a short outage never loses a paid run.
+// Polls GET /generations/{id} until the run is final (reading also settles it upstream; QUEUED and unknown statuses
+// count as running). Reads are safe to repeat: dropped answers, 5xx, 429 and even a 404 are waited through, with
+// backoff, until the time limit, so a short outage never loses a paid run.
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -41,10 +40,7 @@ export async function getRun(
 	return res.body.generation;
 }
 
-/**
- * Reads the run every Check Every seconds (the spec suggests 3 to 5) until it is final. Generate and Run Look pass
- * the request key, which errors then name.
- */
+/** Reads the run every Check Every seconds until it is final; errors name `requestKey` when given. */
 export async function waitForRun(
 	ctx: IExecuteFunctions,
 	first: RunRecord,

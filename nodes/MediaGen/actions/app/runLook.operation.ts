@@ -1,18 +1,17 @@
-// App → Run Look: a ready-made look of an app (its prompt, model and options, completed with the
-// model's defaults) run on the user's photos, sent in imageUrls in the order of the app's slots.
-// Waiting, outputs, idempotency and batching are Generate's (runBatch in batch/runBatch.ts).
+// App → Run Look: a ready-made look of an app (its prompt, model and options, completed with the model's defaults)
+// run on the user's photos, sent in imageUrls in the order of the app's slots. Its steps are Generate's.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { prepareBinaryFile, type PreparedFile } from '../../files/upload';
+import { prepareBinaryFile } from '../../files/upload';
 import { getApps, resolveModel } from '../../catalogue/catalogue';
-import type { AppInput, CatalogueApp } from '../../../shared/records';
-import { checkMediaUrls } from '../../run/checkRequest';
+import { effectiveOptions } from '../../catalogue/modelOptions';
+import type { CatalogueApp } from '../../../shared/records';
+import { checkedRequest } from '../../run/checkRequest';
 import { KIND_OPTIONS, splitList } from '../../../shared/fields';
-import { runBatch } from '../../batch/runBatch';
-import type { FileSource, PreparedRun } from '../../run/preparedRun';
-import { preparedRunOf, runRequestProblems, type RunRequest } from '../../run/runRequest';
+import type { FileSource, RunRequest } from '../../run/runRequest';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
+import { generateRuns } from '../generation/generate.operation';
 
 /** Run Look's fields; App → Estimate Cost shows the same ones, so an item is read and checked the same way. */
 export const runLookFields: INodeProperties[] = [
@@ -112,106 +111,76 @@ export const runLookFields: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['runLook'] } }, runLookFields);
 
 /** Whether a media type fits a slot's accept pattern ("image/*", "image/png,image/jpeg"). */
-export function acceptsType(accept: string, mime: string): boolean {
-	return accept
-		.split(',')
-		.map((p) => p.trim().toLowerCase())
-		.filter(Boolean)
-		.some((p) => p === '*/*' || p === mime || (p.endsWith('/*') && mime.startsWith(p.slice(0, -1))));
+function acceptsType(accept: string, mime: string): boolean {
+	const patterns = accept.split(',').map((p) => p.trim().toLowerCase());
+	return patterns.some((p) => p === '*/*' || p === mime || (p.endsWith('/*') && mime.startsWith(p.slice(0, -1))));
 }
 
-function familiesFor(accept: string): Array<'image' | 'video' | 'audio'> {
-	const f = (['image', 'video', 'audio'] as const).filter(
-		(family) => accept.includes(`${family}/`) || accept.includes('*/*'),
-	);
-	return f.length ? [...f] : ['image'];
+/**
+ * The photos of the app's slots, in the order the app lists them (a slot's files, then its URLs), each slot's count
+ * and each file's type checked against the slot.
+ */
+async function slotPhotos(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: number): Promise<FileSource[]> {
+	const refuse = (message: string, description: string) =>
+		new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
+	const entries = ((ctx.getNodeParameter('photos', itemIndex, {}) as IDataObject).slot ?? []) as IDataObject[];
+	const unknown = entries.find((e) => !app.inputs.some((s) => s.id === String(e.slotId)));
+	if (unknown) {
+		const slots = app.inputs.map((s) => `${s.label} (${s.id})`).join(', ') || 'none';
+		throw refuse(
+			`Photos: "${String(unknown.slotId)}" is not a slot of ${app.name}. Its slots: ${slots}`,
+			'Pick the slot from the list under Photos.',
+		);
+	}
+	const photos: FileSource[] = [];
+	for (const slot of app.inputs) {
+		const field = `Photos (${slot.label})`;
+		const mine = entries.filter((e) => e.slotId === slot.id);
+		const properties = mine.flatMap((e) => splitList(e.binaryProperties));
+		const urls = mine.flatMap((e) => splitList(e.urls));
+		const count = properties.length + urls.length;
+		if (count < slot.min || count > slot.max) {
+			const wanted = slot.min === slot.max ? `exactly ${slot.min}` : `${slot.min} to ${slot.max}`;
+			throw refuse(
+				`Photos: the slot "${slot.label}" takes ${wanted} photo${slot.max === 1 ? '' : 's'}; ${count} given`,
+				`${slot.hint ?? ''} Accepted: ${slot.accept}.`.trim(),
+			);
+		}
+		const families = (['image', 'video', 'audio'] as const).filter(
+			(family) => slot.accept.includes(`${family}/`) || slot.accept.includes('*/*'),
+		);
+		for (const property of properties) {
+			const file = await prepareBinaryFile(ctx, itemIndex, property, field, families.length ? families : ['image']);
+			if (!acceptsType(slot.accept, file.mime)) {
+				throw refuse(
+					`${field}: the file in "${property}" is ${file.mime}; this slot accepts ${slot.accept}`,
+					'Convert the file or pick another one.',
+				);
+			}
+			photos.push({ file, field });
+		}
+		photos.push(...urls.map((url) => ({ url, field })));
+	}
+	return photos;
 }
 
-export function findApp(ctx: IExecuteFunctions, apps: CatalogueApp[], slug: string, itemIndex: number): CatalogueApp {
+/** Reads one item into its run request, checked: throws its refusal before anything that could spend credits. */
+export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<RunRequest> {
+	const slug = String(ctx.getNodeParameter('app', itemIndex, '', { extractValue: true }) ?? '').trim();
+	const lookId = String(ctx.getNodeParameter('look', itemIndex, '') ?? '').trim();
+	const apps = await getApps(ctx);
 	const app = apps.find((a) => a.slug === slug);
 	if (!app) {
+		const slugs = apps.map((a) => a.slug).join(', ');
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`App: "${slug}" is not in the app catalogue. Available apps: ${apps.map((a) => a.slug).join(', ')}`,
+			`App: "${slug}" is not in the app catalogue. Available apps: ${slugs}`,
 			{
 				description: 'Pick an app from the list, or check the slug.',
 				itemIndex,
 			},
 		);
 	}
-	return app;
-}
-
-interface SlotFill {
-	slot: AppInput;
-	files: PreparedFile[];
-	urls: string[];
-}
-
-async function fillSlots(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: number): Promise<SlotFill[]> {
-	const entries = ((ctx.getNodeParameter('photos', itemIndex, {}) as IDataObject).slot ?? []) as IDataObject[];
-	const known = new Set(app.inputs.map((s) => s.id));
-	for (const e of entries) {
-		if (!known.has(String(e.slotId))) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Photos: "${String(e.slotId)}" is not a slot of ${app.name}. Its slots: ` +
-					`${app.inputs.map((s) => `${s.label} (${s.id})`).join(', ') || 'none'}`,
-				{
-					description: 'Pick the slot from the list under Photos.',
-					itemIndex,
-				},
-			);
-		}
-	}
-	const fills: SlotFill[] = [];
-	for (const slot of app.inputs) {
-		const mine = entries.filter((e) => e.slotId === slot.id);
-		const props = mine.flatMap((e) => splitList(e.binaryProperties));
-		const urls = mine.flatMap((e) => splitList(e.urls));
-		const count = props.length + urls.length;
-		if (count < slot.min || count > slot.max) {
-			const wanted = slot.min === slot.max ? `exactly ${slot.min}` : `${slot.min} to ${slot.max}`;
-			throw new NodeOperationError(
-				ctx.getNode(),
-				`Photos: the slot "${slot.label}" takes ${wanted} photo${slot.max === 1 ? '' : 's'}; ${count} given`,
-				{
-					description: `${slot.hint ?? ''} Accepted: ${slot.accept}. Nothing was sent or charged.`.trim(),
-					itemIndex,
-				},
-			);
-		}
-		const files: PreparedFile[] = [];
-		for (const p of props) {
-			const file = await prepareBinaryFile(ctx, itemIndex, p, `Photos (${slot.label})`, familiesFor(slot.accept));
-			if (!acceptsType(slot.accept, file.mime)) {
-				throw new NodeOperationError(
-					ctx.getNode(),
-					`Photos (${slot.label}): the file in "${p}" is ${file.mime}; this slot accepts ${slot.accept}`,
-					{
-						description: 'Convert the file or pick another one. Nothing was sent or charged.',
-						itemIndex,
-					},
-				);
-			}
-			files.push(file);
-		}
-		const badUrls = checkMediaUrls(`Photos (${slot.label})`, urls);
-		if (badUrls.length)
-			throw new NodeOperationError(ctx.getNode(), badUrls.join(' '), {
-				description: 'Nothing was sent or charged.',
-				itemIndex,
-			});
-		fills.push({ slot, files, urls });
-	}
-	return fills;
-}
-
-/** Reads and checks one item's parameters; throws before any request that could spend credits. */
-export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedRun> {
-	const slug = String(ctx.getNodeParameter('app', itemIndex, '', { extractValue: true }) ?? '').trim();
-	const lookId = String(ctx.getNodeParameter('look', itemIndex, '') ?? '').trim();
-	const app = findApp(ctx, await getApps(ctx), slug, itemIndex);
 	const look = app.looks.find((l) => l.id === lookId);
 	if (!look) {
 		const looks = app.looks.map((l) => `${l.name} (${l.id})`).join(', ');
@@ -221,42 +190,18 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 		});
 	}
 	const model = await resolveModel(ctx, look.model, undefined, itemIndex);
-	const extra = ctx.getNodeParameter('lookFields', itemIndex, {}) as IDataObject;
-	const fills = await fillSlots(ctx, app, itemIndex);
-	const options = { ...model.defaults, ...look.options };
-	const request: RunRequest = {
-		model,
-		body: { kind: model.kind, model: model.id, prompt: look.prompt, options: options as IDataObject },
-		draft: {
-			prompt: look.prompt,
-			musicMode: typeof options.tier === 'string' ? options.tier : undefined,
-			imageCount: fills.reduce((n, f) => n + f.files.length + f.urls.length, 0),
-			hasEndFrame: false,
-			hasAudio: false,
-		},
-		webhookUrl: String(extra.webhookUrl ?? '').trim() || undefined,
-		requestKey: String(extra.requestKey ?? '').trim() || undefined,
-		maxCredits: extra.maxCredits,
-		extraJson: { app: app.slug, look: look.id },
-	};
-	const problems = await runRequestProblems(ctx, request);
-	if (problems.length) {
-		throw new NodeOperationError(ctx.getNode(), problems.join(' '), {
-			description: 'Nothing was sent and nothing was charged.',
-			itemIndex,
-		});
-	}
-	// Photos are sent in the order of the app's slots: a slot's files, then its URLs.
-	const images: FileSource[] = fills.flatMap((fill) => [
-		...fill.files.map((file) => ({ file, field: `Photos (${fill.slot.label})` })),
-		...fill.urls.map((url) => ({ url })),
-	]);
-	return preparedRunOf(ctx, itemIndex, request, { images });
+	const fields = ctx.getNodeParameter('lookFields', itemIndex, {}) as IDataObject;
+	const images = await slotPhotos(ctx, app, itemIndex);
+	const options = effectiveOptions(model, look.options).options as IDataObject;
+	const body = { kind: model.kind, model: model.id, prompt: look.prompt, options };
+	const read = { itemIndex, model, body, images, extraJson: { app: app.slug, look: look.id } };
+	return await checkedRequest(ctx, read, fields);
 }
 
 /** Its runs are paid for (the operation contract's startsRuns). */
 export const startsRuns = true;
 
+/** Generate's steps, on a look. */
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	return await runBatch(this, async (i) => await prepare(this, i));
+	return await generateRuns(this, async (i) => await prepare(this, i));
 }

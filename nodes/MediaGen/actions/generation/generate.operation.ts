@@ -1,6 +1,5 @@
-// Generation → Generate: kind → model → prompt → options from the model's catalogue entry,
-// reference files, then submit, wait and return the files. Many items run side by side within
-// the account's concurrency.
+// Generation → Generate: its fields (kind → model → prompt → options from the model's catalogue entry → reference
+// files), how an item is read into its run request (prepare), and its steps (generateRuns), which Run Look shares.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -11,15 +10,16 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { prepareBinaryFile } from '../../files/upload';
-import { resolveDefaultModel, resolveModel } from '../../catalogue/catalogue';
-import { parseKind, type CatalogueModel, type MediaKind } from '../../../shared/records';
-import { checkMediaUrls, limitsHelp } from '../../run/checkRequest';
+import { resolveModel } from '../../catalogue/catalogue';
+import { parseKind } from '../../../shared/records';
+import { checkedRequest } from '../../run/checkRequest';
 import { splitList } from '../../../shared/fields';
 import { resolveOptions } from '../../catalogue/modelOptions';
-import { runBatch } from '../../batch/runBatch';
-import type { FileSource, PreparedRun } from '../../run/preparedRun';
-import { preparedRunOf, runRequestProblems, type RunRequest } from '../../run/runRequest';
-import { readRequestText } from '../../run/requestText';
+import { outputOf, submitAndWait } from '../../batch/pollRuns';
+import { prepareItems, type PrepareItem } from '../../batch/prepareItems';
+import { pauseRuns } from '../../pause/pauseRuns';
+import { spendingCapFor } from '../../run/spendingCap';
+import { readRequestText, type FileSource, type RunRequest } from '../../run/runRequest';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
 /**
@@ -247,129 +247,78 @@ export const generateFields: INodeProperties[] = [
 	},
 ];
 
+/** The Additional Fields an item of each kind leaves out: a Kind expression shows every field. */
+const FRAME_AND_AUDIO = ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty'];
+const UNUSED_FIELDS: Record<string, string[]> = {
+	image: FRAME_AND_AUDIO,
+	video: [],
+	music: [...FRAME_AND_AUDIO, 'negativePrompt'],
+};
+
 export const description = updateDisplayOptions(
 	{ show: { resource: ['generation'], operation: ['generate'] } },
 	generateFields,
 );
 
-interface ItemFields {
-	kind: MediaKind;
-	modelId: string;
-	prompt: string;
-	musicMode?: string;
-	mapped: Record<string, unknown>;
-	extra: IDataObject;
-	imageProps: string[];
-	imageUrls: string[];
-}
-
-/** The item's Kind: chosen in the list, or given per item by an expression. */
-function readKind(ctx: IExecuteFunctions, itemIndex: number): MediaKind {
-	const value = ctx.getNodeParameter('kind', itemIndex);
-	const kind = parseKind(value);
-	if (kind) return kind;
-	throw new NodeOperationError(ctx.getNode(), `Kind: "${String(value)}" is not image, video or music`, {
-		description:
-			'Choose Image, Video or Music, or make the Kind expression give one of image, video, music for this item. ' +
-			'Nothing was sent and nothing was charged.',
-		itemIndex,
-	});
-}
-
-/** Additional Fields an item of this kind uses: a Kind expression shows every field, each item takes its own. */
-function fieldsOfKind(kind: MediaKind, fields: IDataObject): IDataObject {
-	const unused: string[] = {
-		image: ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty'],
-		video: [] as string[],
-		music: ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty', 'negativePrompt'],
-	}[kind];
-	return Object.fromEntries(Object.entries(fields).filter(([name]) => !unused.includes(name)));
-}
-
-function readItem(ctx: IExecuteFunctions, itemIndex: number): ItemFields {
-	const kind = readKind(ctx, itemIndex);
-	const mapped = ctx.getNodeParameter('modelOptions', itemIndex, { value: null }) as ResourceMapperValue;
-	return {
-		kind,
-		modelId: String(ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '').trim(),
-		prompt: readRequestText(ctx, 'prompt', 'Prompt', itemIndex),
-		musicMode:
-			kind === 'music' ? String(ctx.getNodeParameter('musicMode', itemIndex, '') || '') || undefined : undefined,
-		mapped: (mapped?.value ?? {}) as Record<string, unknown>,
-		extra: fieldsOfKind(kind, ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
-		imageProps: kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageProperties', itemIndex, '')),
-		imageUrls: kind === 'music' ? [] : splitList(ctx.getNodeParameter('referenceImageUrls', itemIndex, '')),
-	};
-}
-
-/** Reads and checks one item's parameters; throws before any request that could spend credits. */
-export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<PreparedRun> {
-	const f = readItem(ctx, itemIndex);
-	// Model left empty: the kind's cheapest free-tier model, read from the catalogue now (the editor says which).
-	const model: CatalogueModel = f.modelId
-		? await resolveModel(ctx, f.modelId, f.kind, itemIndex)
-		: await resolveDefaultModel(ctx, f.kind, itemIndex);
-	const { options, problems } = resolveOptions(model, f.mapped, f.musicMode);
-	const text = (name: string) => String(f.extra[name] ?? '').trim();
-	const [audioUrl, audioProperty, endFrameUrl, endFrameProperty] = [
-		'audioUrl',
-		'audioProperty',
-		'endFrameUrl',
-		'endFrameProperty',
-	].map(text);
-	const body: IDataObject = { kind: f.kind, model: model.id, prompt: f.prompt, options: options as IDataObject };
-	if (f.extra.negativePrompt) body.negativePrompt = String(f.extra.negativePrompt);
-	const request: RunRequest = {
-		model,
-		body,
-		draft: {
-			prompt: f.prompt,
-			musicMode: options.tier,
-			negativePrompt: String(f.extra.negativePrompt ?? '') || undefined,
-			imageCount: f.imageProps.length + f.imageUrls.length,
-			hasEndFrame: Boolean(endFrameUrl || endFrameProperty),
-			hasAudio: Boolean(audioUrl || audioProperty),
-		},
-		webhookUrl: text('webhookUrl') || undefined,
-		requestKey: text('requestKey') || undefined,
-		maxCredits: f.extra.maxCredits,
-	};
-	problems.push(...(await runRequestProblems(ctx, request)));
-	// The model's limits are added to the message only when a problem is about one of them.
-	const limits = limitsHelp(model, options.tier, problems);
-	problems.push(...checkMediaUrls('Reference Image URLs', f.imageUrls));
-	problems.push(...checkMediaUrls('End Frame URL', endFrameUrl ? [endFrameUrl] : []));
-	problems.push(...checkMediaUrls('Driving Audio URL', audioUrl ? [audioUrl] : []));
-	if (problems.length) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`,
-			{
-				description: `Nothing was sent and nothing was charged.${limits}`,
-				itemIndex,
-			},
-		);
+/** Reads one item into its run request, checked: throws its refusal before anything that could spend credits. */
+export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<RunRequest> {
+	const param = (name: string, fallback?: unknown) => ctx.getNodeParameter(name, itemIndex, fallback);
+	const kindValue = param('kind');
+	const kind = parseKind(kindValue);
+	if (!kind) {
+		throw new NodeOperationError(ctx.getNode(), `Kind: "${String(kindValue)}" is not image, video or music`, {
+			description:
+				'Choose Image, Video or Music, or make the Kind expression give one of image, video, music for this item.',
+			itemIndex,
+		});
 	}
+	const mapped = ((param('modelOptions', { value: null }) as ResourceMapperValue)?.value ?? {}) as IDataObject;
+	const modelId = String(ctx.getNodeParameter('model', itemIndex, '', { extractValue: true }) ?? '').trim();
+	const prompt = readRequestText(ctx, 'prompt', 'Prompt', itemIndex);
+	const musicMode = kind === 'music' ? String(param('musicMode', '') || '') || undefined : undefined;
+	const additional = Object.entries(param('additionalFields', {}) as IDataObject);
+	const fields = Object.fromEntries(additional.filter(([name]) => !UNUSED_FIELDS[kind].includes(name)));
+	const list = (name: string) => (kind === 'music' ? [] : splitList(param(name, '')));
+	const [imageProps, imageUrls] = [list('referenceImageProperties'), list('referenceImageUrls')];
+	// Model left empty: the kind's cheapest free-tier model, read from the catalogue now (the editor says which).
+	const model = await resolveModel(ctx, modelId, kind, itemIndex);
+	const { options, problems } = resolveOptions(model, mapped, musicMode);
+	const body: IDataObject = { kind, model: model.id, prompt, options: options as IDataObject };
+	if (fields.negativePrompt) body.negativePrompt = String(fields.negativePrompt);
 	const fromProperty = async (property: string, field: string, family: 'image' | 'audio'): Promise<FileSource> => ({
 		file: await prepareBinaryFile(ctx, itemIndex, property, field, [family]),
 		field,
 	});
 	// Uploaded images first, then the addresses, as the Reference Images help says.
 	const images: FileSource[] = [];
-	for (const p of f.imageProps) images.push(await fromProperty(p, 'Reference Images', 'image'));
-	images.push(...f.imageUrls.map((url) => ({ url })));
-	const either = async (url: string, property: string, field: string, family: 'image' | 'audio') =>
-		url ? { url } : property ? await fromProperty(property, field, family) : undefined;
-	return preparedRunOf(ctx, itemIndex, request, {
-		images,
-		endFrame: await either(endFrameUrl, endFrameProperty, 'End Frame', 'image'),
-		audio: await either(audioUrl, audioProperty, 'Driving Audio', 'audio'),
-	});
+	for (const property of imageProps) images.push(await fromProperty(property, 'Reference Images', 'image'));
+	images.push(...imageUrls.map((url) => ({ url, field: 'Reference Image URLs' })));
+	const either = async (name: string, label: string, family: 'image' | 'audio') => {
+		const [url, property] = [`${name}Url`, `${name}Property`].map((n) => String(fields[n] ?? '').trim());
+		if (url) return { url, field: `${label} URL` };
+		return property ? await fromProperty(property, label, family) : undefined;
+	};
+	const endFrame = await either('endFrame', 'End Frame', 'image');
+	const audio = await either('audio', 'Driving Audio', 'audio');
+	return await checkedRequest(ctx, { itemIndex, model, body, images, endFrame, audio }, fields, problems);
 }
 
 /** Its runs are paid for (the operation contract's startsRuns). */
 export const startsRuns = true;
 
+/**
+ * Generate's steps; Run Look takes them with its own `prepare`. Nothing can be charged before every item is read and
+ * checked and the batch priced under Max Credits per Execution.
+ */
+export async function generateRuns(ctx: IExecuteFunctions, prepareItem: PrepareItem): Promise<INodeExecutionData[]> {
+	const items = await prepareItems(ctx, prepareItem);
+	const cap = await spendingCapFor(ctx, items.ready);
+	// Waiting → Pause: the first runs are submitted, then the execution waits for the service's calls back.
+	if (items.ready[0]?.settings.mode === 'pause') return await pauseRuns(ctx, items.ready, items.refused, cap);
+	const outcomes = await submitAndWait(ctx, items.ready, cap);
+	return outputOf(ctx, items, outcomes);
+}
+
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	return await runBatch(this, async (i) => await prepare(this, i));
+	return await generateRuns(this, async (i) => await prepare(this, i));
 }

@@ -2,8 +2,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { failedItem, prepareAll, typedRequest } from '../../../../../nodes/MediaGen/batch/prepareItems';
-import type { PreparedRun } from '../../../../../nodes/MediaGen/run/preparedRun';
+import { failedItem, prepareItems, typedRequest } from '../../../../../nodes/MediaGen/batch/prepareItems';
+import type { RunRequest } from '../../../../../nodes/MediaGen/run/runRequest';
 
 const node = {
 	id: 'n1',
@@ -27,7 +27,8 @@ function context(items: Array<Record<string, unknown>>, continueOnFail = false):
 	} as unknown as IExecuteFunctions;
 }
 
-const prepared = (itemIndex: number) => ({ itemIndex }) as PreparedRun;
+const prepared = (itemIndex: number) =>
+	({ itemIndex, body: { requestKey: `k-${itemIndex}` } }) as unknown as RunRequest;
 const refusal = (message: string, description?: string) =>
 	new NodeOperationError(node as never, message, description ? { description } : {});
 
@@ -37,15 +38,15 @@ test('what an item asked for, as typed: only the parameters it has, and not empt
 });
 
 test('all good: every item ready, none bad', async () => {
-	const { ready, bad } = await prepareAll(context([{}, {}]), async (i) => prepared(i));
+	const { ready, refused: bad } = await prepareItems(context([{}, {}]), async (i) => prepared(i));
 	expect(ready.map((p) => p.itemIndex)).toEqual([0, 1]);
 	expect(bad).toEqual([]);
 });
 
 test('one bad item of one: its own message and advice, after "nothing was submitted"', async () => {
 	const ctx = context([{ prompt: 'a cat' }]);
-	const error = await prepareAll(ctx, async () => {
-		throw refusal('Prompt is empty.', 'Nothing was sent and nothing was charged. Write one.');
+	const error = await prepareItems(ctx, async () => {
+		throw refusal('Prompt is empty.', 'Write one.');
 	}).catch((e: NodeOperationError) => e);
 	expect(error).toBeInstanceOf(NodeOperationError);
 	expect((error as NodeOperationError).message).toBe('Prompt is empty.');
@@ -57,7 +58,7 @@ test('one bad item of one: its own message and advice, after "nothing was submit
 test('bad items of a batch are named as a person counts them, with the start of their prompt', async () => {
 	const long = 'a very long prompt that goes on and on beyond forty characters';
 	const ctx = context([{ prompt: 'fine' }, { prompt: long }, { prompt: 'short' }]);
-	const error = (await prepareAll(ctx, async (i) => {
+	const error = (await prepareItems(ctx, async (i) => {
 		if (i === 0) return prepared(i);
 		throw refusal(`problem ${i}`);
 	}).catch((e) => e)) as NodeOperationError;
@@ -72,7 +73,7 @@ test('bad items of a batch are named as a person counts them, with the start of 
 
 test('with Continue On Fail the bad items come back, each as an item with the columns of a run', async () => {
 	const ctx = context([{ prompt: 'ok' }, { kind: 'video', prompt: 'no' }], true);
-	const { ready, bad } = await prepareAll(ctx, async (i) => {
+	const { ready, refused: bad } = await prepareItems(ctx, async (i) => {
 		if (i === 1) throw refusal('Model: no model selected', 'Pick a video model from the list.');
 		return prepared(i);
 	});
@@ -85,7 +86,7 @@ test('with Continue On Fail the bad items come back, each as an item with the co
 			kind: 'video',
 			prompt: 'no',
 			error: 'Model: no model selected',
-			description: 'Pick a video model from the list.',
+			description: 'Nothing was submitted and nothing was charged. Pick a video model from the list.',
 			options: null,
 		},
 		pairedItem: { item: 1 },

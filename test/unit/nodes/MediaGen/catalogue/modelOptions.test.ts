@@ -1,7 +1,12 @@
 // nodes/MediaGen/catalogue/modelOptions.ts: the options picked in the node resolved against the model's catalogue
 // entry (blanks left out, text typed, what the model does not take named with what it does), and prompt limits.
 import type { CatalogueModel } from '../../../../../nodes/shared/records';
-import { acceptedNames, promptLimit, resolveOptions } from '../../../../../nodes/MediaGen/catalogue/modelOptions';
+import {
+	acceptedNames,
+	effectiveOptions,
+	promptLimit,
+	resolveOptions,
+} from '../../../../../nodes/MediaGen/catalogue/modelOptions';
 import { catalogueModel as model } from '../../../../helpers/catalogue';
 
 const image = model('studio-image-v1');
@@ -53,8 +58,17 @@ describe('resolveOptions', () => {
 		expect(resolveOptions(image, { fps: 30 }).problems[0]).toMatch(/fps is not an option of Studio Image/);
 	});
 
+	test("what a model does with the options it is sent: the defaults fill the rest; music's mode", () => {
+		expect(effectiveOptions(image, { format: 'WEBP', aspect: null })).toEqual({
+			options: { ...image.defaults, format: 'WEBP' },
+		});
+		expect(effectiveOptions(song).musicMode).toBe(song.defaults.tier ?? 'Describe');
+		expect(effectiveOptions(song, { tier: 'Lyrics' }).musicMode).toBe('Lyrics');
+		expect(effectiveOptions({ ...song, defaults: { resolution: 'song' } }).musicMode).toBe('Describe');
+	});
+
 	test("the prompt limit is the mode's for music", () => {
-		expect(promptLimit(song, 'Instrumental')).toBe(1000);
+		expect(promptLimit(song, { tier: 'Instrumental' })).toBe(1000);
 		expect(promptLimit(song)).toBe(3000);
 		expect(promptLimit(image)).toBe(2000);
 	});

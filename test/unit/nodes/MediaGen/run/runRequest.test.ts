@@ -1,103 +1,71 @@
-// nodes/MediaGen/run/runRequest.ts: the checks and the request Generate and Run Look share, with a context in memory.
+// nodes/MediaGen/run/runRequest.ts: a text field as n8n hands it (what the expression returned: undefined, null,
+// text; the raw parameter with rawExpressions), with a context in memory.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { preparedRunOf, runRequestProblems, type RunRequest } from '../../../../../nodes/MediaGen/run/runRequest';
-import type { CatalogueModel } from '../../../../../nodes/shared/records';
-import type { CredentialKind } from '../../../../../nodes/shared/transport/identity';
-import models from '../../../../../sandbox/data/models.json';
-import { credentialsOf } from '../../../../helpers/identity';
+import { readRequestText } from '../../../../../nodes/MediaGen/run/runRequest';
 
-const catalogue = models.models as unknown as CatalogueModel[];
-const freeImage = catalogue.find((m) => m.id === 'studio-image-v1')!;
-const paidImage = catalogue.find((m) => m.id === 'lumora-image-2')!;
-
-/**
- * A Generate step's context: parameters by name, a credential of `kind` at `baseUrl`, GET /models answered from the
- * sandbox's catalogue.
- */
-function context(
-	parameters: Record<string, unknown> = {},
-	kind: CredentialKind = 'apiKey',
-	baseUrl = 'https://a.example/v1',
-): IExecuteFunctions {
-	parameters = { authentication: kind, ...parameters };
+/** One item `json` whose Prompt is `raw` as saved and `value` as n8n resolved it for that item. */
+function context(raw: string, value: unknown, json: Record<string, unknown> = {}): IExecuteFunctions {
 	return {
-		getCredentials: credentialsOf(kind, baseUrl),
-		getNode: () => ({ id: 'node-1', name: 'Media Generation', type: 'n8n-nodes-mediagen.mediaGen' }),
-		getInstanceId: () => 'instance-123456789',
-		getExecutionId: () => '42',
-		getWorkflowDataProxy: () => ({ $runIndex: 0 }),
-		getNodeParameter: (name: string, _item: number, fallback: unknown) => parameters[name] ?? fallback,
-		helpers: {
-			httpRequestWithAuthentication: async () => ({ statusCode: 200, body: { models: catalogue }, headers: {} }),
-		},
+		getNode: () => ({ name: 'Media Generation' }),
+		getInputData: () => [{ json }],
+		getNodeParameter: (_: string, __: number, ___: unknown, options?: { rawExpressions?: boolean }) =>
+			options?.rawExpressions ? raw : value,
 	} as unknown as IExecuteFunctions;
 }
+const read = (ctx: IExecuteFunctions) => readRequestText(ctx, 'prompt', 'Prompt', 0);
 
-const request = (model: CatalogueModel, more: Partial<RunRequest> = {}): RunRequest => ({
-	model,
-	body: { kind: model.kind, model: model.id, prompt: 'a lighthouse', options: {} },
-	draft: { prompt: 'a lighthouse', imageCount: 0, hasEndFrame: false, hasAudio: false },
-	maxCredits: undefined,
-	...more,
+test('fixed text is sent as typed, the words "undefined" and "null" too', () => {
+	expect(read(context('undefined', 'undefined'))).toBe('undefined');
+	expect(read(context('null', 'null'))).toBe('null');
+	expect(read(context('', ''))).toBe('');
 });
 
-test('a request the model takes, with settings in shape, has no problem', async () => {
-	expect(await runRequestProblems(context(), request(paidImage))).toEqual([]);
+test('an expression that gives text is that text, empty text too (checkRequest refuses it as an empty Prompt)', () => {
+	expect(read(context('={{ $json.prompt }}', 'a harbour', { prompt: 'a harbour' }))).toBe('a harbour');
+	expect(read(context('=A {{ $json.subject }}', 'A ', {}))).toBe('A ');
+	expect(read(context('={{ "" }}', ''))).toBe('');
+	expect(read(context('={{ $json.prompt }}', '', { prompt: '' }))).toBe('');
 });
 
-test("the model's checks come first, then the settings'", async () => {
-	const problems = await runRequestProblems(
-		context({}, 'apiKey', 'https://b.example/v1'),
-		request(paidImage, {
-			draft: { prompt: '', imageCount: 0, hasEndFrame: false, hasAudio: false },
-			requestKey: 'k'.repeat(121),
-			maxCredits: -1,
-		}),
+test('an expression that gives nothing: refused, naming the field and what the item holds', () => {
+	expect(() => read(context('={{ $json.prompt }}', undefined, { other: 1 }))).toThrow(
+		'Prompt: the expression {{ $json.prompt }} gave nothing: the item has no "prompt" field.',
 	);
-	expect(problems).toEqual([
-		'Prompt is empty. Write at least 1 character.',
-		'Request Key is 121 characters long; the limit is 120.',
-		'Max Credits per Execution is -1; enter a number of credits, 0 or more, or remove the field for no cap.',
-	]);
-});
-
-test('an anonymous ID is told which models its free tier covers, read from the catalogue', async () => {
-	const anonymous = () => context({}, 'anonymous', 'https://c.example/v1');
-	expect(await runRequestProblems(anonymous(), request(freeImage))).toEqual([]);
-	const [problem] = await runRequestProblems(anonymous(), request(paidImage));
-	expect(problem).toMatch(/^Model: .* is not covered by the anonymous free tier, .*\(studio-image-v1\)\./);
-});
-
-test('the prepared item: the body with webhook URL and key, the settings, the cap and the files', () => {
-	const typed = preparedRunOf(
-		context(),
-		2,
-		request(paidImage, { webhookUrl: 'https://hooks.example/x', requestKey: 'mine', maxCredits: '50' }),
-		{ images: [{ url: 'https://img.example/a.png' }] },
+	expect(() => read(context('={{ $json["my prompt"] }}', null, { 'my prompt': null }))).toThrow(
+		'Prompt: the expression {{ $json["my prompt"] }} gave nothing: the item\'s "my prompt" field is null.',
 	);
-	expect(typed).toMatchObject({
-		itemIndex: 2,
-		body: {
-			kind: 'image',
-			model: 'lumora-image-2',
-			prompt: 'a lighthouse',
-			options: {},
-			webhookUrl: 'https://hooks.example/x',
-			requestKey: 'mine',
-		},
-		images: [{ url: 'https://img.example/a.png' }],
-		model: paidImage,
-		typedKey: true,
-		maxCredits: 50,
-		settings: { wait: true, mode: 'poll' },
-	});
-	const keyed = preparedRunOf(context(), 0, request(paidImage, { extraJson: { app: 'a', look: 'b' } }), {
-		images: [],
-	});
-	expect(keyed.body.requestKey).toBe('n8n-instance-123-42-node-1-0-1');
-	expect(keyed.typedKey).toBe(false);
-	expect(keyed.maxCredits).toBeUndefined();
-	expect(keyed.extraJson).toEqual({ app: 'a', look: 'b' });
-	expect(keyed.body).not.toHaveProperty('webhookUrl');
+	expect(() => read(context('={{ $json.a.b }}', undefined, {}))).toThrow(
+		/gave nothing: it gave no value \(undefined\)\.$/,
+	);
+});
+
+test("the advice: give every item the field, or, for Estimate Cost's summary item, how to leave it out", () => {
+	const advice = (json: Record<string, unknown>) => {
+		try {
+			read(context('={{ $json.prompt }}', json.prompt, json));
+		} catch (error) {
+			return (error as { description: string }).description;
+		}
+		return 'not refused';
+	};
+	expect(advice({})).toBe(
+		'Give every item a "prompt" field, or leave out the items without ' +
+			'one (for example with a Filter node) before this step.',
+	);
+	expect(advice({ estimate: 'Total: 10 credits', summary: true, totalCredits: 10, prompt: null })).toMatch(
+		new RegExp(
+			"^This item is Estimate Cost's summary \\(summary: true\\), " +
+				"not a request: set Estimate Cost's Put the Summary to On Every Item",
+		),
+	);
+});
+
+test('a long expression is quoted shortened, and a $fromAI one without the marker n8n puts in it', () => {
+	const long = `={{ ${'$json.a + '.repeat(20)}$json.b }}`;
+	expect(() => read(context(long, undefined, {}))).toThrow(/the expression \{\{ (\$json\.a \+ )+\$json.{0,3}… gave/);
+	const fromAI = "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('prompt', 'What to make', 'string') }}";
+	expect(() => read(context(fromAI, undefined, {}))).toThrow(
+		"Prompt: the expression {{ $fromAI('prompt', 'What to make', 'string') }} gave nothing",
+	);
 });

@@ -2,7 +2,7 @@
 // nodes/MediaGen/run/spendingCap.ts: Max Credits per Execution.
 import type { IDataObject } from 'n8n-workflow';
 
-import { PriceBook } from '../../../../../nodes/MediaGen/cost/priceBook';
+import { PriceBook } from '../../../../../nodes/MediaGen/run/priceBook';
 import {
 	CAP_TOTAL_KEY,
 	capRefusalMessage,
@@ -14,8 +14,8 @@ import { catalogue, catalogueModel } from '../../../../helpers/catalogue';
 const image = catalogueModel('studio-image-v1'); // 5 credits at defaults
 const video = catalogueModel('lumora-motion-3-fast'); // 90 at defaults
 const book = () => new PriceBook(catalogue, { runs: [], note: 'looked through its newest 0 runs' });
-const atDefaults = { model: image, options: {} };
-const longer = { model: video, options: { duration: 8 } };
+const atDefaults = { model: image, body: { options: {} } };
+const longer = { model: video, body: { options: { duration: 8 } } };
 
 describe('the spending cap', () => {
 	test('refuses what would cross the cap; a refund takes a failed run off', async () => {

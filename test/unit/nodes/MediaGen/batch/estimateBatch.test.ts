@@ -1,5 +1,5 @@
 // Estimate Cost's `estimate` line: what a person reads first in n8n's Table view, for one item and for the batch.
-import { itemEstimate, totalEstimate } from '../../../../../nodes/MediaGen/batch/estimateWords';
+import { itemEstimate, totalEstimate } from '../../../../../nodes/MediaGen/batch/estimateBatch';
 
 describe("one item's estimate", () => {
 	test('a known price says how many credits and where the price comes from', () => {

@@ -1,0 +1,202 @@
+// The one place that predicts what a run will cost, for the spending cap and for Estimate Cost. The spec fixes a
+// run's price at submission from its model, resolution, length and audio, so a run at the model's defaults costs the
+// catalogue's price; else what this account was charged for the same model and price options, in its run history
+// (GET /generations, at most HISTORY_PAGES pages, read once per execution) or among the runs this step already sent;
+// else it is unknown, saying why. A talking-avatar run is priced on the driving audio's length, which only the
+// service measures: only an earlier run with the same audio address tells it.
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { generationListProblem } from '../../shared/responseChecks';
+import type { CatalogueModel, RunRecord } from '../../shared/records';
+import { apiRequest, identityOf } from '../../shared/transport';
+import { getModels } from '../catalogue/catalogue';
+import { effectiveOptions } from '../catalogue/modelOptions';
+import type { RunRequest } from './runRequest';
+
+export interface Price {
+	/** Credits, or null when they cannot be known before the service accepts the run. */
+	credits: number | null;
+	basis: 'catalogue default' | 'earlier run' | 'unknown';
+	/** The earlier run the price comes from (basis 'earlier run'). */
+	runId?: string;
+	/** Why the price is unknown (basis 'unknown'). */
+	why?: string;
+}
+
+/** What a price depends on: the model, the options sent, and the driving audio if any. */
+export type Priced = Pick<RunRequest, 'model' | 'body' | 'audio'>;
+
+/** The options a request sends; options left at "Model Default" are simply absent. */
+const optionsOf = (request: Priced) => (request.body.options ?? {}) as Record<string, unknown>;
+
+const isTalkingAvatar = (model: CatalogueModel) => Array.isArray(model.inputs) && model.inputs.includes('audio');
+
+/** The price-setting options (the spec's: resolution, length, audio) as the service will use them. */
+export function priceOptions(model: CatalogueModel, options: Record<string, unknown>): Record<string, unknown> {
+	// Music is one price a run in every mode (spec "Songs"), so no option changes it.
+	if (model.kind === 'music') return {};
+	const effective = effectiveOptions(model, options).options;
+	const set = ['resolution', 'duration', 'audio'].filter((k) => effective[k] !== undefined && effective[k] !== null);
+	return Object.fromEntries(set.map((key) => [key, effective[key]]));
+}
+
+function sameValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+	return [...new Set([...Object.keys(a), ...Object.keys(b)])].every((k) => String(a[k]) === String(b[k]));
+}
+
+/** Whether the options cost the catalogue's price: resolution, length and sound at the model's defaults. */
+export function isAtDefaults(model: CatalogueModel, options: Record<string, unknown>): boolean {
+	return sameValues(priceOptions(model, options), priceOptions(model, {}));
+}
+
+/** A run this step knows the price of: from the history, or accepted in this execution. */
+interface KnownRun {
+	id: string;
+	model: string;
+	options: Record<string, unknown>;
+	cost: number;
+	audioUrl?: string;
+}
+
+interface History {
+	/** The account's runs, newest first; undefined when the history was not read. */
+	runs?: RunRecord[];
+	/** Why the history was not read, or how much of it was (for reasons). */
+	note: string;
+}
+
+export class PriceBook {
+	/** Runs accepted in this execution, newest first: they count before the history. */
+	private readonly accepted: KnownRun[] = [];
+
+	constructor(
+		private readonly models: CatalogueModel[],
+		private readonly history: History,
+	) {}
+
+	/** The predicted price of one run. */
+	price(request: Priced): Price {
+		const { model, audio } = request;
+		if (isTalkingAvatar(model) && audio) {
+			// Only an address typed by the user is known before submission.
+			const url = 'url' in audio ? audio.url : undefined;
+			const earlier = this.accepted.find((r) => url && r.audioUrl === url && this.same(r, request));
+			if (earlier) return { credits: earlier.cost, basis: 'earlier run', runId: earlier.id };
+			const why =
+				`${model.name} is a talking-avatar model, priced on the driving audio's real length, which only the ` +
+				'service measures when the run is sent';
+			return { credits: null, basis: 'unknown', why };
+		}
+		if (isAtDefaults(model, optionsOf(request)))
+			return { credits: Number(model.credits_at_defaults) || 0, basis: 'catalogue default' };
+		const earlier = [...this.accepted, ...this.historyRuns()].find((r) => r.cost > 0 && this.same(r, request));
+		if (earlier) return { credits: earlier.cost, basis: 'earlier run', runId: earlier.id };
+		const words = Object.entries(priceOptions(model, optionsOf(request))).map(([k, v]) => `${k} ${String(v)}`);
+		const options = words.length ? words.join(', ') : 'its default options';
+		const why = `this account has no earlier run of ${model.id} with ${options} (${this.history.note})`;
+		return { credits: null, basis: 'unknown', why };
+	}
+
+	/** Records a run the service accepted for `request` (its body as sent): later runs like it cost the same. */
+	learn(request: Priced, run: { id: string; cost: number }): void {
+		const cost = Number(run.cost);
+		if (!Number.isFinite(cost) || cost <= 0) return; // a free run says nothing of the price
+		const audioUrl = request.body.audioUrl === undefined ? undefined : String(request.body.audioUrl);
+		this.accepted.unshift({ id: run.id, model: request.model.id, options: optionsOf(request), cost, audioUrl });
+	}
+
+	/** A run of the same model with the same price options. */
+	private same(run: KnownRun, request: Priced): boolean {
+		if (run.model !== request.model.id) return false;
+		const model = this.models.find((m) => m.id === run.model) ?? request.model;
+		return sameValues(priceOptions(model, run.options), priceOptions(request.model, optionsOf(request)));
+	}
+
+	private historyRuns(): KnownRun[] {
+		// Talking-avatar runs in the history do not say which audio they had, so they price nothing.
+		const avatars = new Set(this.models.filter(isTalkingAvatar).map((m) => m.id));
+		return (this.history.runs ?? [])
+			.filter((r) => !avatars.has(r.model))
+			.map((r) => ({
+				id: r.id,
+				model: r.model,
+				options: (r.options ?? {}) as Record<string, unknown>,
+				cost: Number(r.cost) || 0,
+			}));
+	}
+}
+
+/**
+ * The basis as Estimate Cost shows it, in a buyer's words: "list price", "what your last identical run cost (run
+ * <id>)" or "unknown: <why>" (recipes look for the "unknown" start).
+ */
+export function describeBasis(price: Price): string {
+	if (price.basis === 'catalogue default') return 'list price';
+	if (price.basis === 'earlier run') return `what your last identical run cost (run ${price.runId})`;
+	return `unknown: ${price.why}`;
+}
+
+/** Pages of 100 runs read at most: the newest 300 runs. */
+export const HISTORY_PAGES = 3;
+
+/**
+ * History reads by execution and identity, so a loop's later passes and a batch's items share one read, for 10
+ * minutes. Safe with several n8n processes: an entry only saves a read (a process without it reads the history
+ * itself), and a read is never shared between executions or identities.
+ */
+const readThisExecution = new Map<string, { at: number; value: Promise<History> }>();
+
+async function readHistory(ctx: IExecuteFunctions): Promise<History> {
+	const runs: RunRecord[] = [];
+	let before: number | null | undefined;
+	let pages = 0;
+	try {
+		do {
+			const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(ctx, {
+				method: 'GET',
+				path: '/generations',
+				qs: before ? { limit: 100, before } : { limit: 100 },
+				retryTransient: 2,
+				expect: generationListProblem,
+			});
+			runs.push(...(page.body.generations ?? []));
+			before = page.body.next_before;
+		} while (before && ++pages < HISTORY_PAGES);
+	} catch (error) {
+		const reason = (error as Error)?.message ?? String(error);
+		return { runs: runs.length ? runs : undefined, note: `its run history could not be read: ${reason}` };
+	}
+	return { runs, note: `looked through its newest ${runs.length} run${runs.length === 1 ? '' : 's'}` };
+}
+
+/**
+ * The price book for a batch. The history is read only when a price needs it, and never for an anonymous ID
+ * unless `readAnonymous` (a first request with a new anonymous ID opens one of the address's free wallets).
+ */
+export async function priceBookFor(
+	ctx: IExecuteFunctions,
+	requests: Priced[],
+	readAnonymous = true,
+): Promise<PriceBook> {
+	const models: CatalogueModel[] = await getModels(ctx).catch(() => requests.map((r) => r.model));
+	const needed = requests.some((r) => !isTalkingAvatar(r.model) && !isAtDefaults(r.model, optionsOf(r)));
+	if (!needed) return new PriceBook(models, { note: 'its run history was not needed' });
+	const { kind, baseUrl, fingerprint } = await identityOf(ctx);
+	if (kind === 'anonymous' && !readAnonymous) {
+		const note = 'the run history of an anonymous ID is not read, so that no free wallet is opened for it';
+		return new PriceBook(models, { note });
+	}
+	let executionId: string | undefined;
+	try {
+		executionId = ctx.getExecutionId();
+	} catch {
+		// a context without an execution: the history is read for this batch alone
+	}
+	if (!executionId) return new PriceBook(models, await readHistory(ctx));
+	const now = Date.now();
+	for (const [k, v] of readThisExecution) if (now - v.at > 10 * 60_000) readThisExecution.delete(k);
+	const key = `${executionId}|${baseUrl}|${fingerprint}`;
+	const read = readThisExecution.get(key)?.value ?? readHistory(ctx);
+	if (!readThisExecution.has(key)) readThisExecution.set(key, { at: now, value: read });
+	return new PriceBook(models, await read);
+}
