@@ -101,7 +101,6 @@ describe('checkRequest', () => {
 	});
 });
 
-
 describe('checkedRequest', () => {
 	const paidImage = model('lumora-image-2');
 
