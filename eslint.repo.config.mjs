@@ -7,6 +7,36 @@ import tseslint from 'typescript-eslint';
 
 const nonShipped = ['sandbox/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'];
 
+// A test waits for a condition, never for a fixed time: a fixed sleep is too short on a loaded machine and too
+// long everywhere else, and an absence check ("nothing started within 3 s") waits instead for a marker known to
+// come after what it checks. Timings are measured in bench/, not asserted in tests.
+const UNTIL = 'Wait for a condition with until() from test/helpers/until.ts';
+const fixedWaits = [
+	{
+		selector:
+			"NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout'][arguments.0.type='Identifier']",
+		message: `A fixed sleep (a promise resolved by setTimeout). ${UNTIL}; for an absence, wait for a marker that comes after it.`,
+	},
+	{
+		selector:
+			"CallExpression:matches([callee.name=/^(sleep|settle|delay|wait)$/], [callee.property.name=/^(sleep|settle|delay|wait)$/]):matches([arguments.0.value=type(number)], [arguments.0.type='BinaryExpression'])",
+		message: `A fixed sleep (a wait of so many milliseconds). ${UNTIL}; for an absence, wait for a marker that comes after it.`,
+	},
+	{
+		selector: "CallExpression[callee.property.name='waitForTimeout']",
+		message: `A fixed sleep (Playwright's waitForTimeout). Wait for what the page shows, or use until() from test/helpers/until.ts.`,
+	},
+	{
+		selector: 'ImportDeclaration[source.value=/^(node:)?timers\\/promises$/]',
+		message: `timers/promises waits a fixed time. ${UNTIL}.`,
+	},
+	{
+		selector:
+			"CallExpression[callee.name='expect'] CallExpression[callee.object.name=/^(Date|performance)$/][callee.property.name='now']",
+		message: 'A wall-clock assertion: how long something took is measured in bench/, not asserted in a test.',
+	},
+];
+
 export default [
 	{ ignores: ['dist/**', 'node_modules/**', '**/*.js', '**/*.mjs'] },
 	...tseslint.configs.recommended.map((config) => ({ ...config, files: nonShipped })),
@@ -14,6 +44,21 @@ export default [
 		// Tests read the API's answers as the loose JSON they are, and load a second copy of a module with
 		// jest.isolateModules, which needs require().
 		files: ['test/**/*.ts'],
-		rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-require-imports': 'off' },
+		rules: {
+			'@typescript-eslint/no-explicit-any': 'off',
+			'@typescript-eslint/no-require-imports': 'off',
+			'no-restricted-syntax': ['error', ...fixedWaits],
+		},
+	},
+	{
+		// The timers that are not a test waiting: until()'s own tick, the property suite's warped clock (simulated
+		// time), the pool test's jobs of given lengths, and the stand-in for n8n's sleep in the test of our sleep.
+		files: [
+			'test/helpers/until.ts',
+			'test/properties/warpClock.ts',
+			'test/unit/nodes/MediaGen/batch/pool.test.ts',
+			'test/unit/nodes/shared/transport/sleep.test.ts',
+		],
+		rules: { 'no-restricted-syntax': 'off' },
 	},
 ];

@@ -11,7 +11,7 @@ import type { Run } from '../../sandbox/types';
 import type { Delivery } from '../../sandbox/webhooks';
 import { localiseWorkflow, ownerSession, readExample, rest, type N8nInstance } from '../../scripts/realN8n';
 import { bootQueueStack, type QueueStack, type QueueStackOptions } from '../../scripts/queueStack';
-import { parseFlatted } from '../e2e/shared';
+import { parseFlatted, untilN8n } from '../e2e/shared';
 
 export const IDS = {
 	batchHook: 'mgQueueBatchHook',
@@ -176,13 +176,14 @@ export async function settledExecutions(
 	count: number,
 	ms = 180_000,
 ): Promise<ExecutionSummary[]> {
-	const deadline = Date.now() + ms;
-	let list = await executionsOf(n8n, cookie, workflowId);
-	while (Date.now() < deadline && (list.length < count || list.some((e) => !FINISHED.includes(e.status)))) {
-		await new Promise((r) => setTimeout(r, 1000));
-		list = await executionsOf(n8n, cookie, workflowId);
-	}
-	return list;
+	return await untilN8n(
+		async () => {
+			const list = await executionsOf(n8n, cookie, workflowId);
+			return list.length >= count && list.every((e) => FINISHED.includes(e.status)) && list;
+		},
+		`${count} ended executions of ${workflowId}`,
+		ms,
+	);
 }
 
 export async function execution(n8n: N8nInstance, cookie: string, id: string): Promise<ExecutionDetail> {
@@ -246,8 +247,6 @@ export async function replay(delivery: Delivery, url: string, secret: string): P
 	await res.text();
 	return res.status;
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the node submitted under an execution (default key `n8n-<instance>-<execution>-<node>-<run>-<item>`). */
 export const runsOf = (sb: Sandbox, executionId: string): Run[] =>

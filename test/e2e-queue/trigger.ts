@@ -6,7 +6,8 @@
 // change, so these three figures are measured and printed, not held to zero here.
 import type { Delivery } from '../../sandbox/webhooks';
 import type { QueueStack } from '../../scripts/queueStack';
-import { execution, IDS, replay, settledExecutions, sleep, workerOf, type ExecutionSummary } from './helpers';
+import { execution, IDS, replay, workerOf, type ExecutionSummary } from './helpers';
+import { untilMarkerRan, untilN8n } from '../e2e/shared';
 import { readExample } from '../../scripts/realN8n';
 
 export const triggerFigures: Record<string, unknown> = {};
@@ -23,7 +24,7 @@ const hookPath = `/webhook/${webhookId}/webhook`;
 
 /** Starts a run straight on the API (as another client of the account would); waits out 409 busy and 429. */
 async function submitRun(stack: QueueStack, prompt: string): Promise<string> {
-	for (;;) {
+	return await untilN8n(async () => {
 		const res = await fetch(`${stack.sandbox.baseUrl}/generations`, {
 			method: 'POST',
 			headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
@@ -34,19 +35,22 @@ async function submitRun(stack: QueueStack, prompt: string): Promise<string> {
 		if (res.status !== 409 && res.status !== 429) {
 			throw new Error(`POST /generations: HTTP ${res.status} ${JSON.stringify(body)}`);
 		}
-		await sleep(1000);
-	}
+		return undefined;
+	}, `a slot for "${prompt}"`);
 }
 
 export function triggerTests(ctx: () => { stack: QueueStack; cookie: string }): void {
 	let deliveries: Delivery[] = [];
 	let seen: ExecutionSummary[] = [];
 
-	/** Executions of the trigger workflow not counted yet, and the run ids they carry. */
-	async function newExecutions(expectedAtLeast: number): Promise<Started[]> {
+	/**
+	 * Executions of the trigger workflow not counted yet, and the run ids they carry, once a marker sent to `base`
+	 * (where the deliveries went) after they were answered has run.
+	 */
+	async function newExecutions(base: string): Promise<Started[]> {
 		const { stack, cookie } = ctx();
-		await sleep(5000);
-		const all = await settledExecutions(stack.main, cookie, IDS.trigger, seen.length + expectedAtLeast, 60_000);
+		const marked = await untilMarkerRan(stack.main, cookie, IDS.trigger, `${base}${hookPath}`, stack.webhookSecret);
+		const all = marked.executions;
 		const fresh = all.filter((e) => !seen.some((s) => s.id === e.id));
 		seen = all;
 		const runIds = deliveries.map((d) => d.runId!);
@@ -65,15 +69,14 @@ export function triggerTests(ctx: () => { stack: QueueStack; cookie: string }): 
 		const submitted: string[] = [];
 		// One run at a time, each delivered before the next is submitted (the guarantee stated for sequential
 		// deliveries; concurrent writers of static data can still lose each other's newest ids).
+		const delivered = () =>
+			sb.engine.webhooks.deliveries.filter((d) => d.runId && submitted.includes(d.runId) && d.delivered);
 		for (let i = 0; i < RUNS; i++) {
 			submitted.push(await submitRun(stack, `queue trigger ${i}${i === 0 ? ' [fail]' : ''}`));
-			for (let w = 0; w < 60 && deliveries.length <= i; w++) {
-				await sleep(250);
-				deliveries = sb.engine.webhooks.deliveries.filter((d) => d.runId && submitted.includes(d.runId) && d.delivered);
-			}
+			deliveries = await untilN8n(() => delivered().length > i && delivered(), `the delivery of run ${i}`, 15_000);
 		}
 		expect(deliveries).toHaveLength(RUNS);
-		const fresh = await newExecutions(RUNS);
+		const fresh = await newExecutions(stack.webhookBase);
 		expect(fresh.map((e) => e.runId).sort()).toEqual([...submitted].sort());
 		for (const e of fresh) expect(e.worker).toMatch(/^worker\d$/);
 		const perWorker: Record<string, number> = {};
@@ -81,28 +84,32 @@ export function triggerTests(ctx: () => { stack: QueueStack; cookie: string }): 
 		triggerFigures.firstDeliveries = { runs: RUNS, executions: fresh.length, perWorker };
 	});
 
-	/** Sends every delivery again (each must be answered 200) and records how many executions that started. */
-	async function countDuplicates(figure: string, send: () => Promise<Array<number | null | undefined>>) {
+	/**
+	 * Sends every delivery again to `base` (each must be answered 200) and records how many executions that
+	 * started.
+	 */
+	async function countDuplicates(figure: string, base: string, send: () => Promise<Array<number | null | undefined>>) {
 		expect(await send()).toEqual(Array(RUNS).fill(200));
-		const fresh = await newExecutions(0);
+		const fresh = await newExecutions(base);
 		triggerFigures[figure] = { deliveries: RUNS, duplicateExecutions: fresh.length };
 		// The remembered ids are in the workflow's static data (Postgres), which every process reads.
 		expect(fresh.length).toBe(0);
 	}
 	/** The sandbox's "resend": same webhook-id and body, to the endpoint (the webhook process). */
 	async function resendAll() {
+		const attempts = deliveries.map((d) => d.attempts.length);
 		for (const d of deliveries) ctx().stack.sandbox.engine.webhooks.resend(d.id);
-		await sleep(2000);
+		await untilN8n(() => deliveries.every((d, i) => d.attempts.length > attempts[i]), 'every resend to be answered');
 		return deliveries.map((d) => d.attempts[d.attempts.length - 1]?.status);
 	}
 
 	test('the same deliveries resent to the webhook process: duplicates counted', async () => {
-		await countDuplicates('resentToWebhookProcess', resendAll);
+		await countDuplicates('resentToWebhookProcess', ctx().stack.webhookBase, resendAll);
 	});
 
 	test('the same deliveries replayed to the main process: duplicates counted', async () => {
 		const { stack } = ctx();
-		await countDuplicates('replayedToMain', async () => {
+		await countDuplicates('replayedToMain', stack.mainBase, async () => {
 			const statuses = [];
 			for (const d of deliveries) statuses.push(await replay(d, `${stack.mainBase}${hookPath}`, stack.webhookSecret));
 			return statuses;
@@ -113,6 +120,6 @@ export function triggerTests(ctx: () => { stack: QueueStack; cookie: string }): 
 		const { stack } = ctx();
 		await stack.stop('webhook');
 		await stack.start('webhook', 'webhook');
-		await countDuplicates('afterWebhookRestart', resendAll);
+		await countDuplicates('afterWebhookRestart', stack.webhookBase, resendAll);
 	});
 }

@@ -6,13 +6,14 @@
 // quotes them). n8n saves static data whole and offers the trigger no lock, so a repeat that lands
 // on the other process while the first copy is still being accepted can start a second execution.
 import { execFile } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { bootQueueStack, type QueueStack } from '../../scripts/queueStack';
 import { N8N_VERSIONS, TYPE_PREFIX } from '../../scripts/realN8n';
-import { sleep } from './helpers';
+import { sendSigned } from '../e2e/shared';
+import { until } from '../helpers/until';
 
 const WORKFLOW_ID = 'mgQueueTrigPair1';
 const TRIGGER = 'Media Generation Trigger';
@@ -95,27 +96,38 @@ async function psql(sql: string): Promise<string[]> {
 	);
 }
 
-/** Executions per webhook-id (from each execution's stored data), once the count has stopped changing. */
+/**
+ * Executions per webhook-id (from each execution's stored data), once a marker sent to each webhook process after
+ * every delivery was answered has run there: an execution a delivery started is stored by then. Markers left out.
+ */
 async function executionsPerId(): Promise<Map<string, number>> {
-	const sql =
-		`SELECT e.status || ' ' || coalesce(substring(d.data from 'msg_gen_pair[0-9]+_succeeded'), '-') ` +
-		`FROM execution_entity e JOIN execution_data d ON d."executionId" = e.id WHERE e."workflowId" = '${WORKFLOW_ID}'`;
-	let last = -1;
-	for (let i = 0; i < 120; i++) {
-		const rows = await psql(sql);
-		const busy = rows.some((r) => /^(new|running|waiting|unknown) /.test(r));
-		if (!busy && rows.length === last) {
-			const counts = new Map<string, number>();
-			for (const row of rows) {
-				const id = row.split(' ')[1];
-				counts.set(id, (counts.get(id) ?? 0) + 1);
-			}
-			return counts;
-		}
-		last = rows.length;
-		await sleep(3000);
+	const marks = new Map<string, string>();
+	for (const name of ['webhook', 'webhook2']) {
+		const msgId = `msg_marker_${randomUUID()}`;
+		const status = await sendSigned(`${baseOf(name)}${HOOK}`, stack.webhookSecret, msgId, JSON.stringify({ msgId }));
+		if (status !== 200) throw new Error(`The marker to ${name} was answered ${status}`);
+		marks.set(msgId, name);
 	}
-	throw new Error('The trigger executions did not settle within 6 minutes');
+	const sql =
+		`SELECT e.status || ' ' || coalesce(substring(d.data from 'msg_gen_pair[0-9]+_succeeded'), ` +
+		`substring(d.data from 'msg_marker_[0-9a-f-]+'), '-') ` +
+		`FROM execution_entity e JOIN execution_data d ON d."executionId" = e.id WHERE e."workflowId" = '${WORKFLOW_ID}'`;
+	const rows = await until(
+		async () => {
+			const all = await psql(sql);
+			const busy = all.some((r) => /^(new|running|waiting|unknown) /.test(r));
+			return !busy && [...marks.keys()].every((m) => all.some((r) => r.endsWith(` ${m}`))) && all;
+		},
+		"the markers' executions",
+		6 * 60_000,
+		1000,
+	);
+	const counts = new Map<string, number>();
+	for (const row of rows) {
+		const id = row.split(' ')[1];
+		if (!id.startsWith('msg_marker_')) counts.set(id, (counts.get(id) ?? 0) + 1);
+	}
+	return counts;
 }
 
 /** Executions started between two counts. */

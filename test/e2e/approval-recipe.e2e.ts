@@ -21,6 +21,7 @@ import {
 import { bootStack } from '../../scripts/stack';
 import { pageOf, postFields, postForm, settledStatus } from './recipes/formClient';
 import { problemsOf, type WorkflowNode } from './recipes/nodeIssues';
+import { untilN8n } from './shared';
 
 const FORM_RECIPE = 'approval-before-generate.json';
 const SLACK_RECIPE = 'approval-in-slack.json';
@@ -73,11 +74,10 @@ test('form: estimate, approve on the next page, generate under the approved tota
 	expect(approval).toContain('These 5 pictures cost 25 credits (0 of unknown price)');
 	await postFields(waitingUrl.href, ['Approve']);
 	// The next page is the ending once Generate is done (the ending is a form page too: "form-waiting").
-	let ending = '';
-	for (const deadline = Date.now() + 120_000; Date.now() < deadline && !ending.includes('Made '); ) {
-		await new Promise((r) => setTimeout(r, 1000));
-		if ((await settledStatus(waitingUrl)) === 'form-waiting') ending = await pageOf(waitingUrl);
-	}
+	const ending = await untilN8n(async () => {
+		const page = (await settledStatus(waitingUrl)) === 'form-waiting' ? await pageOf(waitingUrl) : '';
+		return page.includes('Made ') && page;
+	}, 'the ending page');
 	const { runs, charged } = submissionsFor(prompts);
 	expect(runs).toHaveLength(5);
 	expect(charged).toBeLessThanOrEqual(25);

@@ -15,18 +15,15 @@ import {
 	startBatch,
 	startPauseStack,
 	stopPauseStack,
-	until as untilEvery,
 	type PauseStack,
 } from './pauseStack';
+import { untilN8n } from './shared';
 
 const WORKFLOW_ID = 'mgPauseEdges0001';
 let stack: PauseStack;
 let account: Account;
 
 const executions = () => executionsOf(stack, WORKFLOW_ID);
-
-/** The stack's `until`, asking every 250 ms. */
-const until = <T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000) => untilEvery(what, probe, ms, 250);
 
 /** The Generate step's stored runs: how many times it ended, and its last output items' prompts. */
 async function stepRuns(id: string): Promise<Array<{ prompts: unknown[] }>> {
@@ -59,24 +56,25 @@ async function restartCase(prompts: string[], forced: boolean) {
 	const before = charged();
 	const known = new Set((await executions()).map((e) => e.id));
 	await startBatch(stack, WORKFLOW_ID, prompts);
-	const waiting = await until('a waiting execution', async () =>
-		(await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
+	const waiting = await untilN8n(
+		async () => (await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
+		'a waiting execution',
 	);
-	await until('the waiting step to be saved', async () => ((await stepRuns(waiting.id)).length ? true : undefined));
+	await untilN8n(async () => ((await stepRuns(waiting.id)).length ? true : undefined), 'the waiting step to be saved');
 	let deliveries: Delivery[] = [];
 	let attemptsBefore: number[] = [];
 	await restartN8n(stack, async () => {
 		// n8n starts again only once each delivery has failed 3 times (at once, +1 and +5 scaled minutes): its next
 		// retry comes 30 scaled minutes (18 s) later, not while n8n starts. A delivery that lands while n8n migrates
 		// its database is answered 200 "n8n is starting up" and is lost (ARCHITECTURE.md, Where n8n bends; issue 28 point 3).
-		await until('every run finished, each delivery failed 3 times', async () => {
+		await untilN8n(async () => {
 			const runs = runsOf(prompts);
 			for (const r of runs) sb.engine.settle(r);
 			const failed = sb.engine.webhooks.deliveries.filter(
 				(d) => runs.some((r) => r.id === d.runId) && !d.delivered && d.attempts.length >= 3,
 			);
 			return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failed.length === 3 ? true : undefined;
-		});
+		}, 'every run finished, each delivery failed 3 times');
 		deliveries = sb.engine.webhooks.deliveries.filter((d) => runsOf(prompts).some((r) => r.id === d.runId));
 		attemptsBefore = deliveries.map((d) => d.attempts.length);
 	});
@@ -85,12 +83,12 @@ async function restartCase(prompts: string[], forced: boolean) {
 	if (forced) for (const d of deliveries) sb.engine.webhooks.resend(d.id);
 	// What n8n's start-up recovery left: 2.40.7 logs "amended execution" for it.
 	const statusAfterRestart = (await executions()).find((e) => e.id === waiting.id)?.status;
-	const done = await until(
-		'the execution to resume after the restart',
+	const done = await untilN8n(
 		async () => {
 			const e = (await executions()).find((x) => x.id === waiting.id);
 			return e && e.status !== 'waiting' && e.status !== 'running' && e.status !== 'crashed' ? e : undefined;
 		},
+		'the execution to resume after the restart',
 		180_000,
 	).catch((error: Error) => {
 		const sent = deliveries.map((d) => ({ run: d.runId, attempts: d.attempts.map((a) => a.status) }));

@@ -15,9 +15,9 @@ import {
 	startBatch,
 	startPauseStack,
 	stopPauseStack,
-	until,
 	type PauseStack,
 } from './pauseStack';
+import { untilN8n } from './shared';
 
 const STOP = 'mgPauseFailStop1';
 const REGULAR = 'mgPauseFailReg01';
@@ -44,8 +44,9 @@ async function failingBatch(workflowId: string) {
 	const known = await knownIds(stack, workflowId);
 	const before = chargedTo(stack.sb, account);
 	await startBatch(stack, workflowId, prompts);
-	const started = await until('the batch to pause', async () =>
-		(await executions(stack, workflowId)).find((e) => !known.has(e.id)),
+	const started = await untilN8n(
+		async () => (await executions(stack, workflowId)).find((e) => !known.has(e.id)),
+		'the batch to pause',
 	);
 	const done = await endOf(stack, workflowId, started.id);
 	const failed = runsOf(stack.sb, [prompts[1]])[0];

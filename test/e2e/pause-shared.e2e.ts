@@ -17,10 +17,10 @@ import {
 	startBatch,
 	startPauseStack,
 	stopPauseStack,
-	until,
 	type ItemData,
 	type PauseStack,
 } from './pauseStack';
+import { untilN8n } from './shared';
 
 /** Images on a 3-slot account (identical items, re-runs, concurrent executions). */
 const IMAGES = 'mgPauseImages001';
@@ -60,11 +60,11 @@ const same = (count: number, prompt: string) => Array.from({ length: count }, ()
 
 /** The new executions of `workflowId` (not in `known`) once `count` of them have ended, oldest first. */
 async function ended(workflowId: string, known: Set<string>, count: number) {
-	const done = await until(`${count} executions of ${workflowId} to end`, async () => {
+	const done = await untilN8n(async () => {
 		const fresh = (await executions(stack, workflowId)).filter((e) => !known.has(e.id));
 		const over = fresh.filter((e) => !['waiting', 'running', 'new'].includes(e.status));
 		return over.length === count ? over : undefined;
-	});
+	}, `${count} executions of ${workflowId} to end`);
 	return done.sort((a, b) => Number(a.id) - Number(b.id));
 }
 
@@ -141,10 +141,14 @@ test('nothing is submitted after the time limit; items never sent come out uncha
 	const prompts = same(4, 'one at a time');
 	const known = await knownIds(stack, LIMITED);
 	await startBatch(stack, LIMITED, prompts);
-	const waiting = await until('the limited batch to wait', async () =>
-		(await executions(stack, LIMITED)).find((e) => !known.has(e.id) && e.status === 'waiting'),
+	const waiting = await untilN8n(
+		async () => (await executions(stack, LIMITED)).find((e) => !known.has(e.id) && e.status === 'waiting'),
+		'the limited batch to wait',
 	);
-	const waitTill = await until('its wait time', async () => (await execution(stack, waiting.id)).waitTill ?? undefined);
+	const waitTill = await untilN8n(
+		async () => (await execution(stack, waiting.id)).waitTill ?? undefined,
+		'its wait time',
+	);
 	const limit = new Date(waitTill).getTime() - TIMER_GRACE_MS;
 	const done = await endOf(stack, LIMITED, waiting.id);
 	expect(done.status).toBe('success');

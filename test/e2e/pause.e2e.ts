@@ -16,9 +16,9 @@ import {
 	startPauseStack,
 	stopPauseStack,
 	storedRuns as storedRunsOf,
-	until,
 	type PauseStack,
 } from './pauseStack';
+import { untilN8n } from './shared';
 
 const WORKFLOW_ID = 'mgPauseBatch0001';
 /** The same batch with a signing-secret credential that does not match the account's, and a 3 s time limit. */
@@ -49,22 +49,23 @@ test('5 videos on 3 slots: the execution waits with nothing running, then finish
 	const prompts = Array.from({ length: 5 }, (_, i) => `pause video ${i}`);
 	const before = charged();
 	await start(prompts);
-	const waiting = await until('a waiting execution', async () =>
-		(await executions()).find((e) => e.status === 'waiting'),
+	const waiting = await untilN8n(
+		async () => (await executions()).find((e) => e.status === 'waiting'),
+		'a waiting execution',
 	);
 	// While the runs are in progress: waiting, and no execution running.
 	const inProgress = () =>
 		runsOf(prompts)
 			.map((r) => stack.sb.engine.settle(r))
 			.some((r) => r.status === 'PROCESSING');
-	await until('runs in progress', async () => (inProgress() ? true : undefined));
+	await untilN8n(async () => (inProgress() ? true : undefined), 'runs in progress');
 	const during = await executions();
 	expect(during.find((e) => e.id === waiting.id)?.status).toBe('waiting');
 	expect(during.filter((e) => e.status === 'running')).toEqual([]);
-	const done = await until('the execution to finish', async () => {
+	const done = await untilN8n(async () => {
 		const e = (await executions()).find((x) => x.id === waiting.id);
 		return e && e.status !== 'waiting' && e.status !== 'running' ? e : undefined;
-	});
+	}, 'the execution to finish');
 	expect(done.status).toBe('success');
 	const items = await generateOutput(done.id);
 	expect(items.map((i) => i.json.prompt)).toEqual(prompts);
@@ -81,15 +82,16 @@ test("n8n stopped while the execution waits: the service's retries resume it aft
 	const before = charged();
 	const known = new Set((await executions()).map((e) => e.id));
 	await start(prompts);
-	const waiting = await until('a new waiting execution', async () =>
-		(await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
+	const waiting = await untilN8n(
+		async () => (await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
+		'a new waiting execution',
 	);
 	// The list shows "waiting" a moment before n8n has saved the execution's data: stop it only once the
 	// waiting step's run is stored (stopping in between is a crash while saving, which this test is not about).
-	await until('the waiting execution to be saved', async () => ((await storedRuns(waiting.id)) ? true : undefined));
+	await untilN8n(async () => ((await storedRuns(waiting.id)) ? true : undefined), 'the waiting execution to be saved');
 	await restartN8n(stack, async () => {
 		// The runs finish while n8n is down; their first deliveries fail.
-		await until('every run finished with a failed delivery', async () => {
+		await untilN8n(async () => {
 			const runs = runsOf(prompts);
 			for (const r of runs) stack.sb.engine.settle(r);
 			const failedFirst = stack.sb.engine.webhooks.deliveries.filter(
@@ -98,14 +100,14 @@ test("n8n stopped while the execution waits: the service's retries resume it aft
 			return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failedFirst.length >= 1
 				? true
 				: undefined;
-		});
+		}, 'every run finished with a failed delivery');
 	});
-	const done = await until(
-		'the execution to resume after the restart',
+	const done = await untilN8n(
 		async () => {
 			const e = (await executions()).find((x) => x.id === waiting.id);
 			return e && e.status !== 'waiting' && e.status !== 'running' ? e : undefined;
 		},
+		'the execution to resume after the restart',
 		180_000,
 	).catch((error: Error) => {
 		// What the service was answered, and what n8n said: enough to tell a refusal from a lost delivery.
@@ -128,16 +130,19 @@ test('replayed deliveries, and one signed with another secret, resume nothing; a
 	const prompts = ['quick one', 'slow one [stuck]'];
 	const known = new Set((await executions()).map((e) => e.id));
 	await start(prompts);
-	const waiting = await until('a new waiting execution', async () =>
-		(await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
+	const waiting = await untilN8n(
+		async () => (await executions()).find((e) => e.status === 'waiting' && !known.has(e.id)),
+		'a new waiting execution',
 	);
-	const quick = await until("the quick run's delivery", async () => {
+	const quick = await untilN8n(async () => {
 		const run = runsOf(['quick one'])[0];
 		return stack.sb.engine.webhooks.deliveries.find((d) => d.runId === run?.id && d.delivered);
-	});
-	// Replayed by the service (a resend): still waiting for the stuck run.
+	}, "the quick run's delivery");
+	// Replayed by the service (a resend): answered, and still waiting for the stuck run. A resume it started
+	// wrongly (after its answer) would end the execution before the stuck run fails: the end below names that failure.
+	const attempts = quick.attempts.length;
 	stack.sb.engine.webhooks.resend(quick.id);
-	await new Promise((r) => setTimeout(r, 2000));
+	await untilN8n(() => quick.attempts.length > attempts, 'the resend to be answered');
 	expect((await executions()).find((e) => e.id === waiting.id)?.status).toBe('waiting');
 	// Replayed with another signature (right URL and token): a wake-up call. The run it names reads back as
 	// finished, which the batch knew already, so it is taken (200) and changes nothing.
@@ -159,10 +164,10 @@ test('replayed deliveries, and one signed with another secret, resume nothing; a
 	expect(forged.status).toBe(200);
 	expect((await executions()).find((e) => e.id === waiting.id)?.status).toBe('waiting');
 	// The stuck run fails after the service's 30 minutes (18 s here) and is refunded: the execution fails, naming it.
-	const done = await until('the execution to end', async () => {
+	const done = await untilN8n(async () => {
 		const e = (await executions()).find((x) => x.id === waiting.id);
 		return e && e.status !== 'waiting' && e.status !== 'running' ? e : undefined;
-	});
+	}, 'the execution to end');
 	expect(done.status).toBe('error');
 	const stuck = runsOf(['slow one [stuck]'])[0];
 	const details = { data: { data: (await execution(stack, done.id)).raw } };
@@ -176,10 +181,10 @@ test('6 identical videos: 6 runs, each item its own file, one charge and one dow
 	const posts = generationPosts(stack.sb);
 	const known = new Set((await executions()).map((e) => e.id));
 	await start(prompts);
-	const done = await until('the identical batch to finish', async () => {
+	const done = await untilN8n(async () => {
 		const e = (await executions()).find((x) => !known.has(x.id) && x.status !== 'waiting' && x.status !== 'running');
 		return e && e.status !== 'new' ? e : undefined;
-	});
+	}, 'the identical batch to finish');
 	expect(done.status).toBe('success');
 	const items = await generateOutput(done.id);
 	const ids = items.map((i) => String(i.json.id));
@@ -199,10 +204,10 @@ test('deliveries failing the signature check: each run is read back and taken, w
 	const prompts = ['signed with the account secret'];
 	const before = charged();
 	await start(prompts, WRONG_SECRET_ID);
-	const done = await until('the execution to end', async () => {
+	const done = await untilN8n(async () => {
 		const e = (await executions(WRONG_SECRET_ID))[0];
 		return e && e.status !== 'waiting' && e.status !== 'running' && e.status !== 'new' ? e : undefined;
-	});
+	}, 'the execution to end');
 	expect(done.status).toBe('success');
 	const items = await generateOutput(done.id);
 	expect(items).toHaveLength(1);
@@ -223,12 +228,12 @@ test("deliveries that never come: n8n's timer ends the wait, with an outcome per
 	try {
 		const known = new Set((await executions(WRONG_SECRET_ID)).map((e) => e.id));
 		await start(prompts, WRONG_SECRET_ID);
-		const done = await until(
-			'the wait timer to end the execution',
+		const done = await untilN8n(
 			async () => {
 				const e = (await executions(WRONG_SECRET_ID)).find((x) => !known.has(x.id));
 				return e && !['waiting', 'running', 'new'].includes(e.status) ? e : undefined;
 			},
+			'the wait timer to end the execution',
 			180_000,
 		);
 		expect(done.status).toBe('success');

@@ -9,7 +9,7 @@ import type { SandboxConfig } from '../../sandbox/config';
 import type { Account } from '../../sandbox/types';
 import { CUSTOM_PREFIX, ownerSession, rest, startServer, stopServer, type N8nInstance } from '../../scripts/realN8n';
 import { spentBy } from '../helpers/ledger';
-import { parseFlatted, startN8nWith, type Credential } from './shared';
+import { parseFlatted, startN8nWith, untilN8n, type Credential } from './shared';
 
 /** The Generate node's name in every batch workflow. */
 export const GENERATE = 'Generate';
@@ -36,22 +36,6 @@ export interface PauseStack {
 	n8n: N8nInstance;
 	cookie: string;
 	hookPaths: Record<string, string>;
-}
-
-/** Asks `probe` every `everyMs` until it gives a value; fails naming `what` after `ms`. */
-export async function until<T>(
-	what: string,
-	probe: () => Promise<T | undefined>,
-	ms = 120_000,
-	everyMs = 500,
-): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, everyMs));
-	}
 }
 
 // Credential ids of an account (letters and digits only, as n8n's own ids).
@@ -181,10 +165,10 @@ export async function startPauseStack(
  */
 async function untilWebhooksRegistered(stack: PauseStack): Promise<void> {
 	for (const hookPath of Object.values(stack.hookPaths)) {
-		await until('the webhook to be registered', async () => {
+		await untilN8n(async () => {
 			const res = await fetch(`http://127.0.0.1:${stack.n8n.port}/webhook/${hookPath}`, { method: 'GET' });
 			return /registered for GET/i.test(await res.text()) ? true : undefined;
-		});
+		}, 'the webhook to be registered');
 	}
 }
 
@@ -262,18 +246,18 @@ const ended = (e: Execution | undefined) => (e && !['waiting', 'running', 'new']
 
 /** The first execution of `workflowId` not in `known` that has ended. */
 export async function nextEnded(stack: PauseStack, workflowId: string, known: Set<string>, ms?: number) {
-	return until(
-		`an execution of ${workflowId} to end`,
+	return untilN8n(
 		async () => ended((await executions(stack, workflowId)).find((e) => !known.has(e.id))),
+		`an execution of ${workflowId} to end`,
 		ms,
 	);
 }
 
 /** Execution `id` once it has ended. */
 export async function endOf(stack: PauseStack, workflowId: string, id: string, ms?: number) {
-	return until(
-		`execution ${id} to end`,
+	return untilN8n(
 		async () => ended((await executions(stack, workflowId)).find((e) => e.id === id)),
+		`execution ${id} to end`,
 		ms,
 	);
 }

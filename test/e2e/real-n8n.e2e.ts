@@ -23,7 +23,7 @@ import {
 	type RunData,
 } from '../../scripts/realN8n';
 import { bootStack, exampleId } from '../../scripts/stack';
-import { manualStart, SANDBOX_KEY } from './shared';
+import { manualStart, SANDBOX_KEY, untilMarkerRan, untilN8n, untilRegistered } from './shared';
 
 let sb: Sandbox;
 let n8n: N8nInstance;
@@ -128,19 +128,21 @@ async function executionsOf(workflowId: string): Promise<Array<{ id: string; sta
 	return res.data.results;
 }
 
-async function waitForExecutions(
-	workflowId: string,
-	count: number,
-	ms = 60_000,
-): Promise<Array<{ id: string; status: string }>> {
-	const deadline = Date.now() + ms;
-	let list = await executionsOf(workflowId);
-	while (list.length < count && Date.now() < deadline) {
-		await new Promise((r) => setTimeout(r, 1000));
-		list = await executionsOf(workflowId);
-	}
-	return list;
+/** The executions of `workflowId` once there are at least `count`. */
+async function waitForExecutions(workflowId: string, count: number, ms = 60_000) {
+	return await untilN8n(
+		async () => {
+			const list = await executionsOf(workflowId);
+			return list.length >= count && list;
+		},
+		`${count} executions of ${workflowId}`,
+		ms,
+	);
 }
+
+/** The trigger workflow's executions once a marker sent after the test's deliveries has run (markers left out). */
+const settledTriggerExecutions = async () =>
+	(await untilMarkerRan(n8n, cookie, idOf(6), hookUrl, endpointSecret)).executions;
 
 beforeAll(async () => {
 	const stack = await bootStack();
@@ -170,12 +172,22 @@ beforeAll(async () => {
 	cookie = await ownerSession(n8n);
 	// The example runs were delivered to the trigger while n8n was not serving; the sandbox retries them
 	// a minute later, in the middle of the trigger tests. Resend them now and count what they start.
-	// (n8n 2.40 registers the webhook shortly after its banner: resend until they are delivered.)
+	// (n8n 2.40 registers the webhook shortly after its banner: wait for that, then resend each one again once its
+	// last resend is answered, until all are delivered.)
 	const pending = sb.engine.webhooks.deliveries.filter((d) => !d.delivered);
-	for (const deadline = Date.now() + 90_000; pending.some((d) => !d.delivered) && Date.now() < deadline; ) {
-		for (const d of pending) if (!d.delivered) sb.engine.webhooks.resend(d.id);
-		await new Promise((r) => setTimeout(r, 2000));
-	}
+	await untilRegistered(n8n, hookUrl, "The trigger's webhook");
+	const resendAt = new Map(pending.map((d) => [d.id, d.attempts.length])); // once it has that many attempts
+	await untilN8n(
+		() => {
+			for (const d of pending.filter((x) => !x.delivered && x.attempts.length >= resendAt.get(x.id)!)) {
+				resendAt.set(d.id, d.attempts.length + 1);
+				sb.engine.webhooks.resend(d.id);
+			}
+			return pending.every((d) => d.delivered);
+		},
+		"the example runs' deliveries",
+		90_000,
+	);
 	exampleDeliveries = (await waitForExecutions(idOf(6), pending.length)).length;
 });
 
@@ -349,9 +361,10 @@ describe("(b, c) the trigger workflow on n8n's production webhook URL", () => {
 		expect(list).toHaveLength(exampleDeliveries + 2);
 		const delivery = sb.engine.webhooks.deliveries.find((d) => d.runId === ok.id)!;
 		expect(delivery.delivered).toBe(true);
+		const attempts = delivery.attempts.length;
 		sb.engine.webhooks.resend(delivery.id);
-		await new Promise((r) => setTimeout(r, 3000));
-		expect(await executionsOf(idOf(6))).toHaveLength(exampleDeliveries + 2);
+		await untilN8n(() => delivery.attempts.length > attempts, 'the resend to be answered');
+		expect(await settledTriggerExecutions()).toHaveLength(exampleDeliveries + 2);
 		const details = await Promise.all(
 			list.map((e) => rest<{ data: { data: string } }>(n8n, cookie, `/rest/executions/${e.id}`)),
 		);
@@ -362,7 +375,7 @@ describe("(b, c) the trigger workflow on n8n's production webhook URL", () => {
 	});
 
 	test('forged and replayed deliveries record no execution', async () => {
-		const before = (await executionsOf(idOf(6))).length;
+		const known = new Set((await executionsOf(idOf(6))).map((e) => e.id));
 		const accepted = sb.engine.webhooks.deliveries.find((d) => d.delivered && d.runId)!;
 		const now = Math.floor(Date.now() / 1000);
 		const sign = (secret: string, id: string, body: string) =>
@@ -388,7 +401,6 @@ describe("(b, c) the trigger workflow on n8n's production webhook URL", () => {
 		expect(forged.status).toBe(401);
 		const replayed = await post(accepted.msgId, sign(endpointSecret, accepted.msgId, accepted.body), accepted.body);
 		expect(replayed.status).toBe(200);
-		await new Promise((r) => setTimeout(r, 3000));
-		expect(await executionsOf(idOf(6))).toHaveLength(before);
+		expect((await settledTriggerExecutions()).filter((e) => !known.has(e.id))).toEqual([]);
 	});
 });

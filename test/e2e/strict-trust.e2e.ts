@@ -22,11 +22,10 @@ import {
 	startBatch,
 	startPauseStack,
 	stopPauseStack,
-	until,
 	type PauseStack,
 } from './pauseStack';
 import { heldVideoRun, startHeldFileServer } from '../helpers/heldFileServer';
-import { triggerWorkflow } from './shared';
+import { triggerWorkflow, untilMarkerRan, untilN8n } from './shared';
 
 const PAUSED = 'mgStrictPause001';
 const LOST = 'mgStrictLost0001';
@@ -88,15 +87,15 @@ beforeAll(async () => {
 	);
 	// The triggers' webhooks: an unsigned call is answered 400 once registered (404 before).
 	for (const id of [WITH_KEY, WITHOUT_KEY, DOWNLOADS]) {
-		await until(`the trigger ${id} to be registered`, async () => {
+		await untilN8n(async () => {
 			const res = await fetch(triggerUrl(id), {
 				method: 'POST',
 				headers: { 'content-type': 'application/json' },
 				body: '{}',
 			});
 			await res.text();
-			return res.status === 404 ? undefined : true;
-		});
+			return res.status !== 404;
+		}, `the trigger ${id} to be registered`);
 	}
 });
 
@@ -138,21 +137,20 @@ const deliveryOf = (runId: string) => stack.sb.engine.webhooks.deliveries.find((
 test('(b) a per-run delivery signed with another secret: one execution with the API credential, 401 without', async () => {
 	const withKey = await submit({ prompt: 'strict trigger with key', webhookUrl: triggerUrl(WITH_KEY) });
 	const withoutKey = await submit({ prompt: 'strict trigger without key', webhookUrl: triggerUrl(WITHOUT_KEY) });
-	await until('both deliveries to be tried', async () =>
-		deliveryOf(withKey)?.attempts.length && deliveryOf(withoutKey)?.attempts.length ? true : undefined,
+	await untilN8n(
+		() => !!deliveryOf(withKey)?.attempts.length && !!deliveryOf(withoutKey)?.attempts.length,
+		'both deliveries to be tried',
 	);
 	expect(deliveryOf(withKey)!.attempts[0].status).toBe(200);
 	expect(deliveryOf(withoutKey)!.attempts[0].status).toBe(401);
 	// The service resends the accepted one: still one execution.
 	stack.sb.engine.webhooks.resend(deliveryOf(withKey)!.id);
-	await until('the resend', async () => (deliveryOf(withKey)!.attempts.length >= 2 ? true : undefined));
-	const started = await until('the execution', async () => {
-		const list = await executions(stack, WITH_KEY);
-		return list.length && list.every((e) => e.status === 'success') ? list : undefined;
-	});
-	await new Promise((r) => setTimeout(r, 3000)); // let a wrongly started second execution show up
-	expect(await executions(stack, WITH_KEY)).toHaveLength(started.length);
-	expect(started).toHaveLength(1);
+	await untilN8n(() => deliveryOf(withKey)!.attempts.length >= 2, 'the resend to be answered');
+	// A marker sent after the resend's answer: once its execution has run, a second one the resend wrongly
+	// started would be listed too.
+	const marked = await untilMarkerRan(stack.n8n, stack.cookie, WITH_KEY, triggerUrl(WITH_KEY), account.webhookSecret);
+	const started = marked.executions;
+	expect(started.map((e) => e.status)).toEqual(['success']);
 	const raw = (await execution(stack, started[0].id)).raw;
 	expect(raw).toContain(`msg_${withKey}_succeeded`);
 	expect(await executions(stack, WITHOUT_KEY)).toHaveLength(0);
@@ -207,13 +205,13 @@ test('(d) Download Outputs: the delivery of a large file is answered before the 
 		});
 		// Answered while the file is held back by its server.
 		expect(answer.status).toBe(200);
-		await until('the download to begin', async () => (files.requested() ? true : undefined));
+		await untilN8n(() => files.requested(), 'the download to begin');
 		expect(await executions(stack, DOWNLOADS)).toHaveLength(0);
 		files.release();
-		const done = await until('the execution', async () => {
+		const done = await untilN8n(async () => {
 			const e = (await executions(stack, DOWNLOADS))[0];
 			return e && e.status !== 'running' && e.status !== 'new' ? e : undefined;
-		});
+		}, 'the execution');
 		expect(done.status).toBe('success');
 		const raw = (await execution(stack, done.id)).raw;
 		expect(raw).toContain('video/mp4');

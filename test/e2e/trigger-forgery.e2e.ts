@@ -12,7 +12,15 @@ import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import { rest, stopServer, type N8nInstance } from '../../scripts/realN8n';
-import { SANDBOX_KEY, sandboxKeyCredential, startN8nWith, triggerWorkflow, untilRegistered } from './shared';
+import {
+	SANDBOX_KEY,
+	sandboxKeyCredential,
+	startN8nWith,
+	triggerWorkflow,
+	untilMarkerRan,
+	untilN8n,
+	untilRegistered,
+} from './shared';
 
 const WORKFLOW_ID = 'mgTriggerForgery';
 const webhookId = randomUUID();
@@ -22,34 +30,21 @@ let n8n: N8nInstance;
 let cookie = '';
 let hookUrl = '';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 120_000): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 250));
-	}
-}
-
 async function executions(): Promise<Array<{ id: string; status: string }>> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW_ID }));
 	const path = `/rest/executions?filter=${filter}&limit=50`;
 	return (await rest<{ data: { results: Array<{ id: string; status: string }> } }>(n8n, cookie, path)).data.results;
 }
 
-/** The executions once no new one has shown up for 3 s (a wrongly started one would be on its way by then). */
-async function settledExecutions() {
-	let last = -1;
-	for (;;) {
-		await new Promise((r) => setTimeout(r, 3000));
-		const list = await executions();
-		if (list.length === last && list.every((e) => e.status !== 'running' && e.status !== 'new')) return list;
-		last = list.length;
-	}
+/** The executions not in `known`, once a marker sent after the test's calls has run (markers left out). */
+async function newExecutions(known: Set<string>) {
+	const { executions } = await untilMarkerRan(n8n, cookie, WORKFLOW_ID, hookUrl, account.webhookSecret);
+	return executions.filter((e) => !known.has(e.id));
 }
+const knownIds = async () => new Set((await executions()).map((e) => e.id));
 
-const reads = () => sb.engine.log.filter((e) => e.method === 'GET' && e.path.startsWith('/v1/generations/')).length;
+const isRead = (e: { method: string; path: string }) => e.method === 'GET' && e.path.startsWith('/v1/generations/');
+const reads = () => sb.engine.log.filter(isRead).length;
 const deliveryOf = (runId: string) => sb.engine.webhooks.deliveries.find((d) => d.runId === runId);
 
 async function submit(body: Record<string, unknown>): Promise<string> {
@@ -108,14 +103,14 @@ afterAll(async () => {
 });
 
 test('(a) a genuine per-run delivery with the API credential attached starts exactly one execution', async () => {
-	const before = (await executions()).length;
+	const known = await knownIds();
 	const runId = await submit({ prompt: 'genuine per-run delivery', webhookUrl: hookUrl });
-	await until('the delivery', () => (deliveryOf(runId)?.delivered ? true : undefined));
+	await untilN8n(() => deliveryOf(runId)?.delivered, 'the delivery');
 	sb.engine.webhooks.resend(deliveryOf(runId)!.id);
-	await until('the resend', () => (deliveryOf(runId)!.attempts.length >= 2 ? true : undefined));
-	const list = await settledExecutions();
+	await untilN8n(() => deliveryOf(runId)!.attempts.length >= 2, 'the resend to be answered');
+	const list = await newExecutions(known);
 	expect(deliveryOf(runId)!.attempts.map((a) => a.status)).toEqual([200, 200]);
-	expect(list.length - before).toBe(1);
+	expect(list).toHaveLength(1);
 	expect(list[0].status).toBe('success');
 	const raw = JSON.stringify(await rest(n8n, cookie, `/rest/executions/${list[0].id}`));
 	expect(raw).toContain(`msg_${runId}_succeeded`);
@@ -126,9 +121,9 @@ test('(b) a wrong signature and a body that is not the run record: nothing start
 	// A finished run of the account that was never addressed to this trigger (no Webhook URL, no endpoint).
 	const runId = await submit({ prompt: 'addressed elsewhere' });
 	const run = sb.engine.runs.get(runId)!;
-	await until('the run to finish', () => (sb.engine.settle(run).status === 'SUCCEEDED' ? true : undefined));
+	await untilN8n(() => sb.engine.settle(run).status === 'SUCCEEDED', 'the run to finish');
 	const record = sb.engine.publicRun(run);
-	const before = (await executions()).length;
+	const known = await knownIds();
 	const measured: Record<string, number> = {};
 	let r = reads();
 	measured.alteredStatus = await forged(`msg_${runId}_succeeded`, JSON.stringify({ ...record, prompt: 'forged' }));
@@ -136,7 +131,7 @@ test('(b) a wrong signature and a body that is not the run record: nothing start
 	r = reads();
 	measured.wrongIdStatus = await forged(`msg_gen_other_succeeded`, JSON.stringify(record));
 	measured.wrongIdReads = reads() - r;
-	measured.executions = (await settledExecutions()).length - before;
+	measured.executions = (await newExecutions(known)).length;
 	console.log(`(b) n8n ${n8n.version}: ${JSON.stringify(measured)}`);
 	expect(measured).toEqual({ alteredStatus: 401, alteredReads: 1, wrongIdStatus: 401, wrongIdReads: 0, executions: 0 });
 });
@@ -144,15 +139,18 @@ test('(b) a wrong signature and a body that is not the run record: nothing start
 test('(c) every read takes 12 s: each attempt is answered within 10 s and the run starts one execution', async () => {
 	sb.faults.set([{ route: 'GET /generations/:id', rate: 1, kinds: ['slow'], slowMs: 12_000 }]);
 	try {
-		const before = (await executions()).length;
+		const known = await knownIds();
 		const runId = await submit({ prompt: 'slow reads', webhookUrl: hookUrl });
-		await until('the delivery', () => (deliveryOf(runId)?.delivered ? true : undefined), 180_000);
-		const list = await settledExecutions();
+		await untilN8n(() => deliveryOf(runId)?.delivered, 'the delivery', 180_000);
+		// The calls answered "still checking" go on reading after their answer: once the service has answered
+		// every read, each has decided, and the marker comes after that.
+		await untilN8n(() => sb.engine.log.every((e) => !isRead(e) || e.status !== 0), 'every read to be answered');
+		const list = await newExecutions(known);
 		const attempts = deliveryOf(runId)!.attempts;
 		console.log(`(c) n8n ${n8n.version}: attempts ${JSON.stringify(attempts.map((a) => a.status ?? a.error))}`);
 		expect(attempts.filter((a) => a.status === null)).toEqual([]);
 		expect(attempts[attempts.length - 1].status).toBe(200);
-		expect(list.length - before).toBe(1);
+		expect(list).toHaveLength(1);
 		expect(list[0].status).toBe('success');
 	} finally {
 		sb.faults.set([]);

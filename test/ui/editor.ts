@@ -9,6 +9,7 @@ import { CUSTOM_PREFIX, REPO } from '../../scripts/realN8n';
 import { launchBrowser } from '../../scripts/uiBrowser';
 import { startDev, type DevStack } from '../../scripts/uiDev';
 import { manualStart, SANDBOX_KEY } from '../e2e/shared';
+import { until } from '../helpers/until';
 
 export const SCREENSHOTS = path.join(REPO, 'docs/screenshots');
 
@@ -311,13 +312,12 @@ export class Editor {
 
 	/** Polls until `read` gives a value `ok` accepts (a panel still loading), or returns the last value. */
 	async until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 15_000): Promise<T> {
+		// Past `ms` the probe itself ends the wait: the caller's expect then shows the last value, which says more
+		// than a timeout would.
 		const deadline = Date.now() + ms;
-		let value = await read();
-		while (!ok(value) && Date.now() < deadline) {
-			await this.page.waitForTimeout(250);
-			value = await read();
-		}
-		return value;
+		let value: T;
+		await until(async () => ok((value = await read())) || Date.now() > deadline, 'the editor', ms + 60_000, 250);
+		return value!;
 	}
 
 	/** The labels of the Options box's fields once it has loaded, or [] when it shows a notice. */

@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 
 import { REPO } from '../../scripts/realN8n';
 import type { DevStack } from '../../scripts/uiDev';
+import { untilN8n } from '../e2e/shared';
 import { createWorkflow, useEditorSession, type Editor, type EditorSession } from './editor';
 
 interface Recipe {
@@ -57,8 +58,7 @@ test('a colleague fills in the form: the result page shows the picture and downl
 	const trigger = readRecipe(file).nodes.find((n) => n.type === 'n8n-nodes-base.formTrigger')!;
 	const formUrl = `${dev.editorUrl}/form/${trigger.webhookId}`;
 	// n8n 2.40 registers a published workflow's webhooks a moment after answering: wait until the form is served.
-	for (const deadline = Date.now() + 60_000; (await fetch(formUrl)).status === 404 && Date.now() < deadline; )
-		await new Promise((r) => setTimeout(r, 500));
+	await untilN8n(async () => (await fetch(formUrl)).status !== 404, 'the form to be served', 60_000);
 	const opened = await page.goto(formUrl);
 	if (!opened?.ok()) throw new Error(`The form answered HTTP ${opened?.status()}: ${await page.innerText('body')}`);
 	await page.locator('#field-0').fill('a lighthouse at dawn, watercolour');

@@ -1,6 +1,8 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Fills in an n8n form over HTTP as the browser page does (multipart fields `field-0`, `field-1`, …), waits
 // for the execution to reach its Form Ending, and reads the result page: its HTML and the file it hands out.
+import { untilN8n } from '../shared';
+
 export interface FormResult {
 	executionId: string;
 	html: string;
@@ -56,12 +58,14 @@ export async function settledStatus(waitingUrl: URL, timeoutMs = 120_000): Promi
 	// After the query, as the page does: n8n 2.x reads a suffix behind the resume token ("signature=<token>/<suffix>").
 	const statusUrl = `${waitingUrl.href}/n8n-execution-status`;
 	let status = '';
-	for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-		status = await (await fetch(statusUrl)).text();
-		if (!['new', 'running', 'null'].includes(status)) break;
-		await new Promise((r) => setTimeout(r, 500));
-	}
-	return status;
+	return await untilN8n(
+		async () => {
+			status = await (await fetch(statusUrl)).text();
+			return !['new', 'running', 'null'].includes(status) && status;
+		},
+		() => `the execution behind ${waitingUrl.href} to stop running (it is "${status}")`,
+		timeoutMs,
+	);
 }
 
 /** The page the execution serves now: a next form page, or its ending. */

@@ -34,16 +34,37 @@ describe('rate gate', () => {
 		expect(parseReset(String(now - 5_000), now)).toBe(now);
 		expect(MAX_RESET_WAIT_MS).toBeLessThanOrEqual(65_000);
 	});
+});
+
+// The waits run on jest's fake clock (Date and the timers n8n's sleep uses): how long the gate held a request is
+// read off that clock, the same on any machine.
+describe('rate gate waits', () => {
+	beforeEach(() => jest.useFakeTimers({ now: 1_700_000_000_000 }));
+	afterEach(() => jest.useRealTimers());
+
+	/** Moves the fake clock from timer to timer until `acquired` resolves; returns how long that took on it. */
+	async function heldFor(acquired: Promise<unknown>): Promise<number> {
+		const from = Date.now();
+		let done = false;
+		void acquired.then(() => (done = true));
+		await jest.advanceTimersByTimeAsync(0);
+		while (!done) {
+			if (jest.getTimerCount() === 0) throw new Error('the gate holds the request with no timer to end it');
+			await jest.advanceTimersToNextTimerAsync();
+		}
+		return Date.now() - from;
+	}
 
 	test('a spent window whose reset comes as a Unix time in milliseconds holds the next request until then', async () => {
 		const id = `gate-ms-${Math.random()}`;
 		const first = await acquireRateBudget(id, 'read');
-		const resetAt = Date.now() + 300;
-		first({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetAt) });
-		// Read as seconds, this reset would hold the request for ever (the test would time out).
-		const second = await acquireRateBudget(id, 'read');
-		second();
-		expect(Date.now()).toBeGreaterThanOrEqual(resetAt);
+		first({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Date.now() + 300) });
+		// Read as seconds, this reset would hold the request for the longest wait (65 s).
+		const second = acquireRateBudget(id, 'read');
+		const held = await heldFor(second);
+		expect(held).toBeGreaterThanOrEqual(300);
+		expect(held).toBeLessThan(1_000);
+		(await second)();
 	});
 
 	test('counts requests in flight against the reported budget and waits for the reset once spent', async () => {
@@ -52,21 +73,21 @@ describe('rate gate', () => {
 		const second = await acquireRateBudget(id, 'read');
 		// The first answer says 2 left; the second request is still in flight, so 1 is really left.
 		first({ 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': '0.3' });
-		const third = await acquireRateBudget(id, 'read');
+		const third = acquireRateBudget(id, 'read');
+		expect(await heldFor(third)).toBe(0);
 		second({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '0.3' });
-		third();
-		const started = Date.now();
-		const fourth = await acquireRateBudget(id, 'read');
-		expect(Date.now() - started).toBeGreaterThanOrEqual(200);
-		fourth();
+		(await third)();
+		const fourth = acquireRateBudget(id, 'read');
+		expect(await heldFor(fourth)).toBeGreaterThanOrEqual(300);
+		(await fourth)();
 	});
 
 	test('a deadline ends the wait: the request goes out, and its 429 is what the caller sees', async () => {
 		const id = `gate-${Math.random()}`;
 		(await acquireRateBudget(id, 'submit'))({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' });
-		const started = Date.now();
-		(await acquireRateBudget(id, 'submit', undefined, Date.now() + 100))();
-		expect(Date.now() - started).toBeLessThan(1_000);
+		const acquired = acquireRateBudget(id, 'submit', undefined, Date.now() + 100);
+		expect(await heldFor(acquired)).toBe(100);
+		(await acquired)();
 	});
 });
 
