@@ -52,12 +52,12 @@ export default [
 	},
 	{
 		// The timers that are not a test waiting: until()'s own tick, the property suite's warped clock (simulated
-		// time), the pool test's jobs of given lengths, and the stand-in for n8n's sleep in the test of our sleep.
+		// time), the pool test's jobs of given lengths, and the stand-in for n8n 1.x's sleep in the request test.
 		files: [
 			'test/helpers/until.ts',
 			'test/properties/warpClock.ts',
 			'test/unit/nodes/MediaGen/batch/pool.test.ts',
-			'test/unit/nodes/shared/transport/sleep.test.ts',
+			'test/unit/nodes/shared/transport/request.test.ts',
 		],
 		rules: { 'no-restricted-syntax': 'off' },
 	},

@@ -41,7 +41,7 @@ export async function readFinalRun(
 	}
 }
 
-/** Failures of the check that a read-back may overrule: the signature or the secret, not the shape or age of the call. */
+/** Failures a read-back may overrule: the signature or the secret, not the shape or age of the call. */
 export function isSignatureMismatch(verdict: { code: VerifyCode }): boolean {
 	return verdict.code === 'secret-mismatch' || verdict.code === 'no-secret' || verdict.code === 'no-v1-signature';
 }

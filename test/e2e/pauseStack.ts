@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Shared set-up of the real-n8n pause-mode files: one sandbox, one n8n with published batch workflows
 // (Webhook → Split Out → Generate with Waiting → Pause), and read-outs of n8n's executions and the
 // sandbox's ledger.

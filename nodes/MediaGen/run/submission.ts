@@ -1,10 +1,10 @@
 // POST /generations with a request key, so a repeated submission is never charged twice, and the one place a 409
 // busy (every run slot of the account taken) is handled: Poll mode waits it out, pause mode's set-up stops sending
-// (pause/pauseRuns.ts), a resume call leaves the item for a later call (pause/batchWalk.ts). A lost or unreadable answer
-// is sent again with the same key (the service returns the run it made, uncharged) until the item's time limit, then
-// the item fails with that key. The key is the only tie between an item and a run: an identical request of another
-// execution or person looks the same in the list. A keyed run that comes back FAILED (refunded, from an earlier try)
-// is followed by a fresh run under key-r2 …; one made for another prompt or model is refused, not returned.
+// (pause/pauseRuns.ts), a resume call leaves the item for a later call (pause/batchWalk.ts). A lost or unreadable
+// answer is sent again with the same key (the service returns the run it made, uncharged) until the item's time
+// limit, then the item fails with that key. The key is the only tie between an item and a run: an identical request
+// of another execution or person looks the same in the list. A keyed run that comes back FAILED (refunded, from an
+// earlier try) is followed by a fresh run under key-r2 …; one made for another prompt or model is refused.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 

@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Fills in an n8n form over HTTP as the browser page does (multipart fields `field-0`, `field-1`, …), waits
 // for the execution to reach its Form Ending, and reads the result page: its HTML and the file it hands out.
 import { untilN8n } from '../shared';

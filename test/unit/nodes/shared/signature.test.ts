@@ -63,7 +63,8 @@ describe('verifyWebhook against the standardwebhooks library', () => {
 		expect(code({ ...h, id: undefined })).toBe('malformed');
 		expect(code({ ...h, timestamp: 'soon' })).toBe('malformed');
 		expect(code({ ...h, signature: 'garbage' })).toBe('malformed');
-		expect(code(signed(SECRET, new Date(Date.now() - 301_000)))).toBe('stale');
+		const beyondTolerance = new Date(Date.now() - 301_000);
+		expect(code(signed(SECRET, beyondTolerance))).toBe('stale');
 		expect(code({ ...h, signature: 'v2,abcd' })).toBe('no-v1-signature');
 		expect(code(signed(OTHER))).toBe('secret-mismatch');
 		expect(code(h, 'whsec_')).toBe('no-secret');
