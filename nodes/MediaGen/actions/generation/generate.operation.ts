@@ -1,5 +1,6 @@
 // Generation → Generate: its fields (kind → model → prompt → options from the model's catalogue entry →
-// reference files), how an item is read into its run request (prepare), and its steps (generateRuns), which Run Look shares.
+// reference files), how an item is read into its run request (prepare), and its steps (generateRuns), which Run
+// Look shares.
 import type {
 	IDataObject,
 	IExecuteFunctions,
