@@ -205,16 +205,25 @@ test('an item whose send lost its answer and then heard "busy" is never reported
 	expect(holder.status).toBe(202);
 	// The second item's first send is cut off (the transport sends it again: 409 busy), so it is left for later.
 	backend.sandbox.faults.set([{ route: 'POST /generations', script: ['ok', 'drop'] }]);
-	const r = await pause({ waiting: { timeoutMinutes: 0.2 / 60 } }, prompts('first', 'second'), {
+	const r = await pause({ waiting: { timeoutMinutes: 2 / 60 } }, prompts('first', 'second'), {
 		credentials: own.creds,
 	});
 	const resumed = await host.resumed(r.executionId);
 	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
-	expect(resumed.items[1].json).toMatchObject({ timedOut: true, status: 'UNCONFIRMED' });
-	expect(String(resumed.items[1].json.note)).toMatch(/the run may have been made and charged/);
-	expect(String(resumed.items[1].json.note)).not.toMatch(/nothing was charged/);
-	// The cut-off send made no run: only the holder and the first item are charged.
-	expect(own.charges()).toBe(10);
+	const second = resumed.items[1].json;
+	expect(String(second.note)).not.toMatch(/nothing was charged/);
+	// How far the second item got by the 2 s limit depends on the machine's speed: either a later send found a
+	// slot and made its run (named, charged), or it is still the send whose answer was lost (may have been charged).
+	const made = [...backend.sandbox.engine.runs.values()].filter((run) => run.prompt === 'second');
+	if (made.length) expect(second.id).toBe(made[0].id);
+	else expect(second).toMatchObject({ timedOut: true, status: 'UNCONFIRMED' });
+	if (!made.length) expect(String(second.note)).toMatch(/the run may have been made and charged/);
+	// At most one run for it (never two), and the account paid for exactly the runs it holds that were not refunded
+	// (the holder, stuck, may fail and be refunded on a slow machine).
+	expect(made.length).toBeLessThanOrEqual(1);
+	const runs = [...backend.sandbox.engine.runs.values()].filter((run) => run.ownerId === own.id);
+	expect(runs.map((run) => run.prompt).sort()).toEqual(['first', 'holder [stuck]', ...made.map(() => 'second')].sort());
+	expect(own.charges()).toBe(runs.filter((run) => run.status !== 'FAILED').reduce((sum, run) => sum + run.cost, 0));
 });
 
 describe('pause mode never waits without end', () => {
@@ -232,17 +241,21 @@ describe('pause mode never waits without end', () => {
 		});
 		expect(r.run.status).toBe('waiting');
 		host.hold(r, wrongSecret);
-		// The service retries each refused delivery (1 minute, then 5, here 120 and 600 ms): one comes after the limit.
+		// The service retries each refused delivery (1 minute, then 5, here 120 and 600 ms): one comes after the limit,
+		// and that one ends the execution.
 		const resumed = await host.resumed(r.executionId);
 		backend.sandbox.faults.set([]);
 		expect(resumed.error?.message).toBe(SIGNATURE_FAILURE);
-		expect(resumed.error?.description).toMatch(/deliveries were refused since the pause \(the last: Signature/);
+		// How many deliveries were refused before the 0.5 s limit depends on the machine's speed: at least one.
+		expect(resumed.error?.description).toMatch(/deliver(y was|ies were) refused since the pause \(the last: Signature/);
 		expect(resumed.error?.description).toMatch(
 			/Runs of this step already paid for: gen_\w+ \(item 1, 5 credits, request key \S+\)/,
 		);
 		expect(resumed.items).toEqual([]);
-		const refused = host.answers.filter((a) => a.executionId === r.executionId && a.status === 401);
-		expect(refused.length).toBeGreaterThanOrEqual(2);
+		// None was taken: each was refused (401), but the one after the limit, whose answer is the execution's error.
+		const answers = host.answers.filter((a) => a.executionId === r.executionId);
+		expect(answers.map((a) => a.status).filter((status) => status !== 401)).toEqual([500]);
+		expect(answers.find((a) => a.status === 500)?.body).toContain(SIGNATURE_FAILURE);
 		// The two runs were made and are charged (nothing more): the error names them so they are not lost.
 		expect(own.charges()).toBe(10);
 	});

@@ -12,7 +12,7 @@ import { concurrencyOf } from '../run/concurrency';
 import { withPaidRuns } from '../run/paidRuns';
 import { withFileAddresses, type RunRequest } from '../run/runRequest';
 import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
-import { refusalOf, runDetailsOf } from '../run/runErrors';
+import { NOTHING_SENT, refusalOf, runDetailsOf } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
 import type { SpendingCap } from '../run/spendingCap';
 import { submitKeyed } from '../run/submission';
@@ -59,7 +59,7 @@ async function checkCallBack(ctx: IExecuteFunctions, resumeUrl: string): Promise
 				"The service calls n8n back at the execution's resume URL, which n8n builds from its webhook address. " +
 				"Set N8N_WEBHOOK_URL (n8n 1.x: WEBHOOK_URL, the older name, which 2.x still reads) to n8n's public " +
 				'https address (for example https://n8n.example.com/) and restart n8n, or choose Waiting → Poll, ' +
-				'which needs no address. Nothing was submitted and nothing was charged.',
+				`which needs no address. ${NOTHING_SENT}.`,
 		});
 	}
 	const chosen = ctx.getNode().credentials?.[WEBHOOK_CREDENTIAL];
@@ -75,7 +75,7 @@ async function checkCallBack(ctx: IExecuteFunctions, resumeUrl: string): Promise
 		throw new NodeOperationError(
 			ctx.getNode(),
 			'Waiting → Pause needs the webhook signing secret, which an anonymous ID has no way to get',
-			{ description: `${ANONYMOUS_SECRET}: ${ANONYMOUS_CHOICES}. Nothing was charged.` },
+			{ description: `${ANONYMOUS_SECRET}: ${ANONYMOUS_CHOICES}. ${NOTHING_SENT}.` },
 		);
 	}
 	// n8n's editor fills in a credential box by itself only while a node has none at all, so this one stays empty.
@@ -84,14 +84,14 @@ async function checkCallBack(ctx: IExecuteFunctions, resumeUrl: string): Promise
 			description:
 				'Pick yours in the second credential box at the top of this node (n8n fills in only the first box by ' +
 				"itself), or create one there holding your account's signing secret (account settings → Webhooks). " +
-				'Nothing was submitted and nothing was charged.',
+				`${NOTHING_SENT}.`,
 		});
 	}
 	throw new NodeOperationError(ctx.getNode(), `Waiting → Pause needs the webhook signing secret: ${secretProblem}`, {
 		description:
 			"Select a Media Generation Webhook Signing Secret credential on this node holding your account's signing " +
 			'secret (account settings → Webhooks): the service signs the calls back to this execution with it, and the ' +
-			'node checks with it that each call really comes from the service. Nothing was charged.',
+			`node checks with it that each call really comes from the service. ${NOTHING_SENT}.`,
 	});
 }
 
@@ -174,7 +174,6 @@ export async function pauseRuns(
 		invalid: invalid.map(({ itemIndex, error }) => ({ item: itemIndex, ...refusalOf(error) })),
 	};
 	// The first runs go out now, in input order, one per free slot; a refused one hands its slot to the next item.
-	const claimed = new Set<string>();
 	const capped = new Set(items.flatMap((entry, position) => (plan?.refusals.has(position) ? [entry.item] : [])));
 	const memory = batchMemoryOf(state, ctx.getExecutionId(), ctx.getNode().name);
 	memory.complete = true;
@@ -190,7 +189,7 @@ export async function pauseRuns(
 			continue;
 		}
 		const { settings, batchKeys: batch } = ready[position];
-		const s = { ctx, settings, itemIndex: entry.item, claimed, batch };
+		const s = { ctx, settings, itemIndex: entry.item, batch };
 		// Only the first waits for a slot: when other batches hold them all, deliveries send this item and the next.
 		const first = memory.inFlight() === 0;
 		try {
