@@ -120,13 +120,12 @@ async function restartCase(prompts: string[], forced: boolean) {
 	expect(runsOf(prompts)).toHaveLength(3);
 	expect(charged() - before).toBe(3 * 20);
 	// No resume lost, none twice: a delivery is answered 2xx as soon as a running n8n takes it, before the step's work
-	// (the service gives an answer 10 s), so every delivery ends delivered; the success, the one build and the one
-	// charge per run above show that none of those early answers lost a resume. Before that: n8n down (no answer),
-	// starting (404), or n8n's "finished already" (409), each retried by the service.
-	for (const attempts of answers) {
-		const last = attempts[attempts.length - 1];
-		expect(last !== null && last >= 200 && last < 300).toBe(true);
-	}
+	// (the service gives an answer 10 s); the success, the one build and the one charge per run above show that none
+	// of those early answers lost a resume. One delivery at least resumed it; the first one after the restart may
+	// finish the whole batch (it reads every run back), and a delivery after that gets n8n's "finished already"
+	// (409) or is still waiting for the service's next retry. Before that: n8n down (no answer) or starting (404).
+	const lastAnswers = answers.map((attempts) => attempts[attempts.length - 1]);
+	expect(lastAnswers.some((last) => last !== null && last >= 200 && last < 300)).toBe(true);
 	const after = answers.flat();
 	expect(after.filter((s) => !(s === null || (s >= 200 && s < 300) || [404, 409, 503].includes(s)))).toEqual([]);
 }

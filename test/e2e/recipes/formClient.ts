@@ -47,6 +47,8 @@ export async function postForm(
 	formUrl: string,
 	fields: Array<string | { fileName: string; type: string; bytes: Buffer }>,
 ): Promise<{ waitingUrl: URL; executionId: string }> {
+	// n8n registers an activated workflow's form a moment after activation; until then it answers 404.
+	await untilN8n(async () => (await fetch(formUrl)).status !== 404, `the form at ${formUrl} to be served`);
 	const answer = await postFields(formUrl, fields);
 	const waitingUrl = new URL((JSON.parse(answer) as { formWaitingUrl: string }).formWaitingUrl);
 	return { waitingUrl, executionId: waitingUrl.pathname.split('/').pop()! };
