@@ -40,6 +40,8 @@ export function describeFailure(c: BatchCase, report: CaseReport): string {
 		`case: ${JSON.stringify(c)}`,
 		`submissions by request key: ${JSON.stringify(report.submissions)}`,
 		`shown: ${JSON.stringify(report.executions.map(shown), null, 1)}`,
+		// Again at the end: CI logs keep the head and the tail of a long failure.
+		...report.violations.map((v) => `broken: rule ${v.rule} (${v.execution}): ${v.detail}`),
 	].join('\n');
 }
 

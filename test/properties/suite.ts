@@ -96,6 +96,7 @@ export async function assertNoFailure(options: SuiteOptions, failures: SuiteFail
 	}
 	throw new Error(
 		`${listed} None of the first ${Math.min(REPLAYS, failures.length)} failed again when replayed; the first ` +
-			`(seed ${options.seed}, path "${first.index}") as first seen:\n${describeFailure(first.case, first.report)}`,
+			`(seed ${options.seed}, path "${first.index}") as first seen:\n${describeFailure(first.case, first.report)}\n` +
+			`(seed ${options.seed}, path "${first.index}"; ${listed})`,
 	);
 }
