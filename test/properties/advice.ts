@@ -2,7 +2,9 @@
 // user to run the step again with Request Key set to a value (a key, an expression) or left as it is. Following it
 // means running the same step on the same items with that value in Request Key. Then no request may be paid for again
 // (runs charged per request no more than its items that had none charged), and when the follow-up finishes, every run
-// charged under a key the advice covers that the first execution did not hand over is in its output.
+// charged under a key the advice covers that the first execution did not hand over is in its output. A follow-up whose
+// own time limit passed before it had that key's run (its item `timedOut`: on the warped clock a loaded machine can
+// spend a whole limit on a few requests) gives the same advice again, and is followed again (runCase.ts).
 import type { ExecutionRecord } from './execute';
 import { signatureOf, type RunFacts } from './ledgerView';
 import { itemsPerSignature, runOfItem, type Checked, type Violation } from './rules';
@@ -67,22 +69,62 @@ export function toFollow(advice: Advice[], most: number): Advice[] {
 }
 
 /**
- * Compares the ledger before and after a follow-up: no request paid for again, and the run the key names back.
- * `before` are the run facts before the follow-up, `c.facts` after it.
+ * Runs charged under a key the advice covers that the first execution did not hand over and no follow-up has in its
+ * output yet. `before`: the run facts before the first follow-up.
+ */
+function notBack(
+	c: Checked,
+	before: Map<string, RunFacts>,
+	follows: ExecutionRecord[],
+	advice: Advice,
+	first: ExecutionRecord,
+) {
+	const delivered = new Set(follows.flatMap((f) => f.items.map((i) => runOfItem(i.json))));
+	// The advice recovers what the first execution did not hand over; a run already in its output is the user's.
+	const handedOver = new Set(first.items.map((i) => runOfItem(i.json)));
+	return [...before.values()].filter(
+		(r) =>
+			r.charged > 0 &&
+			!c.holders.has(r.id) &&
+			advice.keys.includes(r.requestKey) &&
+			!handedOver.has(r.id) &&
+			!delivered.has(r.id),
+	);
+}
+
+/** The follow-up ran out of its own time limit before it had one of these runs: following again is the advice. */
+export function outOfTimeFor(
+	c: Checked,
+	before: Map<string, RunFacts>,
+	follows: ExecutionRecord[],
+	advice: Advice,
+	first: ExecutionRecord,
+) {
+	const last = follows[follows.length - 1];
+	const timedOut = new Set(last.items.filter((i) => i.json.timedOut === true).map((i) => String(i.json.requestKey)));
+	const missing = notBack(c, before, follows, advice, first);
+	return !last.error && missing.length > 0 && missing.every((r) => timedOut.has(r.requestKey));
+}
+
+/**
+ * Compares the ledger before and after the follow-ups of one advice (one, or more when one ran out of time): no
+ * request paid for again, and the run the key names back. `before` are the run facts before the first follow-up,
+ * `c.facts` after the last.
  */
 export function checkAdviceFollowed(
 	c: Checked,
 	before: Map<string, RunFacts>,
-	follow: ExecutionRecord,
+	follows: ExecutionRecord[],
 	advice: Advice,
 	first: ExecutionRecord,
 ): Violation[] {
 	const out: Violation[] = [];
+	const last = follows[follows.length - 1];
 	const v = (detail: string) =>
-		out.push({ rule: 3, execution: follow.label, detail: `advice in ${advice.where}: ${detail}` });
+		out.push({ rule: 3, execution: last.label, detail: `advice in ${advice.where}: ${detail}` });
 	const paid = (runs: Iterable<RunFacts>) => [...runs].filter((r) => r.charged > 0 && !c.holders.has(r.id));
 	const items = itemsPerSignature(c);
-	const created = new Set(follow.created);
+	const created = new Set(follows.flatMap((f) => f.created));
 	const fresh = paid(c.facts.values()).filter((r) => created.has(r.id));
 	const earlier = paid(before.values());
 	for (const signature of new Set(fresh.map(signatureOf))) {
@@ -96,13 +138,10 @@ export function checkAdviceFollowed(
 			);
 		}
 	}
-	if (!follow.error) {
-		const delivered = new Set(follow.items.map((i) => runOfItem(i.json)));
-		// The advice recovers what the first execution did not hand over; a run already in its output is the user's.
-		const handedOver = new Set(first.items.map((i) => runOfItem(i.json)));
-		for (const run of earlier.filter((r) => advice.keys.includes(r.requestKey) && !handedOver.has(r.id))) {
-			if (!delivered.has(run.id)) v(`run ${run.id}, charged under ${run.requestKey}, is still not in the output`);
-		}
+	if (!last.error) {
+		const times = follows.length > 1 ? ` after ${follows.length} follow-ups` : '';
+		for (const run of notBack(c, before, follows, advice, first))
+			v(`run ${run.id}, charged under ${run.requestKey}, is still not in the output${times}`);
 	}
 	return out;
 }

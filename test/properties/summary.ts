@@ -25,6 +25,7 @@ export class Summary {
 	private readonly failedCases = new Map<string, number>();
 	private advice = 0;
 	private keyless = 0;
+	private again = 0;
 	private continueOnFail = 0;
 	private capped = 0;
 
@@ -40,6 +41,7 @@ export class Summary {
 		for (const [kind, n] of report.stats.faults) add(this.faults, kind, n);
 		for (const [rule, n] of report.stats.rulesChecked) add(this.rules, `rule ${rule}`, n);
 		this.advice += report.stats.adviceFollowed;
+		this.again += report.stats.followedAgain;
 		this.keyless += report.stats.adviceWithoutKey;
 		for (const v of report.violations) add(this.broken, `rule ${v.rule}`);
 		if (report.violations.length) add(this.failedCases, mode);
@@ -52,7 +54,8 @@ export class Summary {
 			`  batches per mode: ${table(this.batches)}; items per mode: ${table(this.items)}`,
 			`  steps and keys: ${table(this.shapes)}; with Continue On Fail ${this.continueOnFail}; with a cap ${this.capped}`,
 			`  faults: ${table(this.faults)}`,
-			`  advice messages followed: ${this.advice} (naming no key, not followed: ${this.keyless})`,
+			`  advice messages followed: ${this.advice} (naming no key, not followed: ${this.keyless}; ` +
+				`followed again after a follow-up ran out of time: ${this.again})`,
 			`  rule checks: ${table(this.rules)}`,
 			`  rules broken: ${table(this.broken)}; cases with a broken rule per mode: ${table(this.failedCases)}`,
 		].join('\n');
