@@ -251,19 +251,6 @@ export function missingRouteError(node: INode, req: Route, id: Identity, body: u
 	});
 }
 
-/** What to do after a 429 the node stopped waiting out, saying truly how long it waited. */
-export function rateLimitAdvice(retryAfter: number, waits: number, waitedMs: number, maxWaitMs: number): string {
-	const asked = `The service asked to wait ${Math.ceil(retryAfter)} s`;
-	const waited = waits
-		? `The node already waited ${waits} time${waits === 1 ? '' : 's'} (${Math.round(waitedMs / 1000)} s in all).`
-		: 'The node did not wait.';
-	const why =
-		retryAfter * 1000 > maxWaitMs
-			? `, longer than this node waits at once (${Math.round(maxWaitMs / 1000)} s).`
-			: ", and waiting would pass this step's time limit or it kept asking.";
-	return `${asked}${why} ${waited} Wait a few minutes and run again, or send fewer requests at once.`;
-}
-
 // What a failure means for trying again: one name per meaning, each saying exactly what it counts (a 409 busy is
 // asked about only by run/submission.ts, the one place that handles it).
 
