@@ -8,12 +8,6 @@ import { describeWebhookSecretProblem, readWebhookSecret } from './signingSecret
 
 export const TOLERANCE_SECONDS = 300;
 
-export interface WebhookHeaders {
-	id?: string | null;
-	timestamp?: string | null;
-	signature?: string | null;
-}
-
 /** Why a delivery was refused, for callers to classify (the reason is the wording, for people). */
 export type VerifyCode = 'no-secret' | 'malformed' | 'stale' | 'no-v1-signature' | 'secret-mismatch';
 
@@ -55,7 +49,7 @@ function refusal(code: Exclude<VerifyCode, 'no-secret'>, reason: string): Verify
 }
 
 export function verifyWebhook(
-	headers: WebhookHeaders,
+	headers: { id?: string | null; timestamp?: string | null; signature?: string | null },
 	rawBody: Buffer | string,
 	secrets: { current: unknown; previous?: unknown },
 	nowMs: number = Date.now(),
