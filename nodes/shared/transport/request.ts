@@ -165,8 +165,7 @@ async function pause(ms: number, deadline: number | undefined, signal?: AbortSig
 /** Sends one API request and returns the parsed answer, or throws a MediaGenApiError in plain words. */
 export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiRequest): Promise<ApiResponse<T>> {
 	const id = await identityOf(ctx);
-	const cancelSignal = (ctx as IExecuteFunctions).getExecutionCancelSignal;
-	const signal = typeof cancelSignal === 'function' ? cancelSignal.call(ctx) : undefined;
+	const signal = (ctx as Partial<IExecuteFunctions>).getExecutionCancelSignal?.();
 	const bucket = bucketOf(req);
 	let transientLeft = req.retryTransient ?? 0;
 	let waits429 = 0;
