@@ -222,8 +222,7 @@ export function noAnswerError(node: INode, req: Route, id: Identity, cause: unkn
 		description: `${baseUrlHint(id.baseUrl)} Also check that the service is reachable from n8n.`,
 		itemIndex: req.itemIndex,
 	});
-	error.code = 'no_answer';
-	return error;
+	return Object.assign(error, { code: 'no_answer' });
 }
 
 /** A 2xx answer whose shape is not what the node expects (often a Base URL pointing at another service). */
