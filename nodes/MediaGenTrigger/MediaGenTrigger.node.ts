@@ -156,8 +156,7 @@ export class MediaGenTrigger implements INodeType {
 		],
 	};
 
-	// Endpoints are added by hand in the account settings (or per run with Webhook URL): nothing to create or delete
-	// on the service. Activation is refused while the credential holds no usable secret (n8n shows the message).
+	// Activation is refused while the credential holds no usable secret (n8n shows the message).
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {

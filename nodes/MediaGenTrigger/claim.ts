@@ -8,7 +8,7 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import type { RunRecord } from '../shared/records';
-import { runRecordProblem } from '../shared/responseChecks';
+import { isObject, runRecordProblem } from '../shared/responseChecks';
 import { finishAfterAnswering, isSignatureMismatch, readFinalRun } from '../shared/runReadBack';
 import { headerOf, type VerifyResult } from '../shared/signature';
 import { REMEMBER_MS, wasAccepted } from './dedupe';
@@ -52,10 +52,6 @@ export function readClaim(webhookId: string | undefined, raw: Buffer, now: numbe
 		};
 	}
 	return { runId: run.id, webhookId: expected, body: run };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Equal as JSON values: same types, arrays in order, objects with the same keys in any order. */

@@ -63,15 +63,6 @@ export interface CatalogueModel {
 	};
 }
 
-export interface AppInput {
-	id: string;
-	label: string;
-	hint?: string;
-	accept: string;
-	min: number;
-	max: number;
-}
-
 export interface AppLook {
 	id: string;
 	name: string;
@@ -93,17 +84,8 @@ export interface CatalogueApp {
 	model: string;
 	models: string[];
 	url?: string;
-	inputs: AppInput[];
+	inputs: Array<{ id: string; label: string; hint?: string; accept: string; min: number; max: number }>;
 	looks: AppLook[];
-}
-
-export interface RunOutput {
-	url: string;
-	mime: string;
-	cover?: string;
-	title?: string;
-	lyrics?: string;
-	seconds?: number;
 }
 
 export interface RunRecord {
@@ -116,7 +98,7 @@ export interface RunRecord {
 	status: string;
 	error: string | null;
 	createdAt: number;
-	outputs: RunOutput[];
+	outputs: Array<{ url: string; mime: string; cover?: string; title?: string; lyrics?: string; seconds?: number }>;
 	refunded?: number;
 }
 

@@ -1,7 +1,7 @@
 // Shape checks of the service's 2xx answers (apiRequest's `expect`) and of delivered run records: each returns what
 // is missing in plain words, or undefined when usable. Only what the node reads is checked (v1 only adds fields).
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -31,7 +31,7 @@ export async function readFinalRun(
 			path: `/generations/${encodeURIComponent(runId)}`,
 			itemIndex,
 			deadline: Date.now() + (withinMs ?? READ_BACK_MS),
-			...(withinMs === undefined ? {} : { timeoutMs: withinMs }),
+			timeoutMs: withinMs,
 			expect: generationAnswerProblem,
 		});
 		const run = res.body.generation;

@@ -4,15 +4,9 @@
 // of the space-separated header may match; timestamps more than 5 minutes away are refused.
 import { createHmac, timingSafeEqual } from 'crypto';
 
-import { describeWebhookSecretProblem, isBlankSecret, readWebhookSecret } from './signingSecret';
+import { describeWebhookSecretProblem, readWebhookSecret } from './signingSecret';
 
 export const TOLERANCE_SECONDS = 300;
-
-export interface WebhookHeaders {
-	id?: string | null;
-	timestamp?: string | null;
-	signature?: string | null;
-}
 
 /** Why a delivery was refused, for callers to classify (the reason is the wording, for people). */
 export type VerifyCode = 'no-secret' | 'malformed' | 'stale' | 'no-v1-signature' | 'secret-mismatch';
@@ -49,8 +43,13 @@ function parseSignatures(header: string): Buffer[] | undefined {
 	return wellFormed ? v1 : undefined;
 }
 
+/** A refusal of the call itself: malformed is a 400, any other a 401. */
+function refusal(code: Exclude<VerifyCode, 'no-secret'>, reason: string): VerifyResult {
+	return { ok: false, status: code === 'malformed' ? 400 : 401, code, reason };
+}
+
 export function verifyWebhook(
-	headers: WebhookHeaders,
+	headers: { id?: string | null; timestamp?: string | null; signature?: string | null },
 	rawBody: Buffer | string,
 	secrets: { current: unknown; previous?: unknown },
 	nowMs: number = Date.now(),
@@ -62,7 +61,7 @@ export function verifyWebhook(
 		return { ok: false, status: 401, code: 'no-secret', field: 'Signing Secret', reason };
 	}
 	// A blank previous secret is absent; an unusable one is never tried.
-	const previous = isBlankSecret(secrets.previous) ? undefined : usableSecretKey(secrets.previous);
+	const previous = usableSecretKey(secrets.previous);
 	const id = headers.id?.trim();
 	const ts = headers.timestamp?.trim();
 	const sig = headers.signature?.trim();
@@ -70,24 +69,15 @@ export function verifyWebhook(
 		const missing = [!id && 'webhook-id', !ts && 'webhook-timestamp', !sig && 'webhook-signature']
 			.filter(Boolean)
 			.join(', ');
-		return { ok: false, status: 400, code: 'malformed', reason: `Missing header: ${missing}` };
+		return refusal('malformed', `Missing header: ${missing}`);
 	}
-	if (!/^\d{1,12}$/.test(ts))
-		return { ok: false, status: 400, code: 'malformed', reason: 'Malformed webhook-timestamp: expected Unix seconds' };
+	if (!/^\d{1,12}$/.test(ts)) return refusal('malformed', 'Malformed webhook-timestamp: expected Unix seconds');
 	const signatures = parseSignatures(sig);
-	if (!signatures)
-		return {
-			ok: false,
-			status: 400,
-			code: 'malformed',
-			reason: 'Malformed webhook-signature: expected "v1,<base64>" entries',
-		};
+	if (!signatures) return refusal('malformed', 'Malformed webhook-signature: expected "v1,<base64>" entries');
 	const timestamp = Number(ts);
-	if (Math.abs(nowMs / 1000 - timestamp) > TOLERANCE_SECONDS) {
-		return { ok: false, status: 401, code: 'stale', reason: 'Timestamp is more than 5 minutes away from now' };
-	}
-	if (!signatures.length)
-		return { ok: false, status: 401, code: 'no-v1-signature', reason: 'No v1 signature in webhook-signature' };
+	if (Math.abs(nowMs / 1000 - timestamp) > TOLERANCE_SECONDS)
+		return refusal('stale', 'Timestamp is more than 5 minutes away from now');
+	if (!signatures.length) return refusal('no-v1-signature', 'No v1 signature in webhook-signature');
 	const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
 	const candidates: Array<['current' | 'previous', Buffer]> = [['current', current]];
 	if (previous) candidates.push(['previous', previous]);
@@ -99,7 +89,7 @@ export function verifyWebhook(
 			}
 		}
 	}
-	return { ok: false, status: 401, code: 'secret-mismatch', reason: 'Signature does not match' };
+	return refusal('secret-mismatch', 'Signature does not match');
 }
 
 /** A header as Node's HTTP server gives it (a repeated header is a list: its first value counts). */

@@ -24,11 +24,6 @@ export function readWebhookSecret(
 	return key.length < MIN_KEY_BYTES ? { problem: 'tooShort' } : { key };
 }
 
-/** True when the value is missing or only whitespace: an optional secret left like that counts as absent. */
-export function isBlankSecret(secret: unknown): boolean {
-	return typeof secret !== 'string' || secret.trim() === '';
-}
-
 export function describeWebhookSecretProblem(secret: unknown, field = 'Signing Secret'): string | undefined {
 	const read = readWebhookSecret(secret);
 	if ('key' in read) return undefined;
@@ -57,7 +52,8 @@ export function describeWebhookSecretProblem(secret: unknown, field = 'Signing S
 
 /** A blank Previous Signing Secret is absent: no problem. Anything else must hold a usable key. */
 export function describePreviousSecretProblem(previous: unknown): string | undefined {
-	return isBlankSecret(previous) ? undefined : describeWebhookSecretProblem(previous, 'Previous Signing Secret');
+	const blank = typeof previous !== 'string' || previous.trim() === '';
+	return blank ? undefined : describeWebhookSecretProblem(previous, 'Previous Signing Secret');
 }
 
 /** The first problem of a signing-secret credential. */

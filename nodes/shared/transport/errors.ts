@@ -222,8 +222,7 @@ export function noAnswerError(node: INode, req: Route, id: Identity, cause: unkn
 		description: `${baseUrlHint(id.baseUrl)} Also check that the service is reachable from n8n.`,
 		itemIndex: req.itemIndex,
 	});
-	error.code = 'no_answer';
-	return error;
+	return Object.assign(error, { code: 'no_answer' });
 }
 
 /** A 2xx answer whose shape is not what the node expects (often a Base URL pointing at another service). */
@@ -249,19 +248,6 @@ export function missingRouteError(node: INode, req: Route, id: Identity, body: u
 		message: `The service has no ${describeRoute(req)} at ${id.baseUrl}`,
 		description: baseUrlHint(id.baseUrl),
 	});
-}
-
-/** What to do after a 429 the node stopped waiting out, saying truly how long it waited. */
-export function rateLimitAdvice(retryAfter: number, waits: number, waitedMs: number, maxWaitMs: number): string {
-	const asked = `The service asked to wait ${Math.ceil(retryAfter)} s`;
-	const waited = waits
-		? `The node already waited ${waits} time${waits === 1 ? '' : 's'} (${Math.round(waitedMs / 1000)} s in all).`
-		: 'The node did not wait.';
-	const why =
-		retryAfter * 1000 > maxWaitMs
-			? `, longer than this node waits at once (${Math.round(maxWaitMs / 1000)} s).`
-			: ", and waiting would pass this step's time limit or it kept asking.";
-	return `${asked}${why} ${waited} Wait a few minutes and run again, or send fewer requests at once.`;
 }
 
 // What a failure means for trying again: one name per meaning, each saying exactly what it counts (a 409 busy is

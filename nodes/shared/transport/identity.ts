@@ -62,12 +62,7 @@ function normaliseBaseUrl(baseUrl: unknown): string {
 export function describeBaseUrlProblem(baseUrl: unknown): string | undefined {
 	const value = normaliseBaseUrl(baseUrl);
 	if (!value) return "The Base URL is empty. Enter the API's version 1 root, for example https://api.example.com/v1.";
-	let url: URL | undefined;
-	try {
-		url = /^https?:\/\/[^\s/]+/i.test(value) ? new URL(value) : undefined;
-	} catch {
-		url = undefined;
-	}
+	const url = /^https?:\/\/[^\s/]+/i.test(value) && URL.canParse(value) ? new URL(value) : undefined;
 	if (!url) {
 		return (
 			`The Base URL must start with https://, for example https://api.example.com/v1 (http:// only for a test ` +

@@ -10,7 +10,6 @@ import {
 	type MediaGenApiError,
 	missingRouteError,
 	noAnswerError,
-	rateLimitAdvice,
 	unexpectedAnswerError,
 } from './errors';
 import { identityOf, type ApiContext } from './identity';
@@ -24,8 +23,6 @@ export interface ApiRequest {
 	timeoutMs?: number;
 	/** Retries after a dropped connection, a time-out or a 5xx. Only safe for reads, or writes with a requestKey. */
 	retryTransient?: number;
-	/** Upper bound for one wait demanded by Retry-After; past it the node gives up with a clear error. */
-	maxRetryAfterMs?: number;
 	/** Epoch ms after which no wait starts: Retry-After and retry pauses that would pass it end the request. */
 	deadline?: number;
 	/** Checks a 2xx answer's shape; returns what is missing, or undefined when the answer is usable. */
@@ -35,14 +32,13 @@ export interface ApiRequest {
 
 export interface ApiResponse<T> {
 	body: T;
-	statusCode: number;
-	headers: Record<string, string>;
 	/** An earlier try of this request got no answer (it may have been handled) before this answer came. */
 	answerLostBefore: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
+/** The longest one Retry-After is waited out; past it the node gives up with a clear error. */
+const MAX_RETRY_AFTER_MS = 120_000;
 const MAX_429_WAITS = 5;
 
 /** Waits `ms`, or rejects as soon as `signal` aborts (n8n 1.x's sleep ignores a signal, so the abort is raced). */
@@ -146,6 +142,19 @@ function parseRetryAfter(value: string | undefined, now = Date.now()): number | 
 	return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
+/** What to do after a 429 the node stopped waiting out, saying truly how long it waited. */
+function rateLimitAdvice(retryAfter: number, waits: number, waitedMs: number): string {
+	const asked = `The service asked to wait ${Math.ceil(retryAfter)} s`;
+	const waited = waits
+		? `The node already waited ${waits} time${waits === 1 ? '' : 's'} (${Math.round(waitedMs / 1000)} s in all).`
+		: 'The node did not wait.';
+	const why =
+		retryAfter * 1000 > MAX_RETRY_AFTER_MS
+			? `, longer than this node waits at once (${Math.round(MAX_RETRY_AFTER_MS / 1000)} s).`
+			: ", and waiting would pass this step's time limit or it kept asking.";
+	return `${asked}${why} ${waited} Wait a few minutes and run again, or send fewer requests at once.`;
+}
+
 /** Sleeps unless that would pass the deadline; returns false (without sleeping) when it would. */
 async function pause(ms: number, deadline: number | undefined, signal?: AbortSignal): Promise<boolean> {
 	if (deadline !== undefined && Date.now() + ms > deadline) return false;
@@ -156,17 +165,13 @@ async function pause(ms: number, deadline: number | undefined, signal?: AbortSig
 /** Sends one API request and returns the parsed answer, or throws a MediaGenApiError in plain words. */
 export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiRequest): Promise<ApiResponse<T>> {
 	const id = await identityOf(ctx);
-	const cancelSignal = (ctx as IExecuteFunctions).getExecutionCancelSignal;
-	const signal = typeof cancelSignal === 'function' ? cancelSignal.call(ctx) : undefined;
+	const signal = (ctx as Partial<IExecuteFunctions>).getExecutionCancelSignal?.();
 	const bucket = bucketOf(req);
 	let transientLeft = req.retryTransient ?? 0;
 	let waits429 = 0;
 	let waitedMs = 0;
 	let answerLost = false;
-	const afterTries = <E extends MediaGenApiError>(error: E): E => {
-		error.answerLostBefore = answerLost;
-		return error;
-	};
+	const afterTries = (error: MediaGenApiError) => Object.assign(error, { answerLostBefore: answerLost });
 	for (;;) {
 		const release = await acquireRateBudget(id.fingerprint, bucket, signal, req.deadline);
 		const options: IHttpRequestOptions = {
@@ -206,29 +211,25 @@ export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiReque
 		if (statusCode >= 200 && statusCode < 300) {
 			const problem = req.expect?.(response.body);
 			if (problem) throw afterTries(unexpectedAnswerError(ctx.getNode(), req, id, statusCode, problem, response.body));
-			return { body: response.body as T, statusCode, headers, answerLostBefore: answerLost };
+			return { body: response.body as T, answerLostBefore: answerLost };
 		}
 		// The error table says what may be repeated: 'wait' (after Retry-After), 'once', or 'never'.
 		const { retryable } = describeApiError(statusCode, response.body);
+		let wording = {};
 		if (statusCode === 429) {
 			const retryAfter = parseRetryAfter(headers['retry-after']) ?? 5;
-			const maxWait = req.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
-			const mayWait = retryable === 'wait' && retryAfter * 1000 <= maxWait && waits429 < MAX_429_WAITS;
+			const mayWait = retryable === 'wait' && retryAfter * 1000 <= MAX_RETRY_AFTER_MS && waits429 < MAX_429_WAITS;
 			if (mayWait && (await pause(Math.ceil(retryAfter * 1000), req.deadline, signal))) {
 				waits429++;
 				waitedMs += Math.ceil(retryAfter * 1000);
 				continue;
 			}
-			throw afterTries(
-				apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex, {
-					context: { retryAfterSeconds: retryAfter },
-					description: retryable === 'wait' ? rateLimitAdvice(retryAfter, waits429, waitedMs, maxWait) : undefined,
-				}),
-			);
+			const advice = retryable === 'wait' ? rateLimitAdvice(retryAfter, waits429, waitedMs) : undefined;
+			wording = { context: { retryAfterSeconds: retryAfter }, description: advice };
 		}
 		// 'once' (provider, server_error, 503s, unknown 5xx): sent again with the same requestKey, as the
 		// spec asks, where the caller says it is safe; 503s are "retry later", uncharged, so the pause is longer.
-		const again = retryable === 'once' && transientLeft > 0;
+		const again = retryable === 'once' && transientLeft > 0 && statusCode !== 429;
 		if (again && (await pause(statusCode === 503 ? 2000 : 1000, req.deadline, signal))) {
 			transientLeft--;
 			continue;
@@ -239,6 +240,6 @@ export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiReque
 		const serviceCode = typeof code === 'string' && code !== 'not_found' && Object.hasOwn(ERROR_ADVICE, code);
 		if (statusCode === 404 && !req.path.startsWith('/generations/') && !serviceCode)
 			throw afterTries(missingRouteError(ctx.getNode(), req, id, response.body));
-		throw afterTries(apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex));
+		throw afterTries(apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex, wording));
 	}
 }
