@@ -16,7 +16,7 @@ export type ItemExecutor = (this: IExecuteFunctions, itemIndex: number) => Promi
  * The operation takes all items together: the batch path of run-producing operations, which checks
  * every item before spending and catches per item itself.
  */
-export interface AllItemsOperation {
+interface AllItemsOperation {
 	description: INodeProperties[];
 	executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]>;
 	/** True for operations that start paid runs (Generate, Run Look): a tool call's answer then says the credits left. */

@@ -18,16 +18,27 @@ const appCache = new Map<string, Entry<CatalogueApp[]>>();
 /** Ids just looked for in a fresh read and missing, not looked for again for 5 s (a batch reads once, not per item). */
 const recentMisses = new Map<string, number>();
 
-async function cached<T>(
-	cache: Map<string, Entry<T>>,
-	key: string,
+/** GET /models or /apps through its cache, entries without their id left out; `fresh` reads again even when young. */
+async function readList<T>(
+	ctx: ApiContext,
+	field: 'models' | 'apps',
+	cache: Map<string, Entry<T[]>>,
 	ttl: number,
-	load: () => Promise<T>,
+	id: keyof T,
 	fresh = false,
-) {
+): Promise<T[]> {
+	const key = (await identityOf(ctx)).baseUrl;
 	const hit = cache.get(key);
 	if (hit && !fresh && Date.now() - hit.at < ttl) return await hit.value;
-	const value = load();
+	const value = (async () => {
+		const res = await apiRequest<Record<string, T[]>>(ctx, {
+			method: 'GET',
+			path: `/${field}`,
+			retryTransient: 2,
+			expect: listProblem(field),
+		});
+		return res.body[field].filter((entry) => entry && typeof entry[id] === 'string');
+	})();
 	cache.set(key, { at: Date.now(), value });
 	value.catch(() => cache.delete(key)); // a failed read is not remembered
 	return await value;
@@ -35,28 +46,11 @@ async function cached<T>(
 
 /** @param fresh read the catalogue again even when a cached copy is young (a model may have been added) */
 export async function getModels(ctx: ApiContext, fresh = false): Promise<CatalogueModel[]> {
-	const load = async () => {
-		const res = await apiRequest<{ models: CatalogueModel[] }>(ctx, {
-			method: 'GET',
-			path: '/models',
-			retryTransient: 2,
-			expect: listProblem('models'),
-		});
-		return res.body.models.filter((m) => m && typeof m.id === 'string');
-	};
-	return await cached(modelCache, (await identityOf(ctx)).baseUrl, 5 * 60_000, load, fresh);
+	return await readList(ctx, 'models', modelCache, 5 * 60_000, 'id', fresh);
 }
 
 export async function getApps(ctx: ApiContext): Promise<CatalogueApp[]> {
-	return await cached(appCache, (await identityOf(ctx)).baseUrl, 60 * 60_000, async () => {
-		const res = await apiRequest<{ apps: CatalogueApp[] }>(ctx, {
-			method: 'GET',
-			path: '/apps',
-			retryTransient: 2,
-			expect: listProblem('apps'),
-		});
-		return res.body.apps.filter((a) => a && typeof a.slug === 'string');
-	});
+	return await readList(ctx, 'apps', appCache, 60 * 60_000, 'slug');
 }
 
 /** free_tier marks the house engines; the anonymous free tier covers only the image one (spec: Anonymous free tier). */

@@ -78,7 +78,7 @@ function optionProblem(
 	value: unknown,
 	mode: string | undefined,
 ): string | undefined {
-	const label = OPTION_LABELS[name] ?? name;
+	const label = labelOf(name);
 	const list = (model.options as Record<string, unknown[] | null | undefined>)?.[name];
 	if (LIST_OPTIONS.includes(name) || Array.isArray(list)) {
 		if (!Array.isArray(list))

@@ -8,7 +8,7 @@ import { editorKind, readParameter } from './parameters';
 import { isToolCall } from '../run/toolCall';
 import { AGENT_CHOICE_NAME, agentModelDescription, agentModels, agentModelValue } from '../tool/agentModelChoice';
 
-export function modelLabel(m: CatalogueModel, anonymous: boolean): string {
+function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 	const price = m.credits_at_defaults === 1 ? '1 credit' : `${m.credits_at_defaults} credits`;
 	const free = m.free_tier ? ', free tier' : '';
 	const audio = m.inputs?.includes('audio') ? ', needs driving audio' : '';

@@ -87,7 +87,7 @@ export async function getModelOptionFields(this: ILoadOptionsFunctions): Promise
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** What the chosen model does and needs, in a few lines (About the Model): n8n's model list shows names only. */
-export function modelSummary(model: CatalogueModel, musicMode?: string): string {
+function modelSummary(model: CatalogueModel, musicMode?: string): string {
 	const price = `${count(model.credits_at_defaults, 'credit')} at its defaults${model.free_tier ? ', free tier' : ''}`;
 	const lines = [`<b>${model.name}</b> (${model.vendor}) · ${price}. ${model.description ?? ''}`.trim()];
 	const facts: string[] = [];
@@ -119,7 +119,7 @@ export function modelSummary(model: CatalogueModel, musicMode?: string): string 
 }
 
 /** The first line of About the Model while Model is empty: which model the step will use, and why that one. */
-export function defaultModelLead(model: CatalogueModel): string {
+function defaultModelLead(model: CatalogueModel): string {
 	const which = model.free_tier ? `cheapest free-tier ${model.kind} model` : `cheapest ${model.kind} model`;
 	return `<b>No model chosen</b>: the step uses ${model.name}, the ${which} in the catalogue. Pick another above.`;
 }
