@@ -9,11 +9,10 @@ import { finishAfterAnswering, readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
 import type { VerifyResult } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
-import { withPaidRuns } from '../run/paidRuns';
-import { savedBatchKeys } from '../run/requestKey';
+import { withPaidRuns } from '../run/runErrors';
 import type { BatchMemory } from './batchMemory';
 import { paidRunsOf, reportOf } from './batchWalk';
-import { positionFromQuery, type PauseState } from './pauseState';
+import { batchKeysOf, positionFromQuery, type PauseState } from './pauseState';
 
 export type Answer = (status: number, body: IDataObject) => IWebhookResponseData;
 
@@ -113,7 +112,7 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 			`this execution stops here instead of waiting on. ${advice} The runs keep going and are ` +
 			`charged: find them with Generation → Get Many${paid.length ? ', or as the note below says' : ''}.`,
 	});
-	return withPaidRuns(error, paid, [], savedBatchKeys(state.items, state.invalid.length));
+	return withPaidRuns(error, paid, [], batchKeysOf(state));
 }
 
 /** The warning the output carries once per execution when runs were taken on their read-back. */

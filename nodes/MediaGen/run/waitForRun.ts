@@ -21,17 +21,19 @@ export interface WaitSettings {
 	deadline?: number;
 }
 
+/** GET /generations/{id}, with `retryTransient` tries more after a passing failure. */
 export async function getRun(
 	ctx: ApiContext,
 	runId: string,
 	itemIndex: number,
 	requestTimeoutMs?: number,
 	deadline?: number,
+	retryTransient = 3,
 ): Promise<RunRecord> {
 	const res = await apiRequest<{ generation: RunRecord }>(ctx, {
 		method: 'GET',
 		path: `/generations/${encodeURIComponent(runId)}`,
-		retryTransient: 3,
+		retryTransient,
 		itemIndex,
 		timeoutMs: requestTimeoutMs,
 		deadline,
