@@ -22,7 +22,7 @@ import { isErrorOutputItem, itemsInInputOrder, runToItem, withErrorOutput } from
 import { batchMemoryOf, type BatchMemory } from './batchMemory';
 import { BatchWalk, reportOf, withBatchPaidRuns, type BatchReport, type Outcome } from './batchWalk';
 import { batchKeysOf, isPauseState, PAUSE_STATE_KEY, type PauseState } from './pauseState';
-import { callsAnonymously, unsignedWarning, wakeUp, type Answer } from './signatureFailure';
+import { callsAnonymously, unsignedWarning, wakeUp, type Answer, type CallEnd } from './signatureFailure';
 
 export const resumeWebhooks: IWebhookDescription[] = [
 	{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: '', isFullPath: true, restartWebhook: true },
@@ -58,10 +58,7 @@ async function waitForSlot(batch: BatchWalk, state: PauseState, report: BatchRep
 	return report;
 }
 
-type Handled =
-	| { respond: IWebhookResponseData }
-	| { stop: Error }
-	| { build: { report: BatchReport; state: PauseState; memory: BatchMemory } };
+type Handled = CallEnd | { build: { report: BatchReport; state: PauseState; memory: BatchMemory } };
 
 async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<Handled> {
 	const req = ctx.getRequestObject();

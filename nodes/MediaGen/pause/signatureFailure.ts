@@ -16,6 +16,9 @@ import { batchKeysOf, positionFromQuery, type PauseState } from './pauseState';
 
 export type Answer = (status: number, body: IDataObject) => IWebhookResponseData;
 
+/** How a call that goes no further ends: an answer, or the error that fails the execution. */
+export type CallEnd = { respond: IWebhookResponseData } | { stop: Error };
+
 export const ANONYMOUS_SECRET =
 	'An anonymous ID has no account settings, and the service does not say which secret signs the calls back to ' +
 	'its runs';
@@ -54,7 +57,7 @@ export async function wakeUp(
 	memory: BatchMemory | undefined,
 	body: unknown,
 	answer: Answer,
-): Promise<{ run: RunRecord } | { respond: IWebhookResponseData } | { stop: Error }> {
+): Promise<{ run: RunRecord } | CallEnd> {
 	const target = state && memory ? wakeTarget(state, memory, body, ctx.getRequestObject().query) : undefined;
 	if (state && memory && target) {
 		// Already known to be final while other runs go on: nothing to learn or do, so no read and no walk.
