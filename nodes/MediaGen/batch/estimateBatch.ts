@@ -4,8 +4,8 @@
 // same in words a person reads at a glance in n8n's Table view; the numbers stay in their own fields.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { identityProblem } from '../../shared/responseChecks';
-import { apiRequest, identityOf } from '../../shared/transport';
+import { identityOf } from '../../shared/transport';
+import { readAccount } from '../run/concurrency';
 import { failedItem, prepareItems, typedRequest, type PrepareItem } from './prepareItems';
 import { itemsInInputOrder, withSameColumns } from '../run/runOutput';
 import { describeBasis, HISTORY_PAGES, priceBookFor, type Price } from '../run/priceBook';
@@ -73,13 +73,7 @@ async function creditsLeft(ctx: IExecuteFunctions): Promise<{ credits: number | 
 	if ((await identityOf(ctx)).kind === 'anonymous') {
 		return { credits: null, note: 'not read for an anonymous ID: reading it would open a free wallet for a new ID' };
 	}
-	const me = await apiRequest<{ credits?: number }>(ctx, {
-		method: 'GET',
-		path: '/me',
-		retryTransient: 2,
-		expect: identityProblem,
-	});
-	const credits = Number(me.body?.credits);
+	const credits = Number((await readAccount(ctx))?.credits);
 	return Number.isFinite(credits) ? { credits } : { credits: null, note: 'the service did not give a balance' };
 }
 

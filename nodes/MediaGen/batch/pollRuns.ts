@@ -5,11 +5,11 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { RunRecord } from '../../shared/records';
 import { concurrencyOf } from '../run/concurrency';
-import { chargedRunOf, withPaidRuns } from '../run/paidRuns';
+import { chargedRunOf, withPaidRuns } from '../run/runErrors';
 import { askedFor, withFileAddresses, type RunRequest } from '../run/runRequest';
 import { itemsInInputOrder, outcomeHints, runToItem, withErrorOutput } from '../run/runOutput';
 import { submitUnderCap, type SpendingCap } from '../run/spendingCap';
-import { submitRun } from '../run/submission';
+import { submitKeyed } from '../run/submission';
 import { itemDeadline } from '../run/timeLimit';
 import { waitForRun } from '../run/waitForRun';
 import { runPool, type Settled } from './pool';
@@ -34,7 +34,7 @@ export async function submitAndWait(
 		const deadline = itemDeadline(String(p.body.kind), p.settings.timeoutMs);
 		const s = { ctx, settings: p.settings, itemIndex: p.itemIndex, deadline, batch: p.batchKeys };
 		p.body = await withFileAddresses(ctx, p);
-		let run = await submitUnderCap(cap, ctx.getNode(), p, async () => await submitRun(s, p.body));
+		let run = await submitUnderCap(cap, ctx.getNode(), p, async () => await submitKeyed(s, p.body, true));
 		runs.set(p.itemIndex, run);
 		const requestKey = String(p.body.requestKey);
 		if (p.settings.wait) {

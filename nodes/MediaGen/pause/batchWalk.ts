@@ -7,16 +7,16 @@ import { sleep } from 'n8n-workflow';
 import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { apiRequest, isBusySubmission, isLostAnswer, isTransientFailure } from '../../shared/transport';
-import { chargedRunOf, type PaidRun } from '../run/paidRuns';
-import { refusalOf } from '../run/runErrors';
+import { chargedRunOf, refusalOf, withPaidRuns, type PaidRun, type Refusal } from '../run/runErrors';
+import { getRun } from '../run/waitForRun';
 import type { BatchMemory } from './batchMemory';
 import { pauseCapRefusal } from './pauseCap';
-import type { PauseState } from './pauseState';
+import { batchKeysOf, type PauseState } from './pauseState';
 
 /** `stale`: the status recorded at the pause, not read since; `unconfirmed`: this process cannot tell it was sent. */
 export type Outcome =
 	| { position: number; kind: 'finished' | 'running'; run: RunRecord; stale?: boolean }
-	| { position: number; kind: 'refused'; message: string; description?: string; mayBeCharged?: boolean }
+	| ({ position: number; kind: 'refused' } & Refusal)
 	| { position: number; kind: 'unsent' | 'unconfirmed' | 'unanswered' };
 
 export interface BatchReport {
@@ -59,6 +59,11 @@ export function paidRunsOf(state: PauseState, outcomes: Outcome[]): PaidRun[] {
 		if (o.kind === 'unanswered' || (o.kind === 'refused' && o.mayBeCharged)) return [item];
 		return o.kind === 'unconfirmed' ? [{ ...item, unconfirmed: true }] : [];
 	});
+}
+
+/** Names in `error` what `outcomes` were or may have been charged for, with the advice to send their keys again. */
+export function withBatchPaidRuns<E>(error: E, state: PauseState, outcomes: Outcome[]): E {
+	return withPaidRuns(error, paidRunsOf(state, outcomes), [], batchKeysOf(state));
 }
 
 /** A webhook call answers within seconds: its requests never wait out a long Retry-After. */
@@ -164,15 +169,8 @@ export class BatchWalk {
 		for (const [position, known] of [...this.memory.runs.entries()]) {
 			if ((known.watched && !evenWatched) || this.memory.isFinal(position) || Date.now() >= this.callDeadline) continue;
 			try {
-				const res = await apiRequest<{ generation: RunRecord }>(this.ctx, {
-					method: 'GET',
-					path: `/generations/${encodeURIComponent(known.run.id)}`,
-					retryTransient: 1,
-					itemIndex: this.state.items[position].item,
-					deadline: this.callDeadline,
-					expect: generationAnswerProblem,
-				});
-				this.memory.learn(position, res.body.generation, false);
+				const { item } = this.state.items[position];
+				this.memory.learn(position, await getRun(this.ctx, known.run.id, item, undefined, this.callDeadline, 1), false);
 			} catch {
 				// read again on a later call
 			}

@@ -35,14 +35,12 @@ export function capRefusalsBeforePause(node: INode, ready: RunRequest[], cap: Sp
 				"in your account's history.",
 		});
 	}
-	let total = cap.spent;
 	for (const [position, price] of prices.entries()) {
 		if (price.credits === null) {
 			refusals.set(position, `${UNKNOWN_IN_PAUSE}: ${price.why ?? 'no earlier run like it'}`);
-		} else if (total + price.credits > cap.cap) {
-			refusals.set(position, capRefusalMessage({ cap: cap.cap, spent: total, price }, 'planned'));
+		} else if (cap.spent + price.credits > cap.cap) {
+			refusals.set(position, capRefusalMessage({ cap: cap.cap, spent: cap.spent, price }, 'planned'));
 		} else {
-			total += price.credits;
 			cap.plan(price.credits);
 		}
 	}

@@ -9,18 +9,17 @@ import { describeWebhookCredentialProblem } from '../../shared/signingSecret';
 import { identityOf, isBusySubmission } from '../../shared/transport';
 import { isPrivateHost } from '../run/checkRequest';
 import { concurrencyOf } from '../run/concurrency';
-import { withPaidRuns } from '../run/paidRuns';
 import { withFileAddresses, type RunRequest } from '../run/runRequest';
-import { requestKeyAdvice, savedBatchKeys } from '../run/requestKey';
+import { requestKeyAdvice } from '../run/requestKey';
 import { NOTHING_SENT, refusalOf, runDetailsOf } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
 import type { SpendingCap } from '../run/spendingCap';
 import { submitKeyed } from '../run/submission';
 import { itemDeadline } from '../run/timeLimit';
 import { batchMemoryOf } from './batchMemory';
-import { paidRunsOf, reportOf } from './batchWalk';
+import { reportOf, withBatchPaidRuns } from './batchWalk';
 import { capRefusalsBeforePause, expectedSpend, pauseCapRefusal } from './pauseCap';
-import { itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
+import { batchKeysOf, itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
 import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './signatureFailure';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
@@ -51,16 +50,18 @@ export function resumeUrlProblem(resumeUrl: string, baseUrl: string): string | u
 
 /** Refuses pause mode before anything is sent when the service could not call back or its calls not be checked. */
 async function checkCallBack(ctx: IExecuteFunctions, resumeUrl: string): Promise<void> {
+	const refusal = (message: string, advice: string) =>
+		new NodeOperationError(ctx.getNode(), message, { description: `${advice} ${NOTHING_SENT}.` });
 	const identity = await identityOf(ctx);
 	const urlProblem = resumeUrlProblem(resumeUrl, identity.baseUrl);
 	if (urlProblem) {
-		throw new NodeOperationError(ctx.getNode(), `Waiting → Pause cannot be used here: ${urlProblem}`, {
-			description:
-				"The service calls n8n back at the execution's resume URL, which n8n builds from its webhook address. " +
+		throw refusal(
+			`Waiting → Pause cannot be used here: ${urlProblem}`,
+			"The service calls n8n back at the execution's resume URL, which n8n builds from its webhook address. " +
 				"Set N8N_WEBHOOK_URL (n8n 1.x: WEBHOOK_URL, the older name, which 2.x still reads) to n8n's public " +
 				'https address (for example https://n8n.example.com/) and restart n8n, or choose Waiting → Poll, ' +
-				`which needs no address. ${NOTHING_SENT}.`,
-		});
+				'which needs no address.',
+		);
 	}
 	const chosen = ctx.getNode().credentials?.[WEBHOOK_CREDENTIAL];
 	let secretProblem = chosen ? undefined : 'none selected';
@@ -72,27 +73,25 @@ async function checkCallBack(ctx: IExecuteFunctions, resumeUrl: string): Promise
 	if (!secretProblem) return;
 	// The problem's own advice (copy it from account settings) is no help to an anonymous ID, which has none.
 	if (identity.kind === 'anonymous') {
-		throw new NodeOperationError(
-			ctx.getNode(),
+		throw refusal(
 			'Waiting → Pause needs the webhook signing secret, which an anonymous ID has no way to get',
-			{ description: `${ANONYMOUS_SECRET}: ${ANONYMOUS_CHOICES}. ${NOTHING_SENT}.` },
+			`${ANONYMOUS_SECRET}: ${ANONYMOUS_CHOICES}.`,
 		);
 	}
 	// n8n's editor fills in a credential box by itself only while a node has none at all, so this one stays empty.
 	if (!chosen) {
-		throw new NodeOperationError(ctx.getNode(), NO_SIGNING_SECRET_CHOSEN, {
-			description:
-				'Pick yours in the second credential box at the top of this node (n8n fills in only the first box by ' +
-				"itself), or create one there holding your account's signing secret (account settings → Webhooks). " +
-				`${NOTHING_SENT}.`,
-		});
+		throw refusal(
+			NO_SIGNING_SECRET_CHOSEN,
+			'Pick yours in the second credential box at the top of this node (n8n fills in only the first box by ' +
+				"itself), or create one there holding your account's signing secret (account settings → Webhooks).",
+		);
 	}
-	throw new NodeOperationError(ctx.getNode(), `Waiting → Pause needs the webhook signing secret: ${secretProblem}`, {
-		description:
-			"Select a Media Generation Webhook Signing Secret credential on this node holding your account's signing " +
+	throw refusal(
+		`Waiting → Pause needs the webhook signing secret: ${secretProblem}`,
+		"Select a Media Generation Webhook Signing Secret credential on this node holding your account's signing " +
 			'secret (account settings → Webhooks): the service signs the calls back to this execution with it, and the ' +
-			`node checks with it that each call really comes from the service. ${NOTHING_SENT}.`,
-	});
+			'node checks with it that each call really comes from the service.',
+	);
 }
 
 export const TIMER_ERROR =
@@ -101,7 +100,7 @@ export const TIMER_ERROR =
 
 function timerNote(state: PauseState): string {
 	const minutes = Math.round(((state.deadline - state.pausedAt) / 60_000) * 10) / 10;
-	const retype = requestKeyAdvice(savedBatchKeys(state.items, state.invalid.length));
+	const retype = requestKeyAdvice(batchKeysOf(state));
 	return (
 		`No call from the service ended the wait within ${minutes} minute${minutes === 1 ? '' : 's'} plus one minute, ` +
 		'so n8n ended it, and this step could not check the runs at that moment. Most likely the service could not ' +
@@ -206,8 +205,7 @@ export async function pauseRuns(
 			}
 			if (!continueOnFail) {
 				// Runs already started keep going and are charged: named in the error.
-				const paid = paidRunsOf(state, reportOf(state, memory).outcomes);
-				throw withPaidRuns(error, paid, [], savedBatchKeys(state.items, state.invalid.length));
+				throw withBatchPaidRuns(error, state, reportOf(state, memory).outcomes);
 			}
 			entry.refused = refusalOf(error);
 		}

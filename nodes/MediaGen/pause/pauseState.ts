@@ -3,6 +3,7 @@
 // plus what the service says. Pure.
 import type { IDataObject } from 'n8n-workflow';
 
+import type { BatchKeys } from '../run/requestKey';
 import type { Refusal } from '../run/runErrors';
 
 export const PAUSE_STATE_KEY = 'mediaGenPause';
@@ -41,7 +42,13 @@ export interface PauseState {
 	cap?: { limit: number; spentBefore: number };
 	items: PausedItem[];
 	/** Items refused while being read and checked (Continue On Fail): error items, in input order. */
-	invalid: Array<{ item: number; message: string; description?: string }>;
+	invalid: Array<{ item: number } & Refusal>;
+}
+
+/** The batch's request keys as its items were saved with them, for the advice to send them again. */
+export function batchKeysOf(state: PauseState): BatchKeys {
+	const items = state.items.map((i) => ({ itemIndex: i.item, key: String(i.body.requestKey) }));
+	return { inputCount: state.items.length + state.invalid.length, items };
 }
 
 export function itemWebhookUrl(resumeUrl: string, position: number): string {

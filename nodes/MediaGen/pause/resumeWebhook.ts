@@ -1,20 +1,28 @@
 // Pause mode, the resume webhook n8n serves at the resume URL while the execution waits: each call is a run's delivery.
 // A genuine one (signed as the trigger checks it; others: signatureFailure.ts) sends the runs its freed slot is owed
-// and, once every run is final, resumes the execution with the same items and errors as Poll. Calls are answered
+// and, once every run is final or the time limit has passed, resumes the execution with the same items, files,
+// pairedItem and per-item errors as Poll (runs not final by the limit come out marked `timedOut`). Calls are answered
 // within seconds (the service waits 10 s) and work on after. It throws only to fail the execution on purpose.
-import type { INodeExecutionData, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IWebhookDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { runRecordProblem } from '../../shared/responseChecks';
 import type { RunRecord } from '../../shared/records';
 import { verifyDelivery } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
-import { isErrorOutputItem } from '../run/runOutput';
+import { requestKeyAdvice } from '../run/requestKey';
+import { addRunDetails, errorItem, failedRunError, runDetailsOf } from '../run/runErrors';
+import { isErrorOutputItem, itemsInInputOrder, runToItem, withErrorOutput } from '../run/runOutput';
 import { batchMemoryOf, type BatchMemory } from './batchMemory';
-import { BatchWalk, reportOf, type BatchReport } from './batchWalk';
-import { isPauseState, PAUSE_STATE_KEY, type PauseState } from './pauseState';
-import { outputItems } from './resumeOutput';
-import { callsAnonymously, unsignedWarning, wakeUp, type Answer } from './signatureFailure';
+import { BatchWalk, reportOf, withBatchPaidRuns, type BatchReport, type Outcome } from './batchWalk';
+import { batchKeysOf, isPauseState, PAUSE_STATE_KEY, type PauseState } from './pauseState';
+import { callsAnonymously, unsignedWarning, wakeUp, type Answer, type CallEnd } from './signatureFailure';
 
 export const resumeWebhooks: IWebhookDescription[] = [
 	{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: '', isFullPath: true, restartWebhook: true },
@@ -50,10 +58,7 @@ async function waitForSlot(batch: BatchWalk, state: PauseState, report: BatchRep
 	return report;
 }
 
-type Handled =
-	| { respond: IWebhookResponseData }
-	| { stop: Error }
-	| { build: { report: BatchReport; state: PauseState; memory: BatchMemory } };
+type Handled = CallEnd | { build: { report: BatchReport; state: PauseState; memory: BatchMemory } };
 
 async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<Handled> {
 	const req = ctx.getRequestObject();
@@ -106,6 +111,95 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 		report = reportOf(state, memory);
 	}
 	return { build: { report, state, memory } };
+}
+
+/** An item that timed out without a known run: what is known of it, and how to get it without paying again. */
+function noteFor(kind: Outcome['kind'], state: PauseState): string {
+	if (kind === 'unsent')
+		return 'Not submitted within the time limit, so nothing was charged for it. Run it again to make it.';
+	const unconfirmed =
+		'The time limit passed before this n8n process could confirm whether it was submitted. Run this step again ' +
+		`with ${requestKeyAdvice(batchKeysOf(state))}: you get its run if it was ` +
+		'made, without paying again, or a new one if not.';
+	if (kind !== 'unanswered') return unconfirmed;
+	return (
+		'Its submission was sent, but the answer never reached n8n, and sending it again with the same request key did ' +
+		`not bring its run back before the time limit: the run may have been made and charged. ${unconfirmed}`
+	);
+}
+
+function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
+	const entry = state.items[outcome.position];
+	const run = 'run' in outcome ? outcome.run : undefined;
+	const json: IDataObject = {
+		...(run
+			? (run as unknown as IDataObject)
+			: { status: outcome.kind === 'unsent' ? 'NOT_SUBMITTED' : 'UNCONFIRMED' }),
+		...entry.extraJson,
+		requestKey: entry.body.requestKey,
+		timedOut: true,
+		note: run
+			? `Not finished within the time limit. The run keeps going: pick it up with Generation → Wait (run ID ${run.id}).`
+			: noteFor(outcome.kind, state),
+	};
+	if (run) json.runId = run.id;
+	return { json, pairedItem: { item: entry.item } };
+}
+
+/** One item's output; an error is returned (not thrown) so the caller decides between error item and failure. */
+async function itemFor(
+	ctx: IWebhookFunctions,
+	state: PauseState,
+	outcome: Outcome,
+): Promise<INodeExecutionData | Error> {
+	const entry = state.items[outcome.position];
+	const requestKey = String(entry.body.requestKey);
+	if (outcome.kind === 'refused') {
+		const error = new NodeOperationError(ctx.getNode(), outcome.message, {
+			description: outcome.description,
+			itemIndex: entry.item,
+		});
+		return addRunDetails(error, { requestKey });
+	}
+	if (outcome.kind !== 'finished') return timedOutItem(state, outcome);
+	if (outcome.run.status !== 'SUCCEEDED') return failedRunError(ctx, outcome.run, entry.item, requestKey);
+	const settings = { download: entry.download, binaryProperty: entry.binaryProperty };
+	const extra = { requestKey, ...entry.extraJson };
+	return await runToItem(ctx, outcome.run, settings, entry.item, extra).catch((error: Error) => error);
+}
+
+/** Every item in input order; without Continue On Fail the first failure fails the execution, naming the paid runs. */
+export async function outputItems(
+	ctx: IWebhookFunctions,
+	state: PauseState,
+	outcomes: Outcome[],
+): Promise<INodeExecutionData[]> {
+	const byItem = new Map<number, INodeExecutionData>();
+	const failures: Array<{ item: number; error: Error }> = [];
+	for (const bad of state.invalid) byItem.set(bad.item, errorItem(bad, bad.item));
+	for (const outcome of outcomes) {
+		const { item, body, extraJson } = state.items[outcome.position];
+		const result = await itemFor(ctx, state, outcome);
+		if (result instanceof Error) {
+			failures.push({ item, error: result });
+			// What it asked for beside the error, as Poll mode's failed items have it.
+			const request = { kind: body.kind, model: body.model, prompt: body.prompt, ...extraJson };
+			byItem.set(item, errorItem(result, item, request));
+		} else byItem.set(item, result);
+	}
+	const first = failures.sort((a, b) => a.item - b.item)[0];
+	if (first && !state.continueOnFail) {
+		const others = outcomes.filter((o) => state.items[o.position].item !== first.item);
+		withBatchPaidRuns(first.error, state, others);
+		// A resume call's error reaches the user only as the execution's, in a notification showing the message
+		// alone (n8n gives the step an empty item), so the refund goes into the message.
+		const { refunded } = runDetailsOf(first.error);
+		if (refunded !== undefined) {
+			first.error.message += ` (${refunded} credit${refunded === 1 ? '' : 's'} refunded automatically)`;
+		}
+		throw first.error;
+	}
+	return withErrorOutput(ctx, itemsInInputOrder(byItem));
 }
 
 /** Puts the warning on the first item, or in the message of one bound for n8n's error output (two fields only). */

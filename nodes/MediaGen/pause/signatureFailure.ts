@@ -9,13 +9,15 @@ import { finishAfterAnswering, readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
 import type { VerifyResult } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
-import { withPaidRuns } from '../run/paidRuns';
-import { savedBatchKeys } from '../run/requestKey';
+import { withPaidRuns } from '../run/runErrors';
 import type { BatchMemory } from './batchMemory';
 import { paidRunsOf, reportOf } from './batchWalk';
-import { positionFromQuery, type PauseState } from './pauseState';
+import { batchKeysOf, positionFromQuery, type PauseState } from './pauseState';
 
 export type Answer = (status: number, body: IDataObject) => IWebhookResponseData;
+
+/** How a call that goes no further ends: an answer, or the error that fails the execution. */
+export type CallEnd = { respond: IWebhookResponseData } | { stop: Error };
 
 export const ANONYMOUS_SECRET =
 	'An anonymous ID has no account settings, and the service does not say which secret signs the calls back to ' +
@@ -55,7 +57,7 @@ export async function wakeUp(
 	memory: BatchMemory | undefined,
 	body: unknown,
 	answer: Answer,
-): Promise<{ run: RunRecord } | { respond: IWebhookResponseData } | { stop: Error }> {
+): Promise<{ run: RunRecord } | CallEnd> {
 	const target = state && memory ? wakeTarget(state, memory, body, ctx.getRequestObject().query) : undefined;
 	if (state && memory && target) {
 		// Already known to be final while other runs go on: nothing to learn or do, so no read and no walk.
@@ -113,7 +115,7 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 			`this execution stops here instead of waiting on. ${advice} The runs keep going and are ` +
 			`charged: find them with Generation → Get Many${paid.length ? ', or as the note below says' : ''}.`,
 	});
-	return withPaidRuns(error, paid, [], savedBatchKeys(state.items, state.invalid.length));
+	return withPaidRuns(error, paid, [], batchKeysOf(state));
 }
 
 /** The warning the output carries once per execution when runs were taken on their read-back. */

@@ -76,12 +76,6 @@ export function checkWebhookUrl(url: string, apiBaseUrl: string): string | undef
 	return undefined;
 }
 
-export function checkMediaUrls(field: string, urls: string[]): string[] {
-	return urls
-		.map((url) => checkHttpsUrl(url, field, 'for example a URL returned by File → Upload'))
-		.filter((p): p is string => p !== undefined);
-}
-
 /** What the model accepts with these options, for the description of a refused request. */
 export function describeLimits(model: CatalogueModel, options?: Record<string, unknown>): string {
 	const limit = promptLimit(model, options);
@@ -173,8 +167,13 @@ export async function checkedRequest(
 	const identity = await identityOf(ctx);
 	const freeModelIds = identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx)) : undefined;
 	problems.push(...checkRequest(read, identity.kind, freeModelIds), ...checkSettings(fields, identity.baseUrl));
-	for (const source of [...read.images, read.endFrame, read.audio])
-		if (source && 'url' in source) problems.push(...checkMediaUrls(source.field, [source.url]));
+	for (const source of [...read.images, read.endFrame, read.audio]) {
+		const problem =
+			source &&
+			'url' in source &&
+			checkHttpsUrl(source.url, source.field, 'for example a URL returned by File → Upload');
+		if (problem) problems.push(problem);
+	}
 	if (problems.length) {
 		const message = problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`;
 		const aboutLimits = problems.some((p) => /^(Prompt is \d|Reference Images: \d)/.test(p));

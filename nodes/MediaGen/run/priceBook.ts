@@ -50,7 +50,7 @@ export function isAtDefaults(model: CatalogueModel, options: Record<string, unkn
 }
 
 /** A run this step knows the price of: from the history, or accepted in this execution. */
-interface KnownRun {
+interface PricedRun {
 	id: string;
 	model: string;
 	options: Record<string, unknown>;
@@ -67,7 +67,7 @@ interface History {
 
 export class PriceBook {
 	/** Runs accepted in this execution, newest first: they count before the history. */
-	private readonly accepted: KnownRun[] = [];
+	private readonly accepted: PricedRun[] = [];
 
 	constructor(
 		private readonly models: CatalogueModel[],
@@ -106,13 +106,13 @@ export class PriceBook {
 	}
 
 	/** A run of the same model with the same price options. */
-	private same(run: KnownRun, request: Priced): boolean {
+	private same(run: PricedRun, request: Priced): boolean {
 		if (run.model !== request.model.id) return false;
 		const model = this.models.find((m) => m.id === run.model) ?? request.model;
 		return sameValues(priceOptions(model, run.options), priceOptions(request.model, optionsOf(request)));
 	}
 
-	private historyRuns(): KnownRun[] {
+	private historyRuns(): PricedRun[] {
 		// Talking-avatar runs in the history do not say which audio they had, so they price nothing.
 		const avatars = new Set(this.models.filter(isTalkingAvatar).map((m) => m.id));
 		return (this.history.runs ?? [])

@@ -128,12 +128,3 @@ export function requestKeyAdvice(batch: BatchKeys): string {
 	}
 	return `${field} set to the expression "${expression}" (it gives each item the key it was sent)`;
 }
-
-/** A paused batch's keys as its saved items hold them (pause mode saves each item's request with its key). */
-export function savedBatchKeys(
-	items: Array<{ item: number; body: { requestKey?: unknown } }>,
-	invalidCount: number,
-): BatchKeys {
-	const keys = items.map((i) => ({ itemIndex: i.item, key: String(i.body.requestKey) }));
-	return { inputCount: items.length + invalidCount, items: keys };
-}

@@ -21,7 +21,7 @@ export interface CapRefusal {
 }
 
 /** The bound, in the words of the field's help and of every refusal. */
-export const CAP_BOUND =
+const CAP_BOUND =
 	'A run whose price cannot be predicted (see Estimate Cost) is sent only while credits are left under the cap, ' +
 	'and alone, so the cap can be passed by at most the price of that one run.';
 

@@ -152,16 +152,9 @@ async function submitWithKey(
 }
 
 /**
- * Submits the run for one item and returns its record, waiting for a slot while every one is busy. `body.requestKey`
- * is set to the key that was used (the first, or -r2 … after refunded failures).
- */
-export async function submitRun(s: SubmitContext, body: IDataObject): Promise<RunRecord> {
-	return await submitKeyed(s, body, true);
-}
-
-/**
- * Submits with the item's key (-r2 … after refunded failures); `waitForSlot` false: a 409 busy is thrown (pause
- * mode's set-up leaves the item for a delivery, pause/pauseRuns.ts).
+ * Submits the run for one item and returns its record. `body.requestKey` is set to the key that was used (the first,
+ * or -r2 … after refunded failures). `waitForSlot`: waits while every run slot is busy; else a 409 busy is thrown
+ * (pause mode's set-up leaves the item for a delivery, pause/pauseRuns.ts).
  */
 export async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSlot: boolean): Promise<RunRecord> {
 	const firstKey = String(body.requestKey);

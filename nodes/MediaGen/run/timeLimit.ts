@@ -3,7 +3,7 @@
 import type { MediaKind } from '../../shared/records';
 
 /** The spec's suggested client time-outs. */
-export const DEFAULT_TIMEOUT_MINUTES: Record<MediaKind, number> = { image: 3, video: 10, music: 5 };
+const DEFAULT_TIMEOUT_MINUTES: Record<MediaKind, number> = { image: 3, video: 10, music: 5 };
 
 /**
  * How long a tool call waits for its run when no Time Limit is set: MCP clients give up on a call after about

@@ -7,7 +7,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { apiRequest, isRetryableRead, sleepUnlessAborted, type ApiContext } from '../../shared/transport';
 import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
-import { addRunDetails, failureInBrief, runError } from './runErrors';
+import { addRunDetails, detailsOfRun, failureInBrief, runError } from './runErrors';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 
 const MAX_BACKOFF_MS = 15_000;
@@ -21,17 +21,19 @@ export interface WaitSettings {
 	deadline?: number;
 }
 
+/** GET /generations/{id}, with `retryTransient` tries more after a passing failure. */
 export async function getRun(
 	ctx: ApiContext,
 	runId: string,
 	itemIndex: number,
 	requestTimeoutMs?: number,
 	deadline?: number,
+	retryTransient = 3,
 ): Promise<RunRecord> {
 	const res = await apiRequest<{ generation: RunRecord }>(ctx, {
 		method: 'GET',
 		path: `/generations/${encodeURIComponent(runId)}`,
-		retryTransient: 3,
+		retryTransient,
 		itemIndex,
 		timeoutMs: requestTimeoutMs,
 		deadline,
@@ -84,15 +86,14 @@ export async function waitForRun(
 					itemIndex,
 				},
 			);
-			throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
+			throw addRunDetails(error, detailsOfRun(run, requestKey));
 		}
 		lastReadAt = Date.now();
 		try {
 			run = await getRun(ctx, run.id, itemIndex, settings.requestTimeoutMs, deadline);
 			misses = 0;
 		} catch (error) {
-			if (!isRetryableRead(error))
-				throw addRunDetails(error, { runId: run.id, requestKey, status: run.status, cost: run.cost });
+			if (!isRetryableRead(error)) throw addRunDetails(error, detailsOfRun(run, requestKey));
 			misses++;
 			lastProblem = failureInBrief(error);
 		}

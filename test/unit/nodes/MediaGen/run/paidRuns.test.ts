@@ -1,5 +1,5 @@
 // nodes/MediaGen/run/paidRuns.ts: the note naming runs already paid for when a step stops.
-import { chargedRunOf, paidRunsNote, withPaidRuns } from '../../../../../nodes/MediaGen/run/paidRuns';
+import { chargedRunOf, paidRunsNote, withPaidRuns } from '../../../../../nodes/MediaGen/run/runErrors';
 import { runRecord } from '../../../../helpers/runRecord';
 
 describe('runs already paid for when a step stops', () => {
