@@ -154,3 +154,35 @@ test('a process that did not pause the batch (restarted, queue-mode webhook) fin
 		await elsewhere.close();
 	}
 });
+
+test('a typed key already used for another prompt, met after the pause: that item is refused, as in Poll', async () => {
+	const { id, creds } = ownAccount(1);
+	const keyed = { additionalFields: { requestKey: '={{ $json.key }}' } };
+	const earlier = await pause(creds, [{ json: { prompt: 'an earlier picture', key: 'taken-key' } }], keyed);
+	expect((await host.resumed(earlier.executionId)).items[0].json.status).toBe('SUCCEEDED');
+	const spent = backend.charges(id);
+	const before = posts();
+	// One slot: the first item's run holds it, so the second is sent by a delivery's call after the pause.
+	const items = [
+		{ json: { prompt: 'a new picture', key: 'fresh-key' } },
+		{ json: { prompt: 'another new picture', key: 'taken-key' } },
+	];
+	const result = await runNode({
+		parameters: { ...pauseParameters(), ...keyed },
+		items,
+		credentials: creds,
+		webhookWaitingBaseUrl: host.baseUrl,
+		nodeOverrides: { onError: 'continueRegularOutput' },
+	});
+	expect(result.run.status).toBe('waiting');
+	expect(posts() - before).toBe(1);
+	host.hold(result, creds);
+	const resumed = await host.resumed(result.executionId);
+	expect(resumed.error).toBeUndefined();
+	expect(resumed.items[0].json).toMatchObject({ status: 'SUCCEEDED', prompt: 'a new picture' });
+	expect(resumed.items[1].json.error).toMatch(
+		/Request key "taken-key" already belongs to run gen_[0-9a-f]+, made with another prompt/,
+	);
+	expect(resumed.items[1].binary).toBeUndefined();
+	expect(backend.charges(id) - spent).toBe(5);
+});

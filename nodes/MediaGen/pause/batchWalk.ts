@@ -9,6 +9,7 @@ import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { apiRequest, isBusySubmission, isLostAnswer, isTransientFailure } from '../../shared/transport';
 import { chargedRunOf, refusalOf, withPaidRuns, type PaidRun, type Refusal } from '../run/runErrors';
 import { getRun } from '../run/waitForRun';
+import { keyTakenError } from '../run/submission';
 import type { BatchMemory } from './batchMemory';
 import { pauseCapRefusal } from './pauseCap';
 import { batchKeysOf, type PauseState } from './pauseState';
@@ -105,7 +106,10 @@ export class BatchWalk {
 					expect: generationAnswerProblem,
 				});
 				this.memory.unanswered.delete(position);
-				this.memory.learn(position, res.body.generation, watched);
+				// A typed key used before for another request brings that run back: refused, as in Poll.
+				const taken = keyTakenError(this.ctx, res.body.generation, body, item);
+				if (taken) this.memory.refused.set(position, refusalOf(taken));
+				else this.memory.learn(position, res.body.generation, watched);
 				return true;
 			} catch (error) {
 				if (isBusySubmission(error)) return false;

@@ -5,7 +5,7 @@
 // limit, then the item fails with that key. The key is the only tie between an item and a run: an identical request
 // of another execution or person looks the same in the list. A keyed run that comes back FAILED (refunded, from an
 // earlier try) is followed by a fresh run under key-r2 …; one made for another prompt or model is refused.
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import {
@@ -151,6 +151,28 @@ async function submitWithKey(
 	}
 }
 
+/** The error when the run a request key brought back was made for another prompt or model (Poll and pause mode). */
+export function keyTakenError(
+	ctx: IExecuteFunctions | IWebhookFunctions,
+	run: RunRecord,
+	body: IDataObject,
+	itemIndex: number,
+): NodeOperationError | undefined {
+	const differs = mismatchOf(run, body);
+	if (!differs.length) return undefined;
+	const key = String(body.requestKey);
+	return runError(
+		ctx,
+		run,
+		`Request key "${key}" already belongs to run ${run.id}, made with another ${differs.join(' and ')}`,
+		'The service returns the first run for a repeated request key and charges nothing, so this item would get ' +
+			"that run's file instead of a new one. Leave Request Key empty (the node then makes one per execution and " +
+			"item), or use an expression that differs for every request, for example one built from the item's data.",
+		itemIndex,
+		key,
+	);
+}
+
 /**
  * Submits the run for one item and returns its record. `body.requestKey` is set to the key that was used (the first,
  * or -r2 … after refunded failures). `waitForSlot`: waits while every run slot is busy; else a 409 busy is thrown
@@ -181,19 +203,8 @@ export async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSl
 		}
 		const key = retryKey(firstKey, attempt);
 		const run = await submitWithKey(s, { ...body, requestKey: key }, firstKey, deadline, waitForSlot);
-		const differs = mismatchOf(run, body);
-		if (differs.length) {
-			throw runError(
-				s.ctx,
-				run,
-				`Request key "${key}" already belongs to run ${run.id}, made with another ${differs.join(' and ')}`,
-				'The service returns the first run for a repeated request key and charges nothing, so this item would get ' +
-					"that run's file instead of a new one. Leave Request Key empty (the node then makes one per execution and " +
-					"item), or use an expression that differs for every request, for example one built from the item's data.",
-				s.itemIndex,
-				key,
-			);
-		}
+		const taken = keyTakenError(s.ctx, run, { ...body, requestKey: key }, s.itemIndex);
+		if (taken) throw taken;
 		body.requestKey = key;
 		// A new run is never FAILED at once: this one was made by an earlier try and refunded.
 		if (run.status !== 'FAILED') return run;

@@ -1,4 +1,4 @@
-// nodes/MediaGen/run/paidRuns.ts: the note naming runs already paid for when a step stops.
+// nodes/MediaGen/run/runErrors.ts: the note naming runs already paid for when a step stops.
 import { chargedRunOf, paidRunsNote, withPaidRuns } from '../../../../../nodes/MediaGen/run/runErrors';
 import { runRecord } from '../../../../helpers/runRecord';
 
