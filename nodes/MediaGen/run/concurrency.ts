@@ -1,16 +1,17 @@
-// The account as GET /me gives it: how many runs it may have in flight at once (how many items a step runs at once),
-// and its balance (Estimate Cost).
-import type { IExecuteFunctions } from 'n8n-workflow';
+// The account as GET /me gives it (Account → Get, Estimate Cost's balance), and how many runs it may have in flight
+// at once (how many items a step runs at once).
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiRequest, identityOf } from '../../shared/transport';
 import { identityProblem } from '../../shared/responseChecks';
 
-/** GET /me: the account's balance and how many runs it may have in flight. */
-export async function readAccount(ctx: IExecuteFunctions): Promise<{ credits?: number; concurrency?: number }> {
-	const me = await apiRequest<{ credits?: number; concurrency?: number }>(ctx, {
+/** GET /me: the account (balance, how many runs it may have in flight, tier …); Account → Get outputs it whole. */
+export async function readAccount(ctx: IExecuteFunctions, itemIndex?: number): Promise<IDataObject> {
+	const me = await apiRequest<IDataObject>(ctx, {
 		method: 'GET',
 		path: '/me',
 		retryTransient: 2,
+		itemIndex,
 		expect: identityProblem,
 	});
 	return me.body;
