@@ -8,6 +8,7 @@ import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { runNode, type RunResult } from '../helpers/engine';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import type { TestBackend } from '../helpers/sandbox';
+import { until } from '../helpers/until';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
 
 let backend: TestBackend;
@@ -185,4 +186,48 @@ test('a typed key already used for another prompt, met after the pause: that ite
 	);
 	expect(resumed.items[1].binary).toBeUndefined();
 	expect(backend.charges(id) - spent).toBe(5);
+});
+
+test('an item another process sent is not called unsent: the step that paused sees its run in the list', async () => {
+	const { id, creds } = ownAccount(1);
+	const keyed = { additionalFields: { requestKey: '={{ $json.key }}' }, waiting: { timeoutMinutes: 0.5 / 60 } };
+	const items = [
+		{ json: { prompt: 'sent by this process', key: 'own-key' } },
+		{ json: { prompt: 'sent by another process', key: 'other-key' } },
+	];
+	// Not held yet: deliveries meet n8n's 409 "running" until the time limit has passed (the service delivers again).
+	const paused = await runNode({
+		parameters: { ...pauseParameters(), ...keyed },
+		items,
+		credentials: creds,
+		webhookWaitingBaseUrl: host.baseUrl,
+	});
+	const pausedAt = Date.now();
+	expect(paused.run.status).toBe('waiting');
+	// Another n8n process (a second webhook process, or the one before a restart) sends the second item once the
+	// first run has freed the slot, and this process, which paused the batch, does not hear of it.
+	const { engine } = backend.sandbox;
+	const final = () => runsOf(id).every((r) => ['SUCCEEDED', 'FAILED'].includes(engine.settle(r).status));
+	await until(final, 'the first run is final');
+	// It sends what the batch record holds for that item: the first item's request with the second's prompt and key.
+	const sent = backend.requests('POST /v1/generations').map((r) => r.body as IDataObject);
+	const first = sent.find((body) => body.requestKey === 'own-key')!;
+	const other = await fetch(`${backend.sandbox.baseUrl}/generations`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${creds.mediaGenApi.apiKey}`, 'content-type': 'application/json' },
+		body: JSON.stringify({
+			...first,
+			prompt: 'sent by another process',
+			requestKey: 'other-key',
+			webhookUrl: String(first.webhookUrl).replace('mgItem=0', 'mgItem=1'),
+		}),
+	});
+	expect(other.status).toBe(202);
+	await until(() => Date.now() > pausedAt + 600, 'the time limit has passed');
+	host.hold(paused, creds);
+	const resumed = await host.resumed(paused.executionId);
+	expect(resumed.items[0].json).toMatchObject({ status: 'SUCCEEDED', requestKey: 'own-key' });
+	expect(resumed.items[1].json).toMatchObject({ status: 'UNCONFIRMED', requestKey: 'other-key', timedOut: true });
+	expect(String(resumed.items[1].json.note)).not.toMatch(/nothing was charged/);
+	expect(backend.charges(id)).toBe(10);
 });

@@ -23,6 +23,11 @@ export class BatchMemory {
 	readonly unanswered = new Set<number>();
 	/** This process knows every item sent so far (it paused the batch, or learnt them): any other was never sent. */
 	complete = false;
+	/**
+	 * Items this process never sent that another process may have (another webhook process, or the one before a
+	 * restart, still at work): a run of the same request made since the pause that no item here is known to own.
+	 */
+	readonly maybeSent = new Set<number>();
 	/** Read-backs under way, by run ID: calls naming the same run share one read. */
 	readonly readingBack = new Map<string, Promise<RunRecord | undefined>>();
 	/** Set while a call learns which items were sent: other calls wait for it. */

@@ -4,12 +4,12 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { generationAnswerProblem } from '../../shared/responseChecks';
+import { generationAnswerProblem, generationListProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { apiRequest, isBusySubmission, isLostAnswer, isTransientFailure } from '../../shared/transport';
 import { chargedRunOf, refusalOf, withPaidRuns, type PaidRun, type Refusal } from '../run/runErrors';
 import { getRun } from '../run/waitForRun';
-import { keyTakenError } from '../run/submission';
+import { keyTakenError, mismatchOf } from '../run/submission';
 import type { BatchMemory } from './batchMemory';
 import { pauseCapRefusal } from './pauseCap';
 import { batchKeysOf, type PauseState } from './pauseState';
@@ -39,7 +39,7 @@ export function reportOf(state: PauseState, memory: BatchMemory): BatchReport {
 		}
 		// Being sent by another call counts as sent: its answer may yet say it was made and charged.
 		if (memory.unanswered.has(position) || memory.sending.has(position)) return { position, kind: 'unanswered' };
-		return { position, kind: memory.complete ? 'unsent' : 'unconfirmed' };
+		return { position, kind: memory.complete && !memory.maybeSent.has(position) ? 'unsent' : 'unconfirmed' };
 	});
 	return {
 		outcomes,
@@ -69,6 +69,9 @@ export function withBatchPaidRuns<E>(error: E, state: PauseState, outcomes: Outc
 
 /** A webhook call answers within seconds: its requests never wait out a long Retry-After. */
 const CALL_BUDGET_MS = 5_000;
+/** Pages of 100 runs read, at most, to see what was made since the pause (confirmUnsent). */
+const LIST_PAGES = 20;
+const CLOCK_SKEW_MS = 60_000;
 /** Request keys re-sent per call to learn runs this process has not seen (each counts as a submission). */
 const LEARN_PER_CALL = 10;
 
@@ -179,6 +182,47 @@ export class BatchWalk {
 				// read again on a later call
 			}
 		}
+	}
+
+	/**
+	 * Before the output says an item was never sent (nothing charged): this process knows what it sent, not what
+	 * another sent. Every run made since the pause is listed; an item with a run of its request there that no item
+	 * is known to own may have been sent, and so is not called unsent. A list that cannot be read in full: all may.
+	 */
+	async confirmUnsent(report: BatchReport): Promise<BatchReport> {
+		const unsent = report.outcomes.filter((o) => o.kind === 'unsent').map((o) => o.position);
+		if (!unsent.length) return report;
+		const owned = new Set([...this.memory.runs.values()].map((known) => known.run.id));
+		// On the service's clock: from the first run sent before the pause, else a minute before the pause (n8n's).
+		const made = this.state.items.flatMap((entry) => (entry.createdAt ? [entry.createdAt] : []));
+		const from = made.length ? Math.min(...made) : this.state.pausedAt - CLOCK_SKEW_MS;
+		const since: RunRecord[] = [];
+		try {
+			let before: number | null | undefined;
+			for (let page = 0; ; page++) {
+				if (page >= LIST_PAGES) throw new Error('too many runs since the pause');
+				const res = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(this.ctx, {
+					method: 'GET',
+					path: '/generations',
+					qs: before ? { limit: 100, before } : { limit: 100 },
+					retryTransient: 1,
+					deadline: this.callDeadline,
+					expect: generationListProblem,
+				});
+				since.push(...res.body.generations.filter((run) => run.createdAt >= from));
+				before = res.body.next_before;
+				if (!before || res.body.generations.some((run) => run.createdAt < from)) break;
+			}
+		} catch {
+			for (const position of unsent) this.memory.maybeSent.add(position);
+			return reportOf(this.state, this.memory);
+		}
+		const strangers = since.filter((run) => !owned.has(run.id));
+		for (const position of unsent) {
+			const { body } = this.state.items[position];
+			if (strangers.some((run) => !mismatchOf(run, body).length)) this.memory.maybeSent.add(position);
+		}
+		return reportOf(this.state, this.memory);
 	}
 
 	/** Moves the batch on as far as this call can, and says where every item stands. */

@@ -108,7 +108,7 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	if (!report.complete) {
 		batch.renewBudget();
 		await batch.readUnfinished(true);
-		report = reportOf(state, memory);
+		report = await batch.confirmUnsent(reportOf(state, memory));
 	}
 	return { build: { report, state, memory } };
 }
