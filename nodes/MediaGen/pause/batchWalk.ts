@@ -4,11 +4,11 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { generationAnswerProblem, generationListProblem } from '../../shared/responseChecks';
+import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { apiRequest, isBusySubmission, isLostAnswer, isTransientFailure } from '../../shared/transport';
 import { chargedRunOf, refusalOf, withPaidRuns, type PaidRun, type Refusal } from '../run/runErrors';
-import { getRun } from '../run/waitForRun';
+import { getRun, listRuns } from '../run/waitForRun';
 import { keyTakenError, mismatchOf } from '../run/submission';
 import type { BatchMemory } from './batchMemory';
 import { pauseCapRefusal } from './pauseCap';
@@ -196,27 +196,17 @@ export class BatchWalk {
 		// On the service's clock: from the first run sent before the pause, else a minute before the pause (n8n's).
 		const made = this.state.items.flatMap((entry) => (entry.createdAt ? [entry.createdAt] : []));
 		const from = made.length ? Math.min(...made) : this.state.pausedAt - CLOCK_SKEW_MS;
-		const since: RunRecord[] = [];
-		try {
-			let before: number | null | undefined;
-			for (let page = 0; ; page++) {
-				if (page >= LIST_PAGES) throw new Error('too many runs since the pause');
-				const res = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(this.ctx, {
-					method: 'GET',
-					path: '/generations',
-					qs: before ? { limit: 100, before } : { limit: 100 },
-					retryTransient: 1,
-					deadline: this.callDeadline,
-					expect: generationListProblem,
-				});
-				since.push(...res.body.generations.filter((run) => run.createdAt >= from));
-				before = res.body.next_before;
-				if (!before || res.body.generations.some((run) => run.createdAt < from)) break;
-			}
-		} catch {
+		const listed: RunRecord[] = [];
+		const full = await listRuns(this.ctx, listed, LIST_PAGES, {
+			since: from,
+			deadline: this.callDeadline,
+			retryTransient: 1,
+		}).catch(() => false);
+		if (!full) {
 			for (const position of unsent) this.memory.maybeSent.add(position);
 			return reportOf(this.state, this.memory);
 		}
+		const since = listed.filter((run) => run.createdAt >= from);
 		const strangers = since.filter((run) => !owned.has(run.id));
 		for (const position of unsent) {
 			const { body } = this.state.items[position];

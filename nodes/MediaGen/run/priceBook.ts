@@ -6,12 +6,12 @@
 // service measures: only an earlier run with the same audio address tells it.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { generationListProblem } from '../../shared/responseChecks';
 import type { CatalogueModel, RunRecord } from '../../shared/records';
 import { apiRequest, identityOf } from '../../shared/transport';
 import { getModels } from '../catalogue/catalogue';
 import { effectiveOptions } from '../catalogue/modelOptions';
 import type { RunRequest } from './runRequest';
+import { listRuns } from './waitForRun';
 
 export interface Price {
 	/** Credits, or null when they cannot be known before the service accepts the run. */
@@ -148,20 +148,8 @@ const readThisExecution = new Map<string, { at: number; value: Promise<History> 
 
 async function readHistory(ctx: IExecuteFunctions): Promise<History> {
 	const runs: RunRecord[] = [];
-	let before: number | null | undefined;
-	let pages = 0;
 	try {
-		do {
-			const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(ctx, {
-				method: 'GET',
-				path: '/generations',
-				qs: before ? { limit: 100, before } : { limit: 100 },
-				retryTransient: 2,
-				expect: generationListProblem,
-			});
-			runs.push(...(page.body.generations ?? []));
-			before = page.body.next_before;
-		} while (before && ++pages < HISTORY_PAGES);
+		await listRuns(ctx, runs, HISTORY_PAGES, { retryTransient: 2 });
 	} catch (error) {
 		const reason = (error as Error)?.message ?? String(error);
 		return { runs: runs.length ? runs : undefined, note: `its run history could not be read: ${reason}` };

@@ -1,11 +1,12 @@
-// Polls GET /generations/{id} until the run is final (reading also settles it upstream; QUEUED and unknown statuses
-// count as running). Reads are safe to repeat: dropped answers, 5xx, 429 and even a 404 are waited through, with
-// backoff, until the time limit, so a short outage never loses a paid run.
+// Reading runs: polls GET /generations/{id} until the run is final (reading also settles it upstream; QUEUED and
+// unknown statuses count as running), and lists GET /generations page by page. Reads are safe to repeat: dropped
+// answers, 5xx, 429 and even a 404 are waited through, with backoff, until the time limit, so a short outage never
+// loses a paid run.
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, isRetryableRead, sleepUnlessAborted, type ApiContext } from '../../shared/transport';
-import { generationAnswerProblem } from '../../shared/responseChecks';
+import { generationAnswerProblem, generationListProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import { addRunDetails, detailsOfRun, failureInBrief, runError } from './runErrors';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
@@ -40,6 +41,33 @@ export async function getRun(
 		expect: generationAnswerProblem,
 	});
 	return res.body.generation;
+}
+
+/**
+ * GET /generations, newest first, into `runs` (so a failed page keeps what came before): at most `pages` pages, or
+ * until a run older than `since`. True when it reached that run or the last page.
+ */
+export async function listRuns(
+	ctx: ApiContext,
+	runs: RunRecord[],
+	pages: number,
+	read: { since?: number; deadline?: number; retryTransient: number },
+): Promise<boolean> {
+	let before: number | null | undefined;
+	for (let page = 0; page < pages; page++) {
+		const res = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(ctx, {
+			method: 'GET',
+			path: '/generations',
+			qs: before ? { limit: 100, before } : { limit: 100 },
+			retryTransient: read.retryTransient,
+			deadline: read.deadline,
+			expect: generationListProblem,
+		});
+		runs.push(...(res.body.generations ?? []));
+		before = res.body.next_before;
+		if (!before || (read.since !== undefined && runs.some((run) => run.createdAt < read.since!))) return true;
+	}
+	return false;
 }
 
 /** Reads the run every Check Every seconds until it is final; errors name `requestKey` when given. */
