@@ -213,6 +213,7 @@ const DELIVERY_ACTIONS: DeliveryAction[] = [
 	'forgeId',
 	'misroute',
 	'restart',
+	'otherProcess',
 ];
 
 /** A whole case in one waiting mode: the batch, the account and the faults. */

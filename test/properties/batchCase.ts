@@ -71,7 +71,8 @@ export type DeliveryAction =
 	| 'forgeStatus'
 	| 'forgeId'
 	| 'misroute'
-	| 'restart';
+	| 'restart'
+	| 'otherProcess';
 
 export interface FaultSpec {
 	rules: FaultRule[];

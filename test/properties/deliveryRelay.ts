@@ -4,7 +4,9 @@
 // repeated, overtaken by the next one, held for a while or past the batch's time limit (or past n8n's own timer,
 // which then ends the wait: engine.resumeByTimer), comes with a forged twin (bad signature, another status or
 // another run's id), is sent to another item's address too, or finds n8n restarted: a new process, the node's
-// module memory empty (jest.isolateModules), the execution as n8n saved it.
+// module memory empty (jest.isolateModules), the execution as n8n saved it; or starts a second process that stays up
+// beside the first, and from then on deliveries go to each in turn (queue mode's webhook processes behind a load
+// balancer).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ICredentialDataDecryptedObject, IDataObject, INodeType } from 'n8n-workflow';
@@ -100,13 +102,16 @@ export async function startDeliveryRelay(
 		);
 	};
 
+	let turn = 0;
 	async function forward(path: string, headers: Record<string, string>, raw: string): Promise<Forwarded> {
+		// With a second process up, each delivery goes to the next process in turn.
+		const to = second && turn++ % 2 ? second : host;
 		const executionId = decodeURIComponent(new URL(path, 'http://x').pathname.split('/').pop() ?? '');
 		// n8n's timer ended the wait: the execution is no longer waiting.
 		if (held.get(executionId)?.timerFired) return { status: 409, text: '{"error":"finished"}' };
 		busy++;
 		try {
-			const target = host.baseUrl + path.slice('/webhook-waiting'.length);
+			const target = to.baseUrl + path.slice('/webhook-waiting'.length);
 			const res = await fetch(target, { method: 'POST', headers, body: raw });
 			return { status: res.status, text: await res.text() };
 		} catch (error) {
@@ -114,6 +119,17 @@ export async function startDeliveryRelay(
 		} finally {
 			busy--;
 		}
+	}
+
+	/** The second process, started on first use; it holds every execution the first holds. */
+	let second: WaitingHost | undefined;
+	async function secondProcess(): Promise<WaitingHost> {
+		if (!second) {
+			second = await startWaitingHost({ nodeType: freshProcess() });
+			hosts.push(second);
+			for (const entry of held.values()) if (!entry.end) watch(second, entry);
+		}
+		return second;
 	}
 
 	async function restart(): Promise<void> {
@@ -188,6 +204,9 @@ export async function startDeliveryRelay(
 			case 'restart':
 				await restart();
 				return await forward(path, headers, raw);
+			case 'otherProcess':
+				await secondProcess();
+				return await forward(path, headers, raw);
 			default:
 				return await forward(path, headers, raw);
 		}
@@ -221,6 +240,7 @@ export async function startDeliveryRelay(
 			const entry: Held = { result, credentials, waitTill: result.run.data.waitTill!.getTime(), waiters: [] };
 			held.set(result.executionId, entry);
 			watch(host, entry);
+			if (second) watch(second, entry);
 			// n8n's wait tracker: past waitTill it runs the execution on without the node.
 			const timer = setTimeout(
 				() => {

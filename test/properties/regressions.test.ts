@@ -254,4 +254,94 @@ describe(`pause mode (clock ×${WARP})`, () => {
 			faults: { rules: [posts('drop', '500', 'slow', '502')], deliveries: [] },
 		});
 	});
+
+	// Found by the suite once deliveries could be shared by two processes (queue mode's webhook processes): the one
+	// that paused called an item never sent (nothing charged) that the other process had sent (pause/batchWalk.ts
+	// confirmUnsent).
+	test('two webhook processes share the deliveries: no item is called never sent that the other sent (seed 20261203, path "103:81:8:3:10:2:9:4:2")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'generate', kind: 'image', options: {} },
+				items: [
+					{ prompt: 'a paper boat', model: 'kestrel-photo' },
+					{ prompt: 'a lighthouse in fog', model: 'auralis-canvas-mini' },
+					{ prompt: 'a red fox in the snow', model: 'auralis-canvas' },
+					{ prompt: 'a quiet harbour at dawn', model: 'auralis-canvas' },
+					{ prompt: 'a red fox in the snow', model: 'auralis-canvas' },
+					{ prompt: 'a red fox in the snow', model: 'nimbus-anime' },
+					{ prompt: 'a red fox in the snow', model: 'auralis-canvas-mini' },
+					{ prompt: 'a red fox in the snow', model: 'nimbus-anime' },
+					{ prompt: 'a red fox in the snow', model: 'orchid-portrait' },
+					{ prompt: 'a quiet harbour at dawn', model: 'vertex-typo' },
+					{ prompt: 'a lighthouse in fog', model: 'auralis-canvas-mini' },
+					{ prompt: 'a lighthouse in fog', model: 'studio-image-v1' },
+					{ prompt: 'a lighthouse in fog', model: 'pixelforge-sketch' },
+					{ prompt: 'a quiet harbour at dawn', model: 'kestrel-edit' },
+					{ prompt: 'a paper boat', model: 'studio-image-v1' },
+					{ prompt: 'a paper boat', model: 'pixelforge-sketch' },
+					{ prompt: 'a paper boat', model: 'vertex-typo' },
+					{ prompt: 'a red fox in the snow', model: 'lumora-image-2-fast' },
+					{ prompt: 'a lighthouse in fog', model: 'vertex-logo' },
+					{ prompt: 'a quiet harbour at dawn', model: 'auralis-canvas-mini' },
+					{ prompt: 'a quiet harbour at dawn', model: 'auralis-canvas-mini' },
+					{ prompt: 'a red fox in the snow', model: 'vertex-typo' },
+					{ prompt: 'a quiet harbour at dawn', model: 'vertex-logo' },
+					{ prompt: 'a red fox in the snow', model: 'vertex-logo' },
+					{ prompt: 'a paper boat', model: 'kestrel-edit' },
+				],
+				requestKey: { mode: 'default' },
+				timeoutMinutes: 0.1,
+				waitMode: 'pause',
+				continueOnFail: false,
+			}),
+			account: { ...plenty, concurrency: 5, priceFactor: 2 },
+			faults: {
+				rules: [],
+				deliveries: deliveries('reorder', 'otherProcess', 'pass', 'misroute', 'repeat', 'misroute'),
+			},
+		});
+	});
+
+	// Found once a second process could take deliveries (the cases generated changed): a pause-mode follow-up of
+	// the advice counted the runs its keys brought back (charged by the first execution) against its own cap, and
+	// refused the item whose run it was meant to bring back (pause/pauseCap.ts, pauseRuns.ts, batchWalk.ts).
+	test('advice followed under a cap: runs brought back by their keys cost this execution nothing (seed 20261128, path "97")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'runLook', app: 'birthday-song', look: 'pop', photos: [] },
+				items: Array.from({ length: 10 }, () => ({ prompt: '' })),
+				requestKey: { mode: 'default' },
+				timeoutMinutes: 0.25,
+				waitMode: 'pause',
+				continueOnFail: true,
+				maxCredits: 516,
+			}),
+			account: { concurrency: 3, holders: 0, priceFactor: 1.5, credits: 900 },
+			faults: {
+				rules: [
+					{
+						...posts('503', '500', '429', 'drop', 'ok', 'slow'),
+						slowMs: 3000,
+						retryAfterSeconds: 1,
+						rateLimitStyle: 'retry-after-date',
+					},
+					{
+						route: 'GET /generations/:id',
+						script: ['malformed'],
+						slowMs: 12_000,
+						retryAfterSeconds: 5,
+						rateLimitStyle: 'retry-after-date',
+					},
+					{
+						route: 'GET /me',
+						script: ['drop'],
+						slowMs: 12_000,
+						retryAfterSeconds: 1,
+						rateLimitStyle: 'retry-after-date',
+					},
+				],
+				deliveries: deliveries('restart', 'forgeStatus', 'refuse', 'misroute', 'reorder', 'otherProcess'),
+			},
+		});
+	});
 });

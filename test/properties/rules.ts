@@ -56,9 +56,13 @@ export function itemsPerSignature(c: Checked): Map<string, number> {
 export function checkChargedRunsShown(c: Checked, record: ExecutionRecord): Violation[] {
 	const shown = shownText(record);
 	const itemsText = JSON.stringify(record.items.map((i) => i.json));
-	// Items the node says it could not confirm (pause mode: another process sent them) name their key alone.
+	// Items the node says it could not confirm (pause mode: another process sent them) name their key alone, as
+	// output items or in the error's list of paid runs.
+	const paidRuns = (record.error?.context?.paidRuns ?? []) as IDataObject[];
 	const unconfirmed = new Set(
-		record.items.filter((i) => i.json.status === 'UNCONFIRMED').map((i) => String(i.json.requestKey)),
+		[...record.items.map((i) => i.json), ...paidRuns]
+			.filter((json) => json.status === 'UNCONFIRMED')
+			.map((json) => String(json.requestKey)),
 	);
 	const inOutput = new Set(record.items.map((i) => runOfItem(i.json)).filter(Boolean));
 	const out: Violation[] = [];

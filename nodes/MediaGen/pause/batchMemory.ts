@@ -28,6 +28,8 @@ export class BatchMemory {
 	 * restart, still at work): a run of the same request made since the pause that no item here is known to own.
 	 */
 	readonly maybeSent = new Set<number>();
+	/** Items whose key, sent after the pause, brought back a run made before this execution's first new run. */
+	readonly earlier = new Set<number>();
 	/** Read-backs under way, by run ID: calls naming the same run share one read. */
 	readonly readingBack = new Map<string, Promise<RunRecord | undefined>>();
 	/** Set while a call learns which items were sent: other calls wait for it. */

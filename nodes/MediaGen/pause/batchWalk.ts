@@ -110,9 +110,11 @@ export class BatchWalk {
 				});
 				this.memory.unanswered.delete(position);
 				// A typed key used before for another request brings that run back: refused, as in Poll.
-				const taken = keyTakenError(this.ctx, res.body.generation, body, item);
+				const run = res.body.generation;
+				const taken = keyTakenError(this.ctx, run, body, item);
 				if (taken) this.memory.refused.set(position, refusalOf(taken));
-				else this.memory.learn(position, res.body.generation, watched);
+				else this.memory.learn(position, run, watched);
+				if (run.createdAt < this.firstNewRun()) this.memory.earlier.add(position);
 				return true;
 			} catch (error) {
 				if (isBusySubmission(error)) return false;
@@ -131,9 +133,20 @@ export class BatchWalk {
 		}
 	}
 
+	/**
+	 * When this execution's first new run was made, on the service's clock; a run a key brings back that is older was
+	 * made (and charged) by an earlier execution. Without a new run before the pause, no run counts as older.
+	 */
+	private firstNewRun(): number {
+		const made = this.state.items.flatMap((e) => (e.runId && !e.earlier && e.createdAt ? [e.createdAt] : []));
+		return made.length ? Math.min(...made) : -Infinity;
+	}
+
 	private readonly costOf = (position: number): number | undefined => {
 		const known = this.memory.runs.get(position);
 		if (!known) return undefined;
+		// A run an earlier execution made with this key was charged then: it costs this step nothing.
+		if (this.state.items[position].earlier || this.memory.earlier.has(position)) return 0;
 		const cost = Number(known.run.cost);
 		return Number.isFinite(cost) ? cost : (this.state.items[position].price ?? 0);
 	};

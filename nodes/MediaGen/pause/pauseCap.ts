@@ -57,7 +57,8 @@ function soFar(state: PauseState, costOf: CostOf) {
 		const cost = costOf(position);
 		if (cost === undefined) return;
 		spent += cost;
-		if (!entry.price) return;
+		// A run that cost this step nothing (made earlier, or free) says nothing of the plan's prices.
+		if (!entry.price || !cost) return;
 		charged += cost;
 		predicted += entry.price;
 		runs++;

@@ -14,7 +14,7 @@ import { requestKeyAdvice } from '../run/requestKey';
 import { NOTHING_SENT, refusalOf, runDetailsOf } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
 import type { SpendingCap } from '../run/spendingCap';
-import { submitKeyed } from '../run/submission';
+import { submitKeyed, wasMadeEarlier } from '../run/submission';
 import { itemDeadline } from '../run/timeLimit';
 import { batchMemoryOf } from './batchMemory';
 import { reportOf, withBatchPaidRuns } from './batchWalk';
@@ -176,7 +176,10 @@ export async function pauseRuns(
 	const capped = new Set(items.flatMap((entry, position) => (plan?.refusals.has(position) ? [entry.item] : [])));
 	const memory = batchMemoryOf(state, ctx.getExecutionId(), ctx.getNode().name);
 	memory.complete = true;
-	const costOf = (position: number) => (items[position].runId ? items[position].cost : undefined);
+	const costOf = (position: number) => {
+		const entry = items[position];
+		return entry.runId ? (entry.earlier ? 0 : entry.cost) : undefined;
+	};
 	for (const [position, entry] of items.entries()) {
 		if (memory.inFlight() === lanes) break;
 		if (entry.refused) continue;
@@ -196,6 +199,7 @@ export async function pauseRuns(
 			entry.runId = run.id;
 			entry.createdAt = run.createdAt;
 			entry.cost = Number(run.cost) || 0;
+			if (wasMadeEarlier(run)) entry.earlier = true;
 			memory.learn(position, run, true, true);
 		} catch (error) {
 			if (!first && isBusySubmission(error)) {

@@ -19,6 +19,8 @@ export interface PausedItem {
 	runId?: string;
 	createdAt?: number;
 	cost?: number;
+	/** Its key brought back a run an earlier execution made (charged then): it costs this step nothing. */
+	earlier?: boolean;
 	/** Under a spending cap: the price predicted before the pause (pauseCap.ts). */
 	price?: number;
 	/** A submission refused before the pause (the item's outcome). */
