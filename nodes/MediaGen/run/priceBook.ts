@@ -7,7 +7,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { CatalogueModel, RunRecord } from '../../shared/records';
-import { apiRequest, identityOf } from '../../shared/transport';
+import { identityOf } from '../../shared/transport';
 import { getModels } from '../catalogue/catalogue';
 import { effectiveOptions } from '../catalogue/modelOptions';
 import type { RunRequest } from './runRequest';
