@@ -31,15 +31,28 @@ function ownAccount(concurrency = 3): { id: string; creds: Creds } {
 
 const same = (count: number, prompt: string) => Array.from({ length: count }, () => ({ json: { prompt } }));
 
-async function pause(creds: Creds, items: INodeExecutionData[], params: IDataObject = {}, on = host) {
+/** Runs the step until it pauses; n8n does not take its deliveries yet (409 "running") until `on.hold`. */
+async function pauseUnheld(
+	creds: Creds,
+	items: INodeExecutionData[],
+	params: IDataObject = {},
+	on = host,
+	cof = false,
+) {
 	const result = await runNode({
 		parameters: { ...pauseParameters(), ...params },
 		items,
 		credentials: creds,
 		webhookWaitingBaseUrl: on.baseUrl,
+		...(cof ? { nodeOverrides: { onError: 'continueRegularOutput' } } : {}),
 	});
 	expect(result.error).toBeUndefined();
 	expect(result.run.status).toBe('waiting');
+	return result;
+}
+
+async function pause(creds: Creds, items: INodeExecutionData[], params: IDataObject = {}, on = host) {
+	const result = await pauseUnheld(creds, items, params, on);
 	on.hold(result, creds);
 	return result;
 }
@@ -168,14 +181,7 @@ test('a typed key already used for another prompt, met after the pause: that ite
 		{ json: { prompt: 'a new picture', key: 'fresh-key' } },
 		{ json: { prompt: 'another new picture', key: 'taken-key' } },
 	];
-	const result = await runNode({
-		parameters: { ...pauseParameters(), ...keyed },
-		items,
-		credentials: creds,
-		webhookWaitingBaseUrl: host.baseUrl,
-		nodeOverrides: { onError: 'continueRegularOutput' },
-	});
-	expect(result.run.status).toBe('waiting');
+	const result = await pauseUnheld(creds, items, keyed, host, true);
 	expect(posts() - before).toBe(1);
 	host.hold(result, creds);
 	const resumed = await host.resumed(result.executionId);
@@ -196,14 +202,8 @@ test('an item another process sent is not called unsent: the step that paused se
 		{ json: { prompt: 'sent by another process', key: 'other-key' } },
 	];
 	// Not held yet: deliveries meet n8n's 409 "running" until the time limit has passed (the service delivers again).
-	const paused = await runNode({
-		parameters: { ...pauseParameters(), ...keyed },
-		items,
-		credentials: creds,
-		webhookWaitingBaseUrl: host.baseUrl,
-	});
+	const paused = await pauseUnheld(creds, items, keyed);
 	const pausedAt = Date.now();
-	expect(paused.run.status).toBe('waiting');
 	// Another n8n process (a second webhook process, or the one before a restart) sends the second item once the
 	// first run has freed the slot, and this process, which paused the batch, does not hear of it.
 	const { engine } = backend.sandbox;

@@ -138,9 +138,15 @@ export class BatchWalk {
 	 * made (and charged) by an earlier execution. Without a new run before the pause, no run counts as older.
 	 */
 	private firstNewRun(): number {
-		const made = this.state.items.flatMap((e) => (e.runId && !e.earlier && e.createdAt ? [e.createdAt] : []));
-		return made.length ? Math.min(...made) : -Infinity;
+		// The record does not change within a call: scanned once, not on every send.
+		if (this.firstNew === undefined) {
+			const made = this.state.items.flatMap((e) => (e.runId && !e.earlier && e.createdAt ? [e.createdAt] : []));
+			this.firstNew = made.length ? Math.min(...made) : -Infinity;
+		}
+		return this.firstNew;
 	}
+
+	private firstNew?: number;
 
 	private readonly costOf = (position: number): number | undefined => {
 		const known = this.memory.runs.get(position);
