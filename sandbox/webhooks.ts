@@ -26,6 +26,8 @@ export interface DeliveryAttempt {
 	answer?: string;
 	error?: string;
 	timestamp: number;
+	/** How long the receiver took to answer (the benchmarks' time per delivery). */
+	tookMs: number;
 }
 
 export interface Delivery {
@@ -117,8 +119,10 @@ export class WebhookSender {
 			'webhook-signature': signWebhook(secret, d.msgId, timestamp, d.body),
 			'user-agent': 'mediagen-sandbox-webhooks/1',
 		};
+		const sentAt = Date.now();
 		const result = await post(d.url, headers, d.body, this.timeoutMs());
-		d.attempts.push({ at: Date.now(), status: result.status, answer: result.answer, error: result.error, timestamp });
+		const { status, answer, error } = result;
+		d.attempts.push({ at: Date.now(), status, answer, error, timestamp, tookMs: Date.now() - sentAt });
 		const ok = result.status !== null && result.status >= 200 && result.status < 300;
 		if (d.endpointId) this.health.onResult(d.endpointId, ok, Date.now());
 		if (ok) {

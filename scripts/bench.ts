@@ -2,18 +2,20 @@
 // `npm run bench [-- <suite>] [--write]`: the benchmarks, none part of CI. No suite: the in-process ones against
 // the sandbox (bench/run.ts). `n8n`: one job four ways in real n8n (bench/n8n/run.ts, `--scale <s>`).
 // `memory-modes`: n8n's own memory per binary data mode (bench/n8n/memoryModes.ts). `--write` stores the figures
-// in bench/RESULTS.md, each suite in its own part of it.
+// in bench/RESULTS.md, each suite in its own part of it. `pause-scale`: pause mode and Poll at 40, 300 and 1,000
+// images in real n8n, each supported version (bench/n8n/pauseScale.ts, issue #45).
 const SUITES: Record<string, () => Promise<unknown>> = {
 	'': () => import('../bench/run'),
 	n8n: () => import('../bench/n8n/run'),
 	'memory-modes': () => import('../bench/n8n/memoryModes'),
+	'pause-scale': () => import('../bench/n8n/pauseScale'),
 };
 
 const first = process.argv[2];
 const suite = first === undefined || first.startsWith('-') ? '' : first;
 const start = SUITES[suite];
 if (!start) {
-	console.error(`bench: no suite ${suite}; the suites are: n8n, memory-modes, or none for the in-process ones`);
+	console.error(`bench: no suite ${suite}; the suites are: n8n, memory-modes, pause-scale, or none for the in-process ones`);
 	process.exitCode = 2;
 } else {
 	start().catch((error: unknown) => {

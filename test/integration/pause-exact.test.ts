@@ -1,8 +1,9 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Pause mode ties every run to its item exactly (issue 23): identical requests in one batch, a re-run and a
 // concurrent execution of the same batch each get their own runs; the output is built once; nothing is sent
-// after the time limit; two batches on one account never wait on the service's retry schedule; and a process
-// that did not pause the batch (a restarted n8n, a queue-mode webhook process) still finishes it exactly.
+// after the time limit, which left at 0 grows with the batch; two batches on one account never wait on the
+// service's retry schedule; and a process that did not pause the batch (a restarted n8n, a queue-mode webhook
+// process) still finishes it exactly.
 import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { runNode, type RunResult } from '../helpers/engine';
@@ -124,6 +125,21 @@ test('nothing is submitted after the time limit; items never sent come out uncha
 	for (const item of unsent) expect(item.json).toMatchObject({ timedOut: true, requestKey: expect.any(String) });
 	expect(backend.charges(id)).toBe(5 * runsOf(id).length);
 	expect(runsOf(id).length + unsent.length).toBeLessThanOrEqual(4);
+});
+
+test('left at 0, the limit gives each round of runs the batch needs on its slots the suggested 3 minutes', async () => {
+	const { creds } = ownAccount(2);
+	const waitFor = async (params: IDataObject) => {
+		const before = Date.now();
+		const paused = await pause(creds, same(5, 'rounds of a batch'), params);
+		await host.resumed(paused.executionId);
+		// n8n's own timer: the batch's limit, counted from the pause, and the minute n8n takes to look.
+		return (new Date(paused.run.data.waitTill!).getTime() - before - 60_000) / 60_000;
+	};
+	// 5 images on 2 slots are 3 rounds: 9 minutes, where 3 minutes for all would leave items unsent.
+	expect(await waitFor({})).toBeCloseTo(9, 1);
+	// A limit the user set is the whole batch's, as it is.
+	expect(await waitFor({ waiting: { timeoutMinutes: 2 } })).toBeCloseTo(2, 1);
 });
 
 test("two batches on one 2-slot account finish without waiting on the service's retries", async () => {

@@ -96,7 +96,8 @@ export const waitingOptions: INodeProperties[] = [
 		default: 0,
 		description:
 			'How long to wait before giving up (the run keeps going on the service). 0 uses the suggested limit: 3 minutes ' +
-			'for images, 10 for video, 5 for music.',
+			'for images, 10 for video, 5 for music. In Pause mode the limit is for the whole batch; at 0 it grows with ' +
+			'the batch (300 images on 2 slots: 150 × 3 minutes).',
 	},
 	{
 		displayName: 'Put Files In',

@@ -12,7 +12,7 @@ import { getRun, listRuns } from '../run/waitForRun';
 import { keyTakenError, mismatchOf } from '../run/submission';
 import type { BatchMemory } from './batchMemory';
 import { pauseCapRefusal } from './pauseCap';
-import { batchKeysOf, type PauseState } from './pauseState';
+import { batchKeysOf, requestBodyOf, type PauseState } from './pauseState';
 
 /** `stale`: the status recorded at the pause, not read since; `unconfirmed`: this process cannot tell it was sent. */
 export type Outcome =
@@ -96,7 +96,8 @@ export class BatchWalk {
 	 * (maybe charged) until an answer says what its key made: a busy answer or refusal after it does not show none.
 	 */
 	private async send(position: number, watched: boolean): Promise<boolean> {
-		const { body, item } = this.state.items[position];
+		const { item } = this.state.items[position];
+		const body = requestBodyOf(this.state, position);
 		let lost = false;
 		for (let tries = 1; ; tries++) {
 			try {

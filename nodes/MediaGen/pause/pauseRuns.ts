@@ -15,11 +15,18 @@ import { NOTHING_SENT, refusalOf, runDetailsOf } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
 import type { SpendingCap } from '../run/spendingCap';
 import { submitKeyed, wasMadeEarlier } from '../run/submission';
-import { itemDeadline } from '../run/timeLimit';
+import { timeLimitMs } from '../run/timeLimit';
 import { batchMemoryOf } from './batchMemory';
 import { reportOf, withBatchPaidRuns } from './batchWalk';
 import { capRefusalsBeforePause, expectedSpend, pauseCapRefusal } from './pauseCap';
-import { batchKeysOf, itemWebhookUrl, PAUSE_STATE_KEY, type PausedItem, type PauseState } from './pauseState';
+import {
+	batchKeysOf,
+	PAUSE_STATE_KEY,
+	requestBodyOf,
+	savedPauseState,
+	type PausedItem,
+	type PauseState,
+} from './pauseState';
 import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './signatureFailure';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
@@ -146,7 +153,6 @@ export async function pauseRuns(
 	const items: PausedItem[] = [];
 	for (const [position, p] of ready.entries()) {
 		const body = await withFileAddresses(ctx, p);
-		body.webhookUrl = itemWebhookUrl(resumeUrl, position);
 		const refusedOverCap = plan?.refusals.get(position);
 		const price = plan?.prices[position];
 		items.push({
@@ -160,13 +166,18 @@ export async function pauseRuns(
 		});
 	}
 	const lanes = Math.max(1, await concurrencyOf(ctx, items.length));
+	const pausedAt = Date.now();
+	// The time limit is the batch's, from the pause: every item starts now. Left at 0, each round of runs the batch
+	// needs on the account's slots gets the suggested limit (300 images on 2 slots: 150 × 3 minutes, not 3 for all).
+	const rounds = Math.ceil(ready.length / lanes);
+	const limitOf = (p: RunRequest) => p.settings.timeoutMs || rounds * timeLimitMs(String(p.body.kind));
 	const state: PauseState = {
 		version: 1,
 		batchId: randomUUID(),
 		lanes,
-		// The batch's deadline is its last item's: every item starts now, before the pause.
-		deadline: Math.max(...ready.map((p) => itemDeadline(String(p.body.kind), p.settings.timeoutMs))),
-		pausedAt: Date.now(),
+		deadline: pausedAt + Math.max(...ready.map(limitOf)),
+		resumeUrl,
+		pausedAt,
 		continueOnFail,
 		...(cap && plan ? { cap: { limit: cap.cap, spentBefore: plan.spentBefore } } : {}),
 		items,
@@ -195,7 +206,7 @@ export async function pauseRuns(
 		// Only the first waits for a slot: when other batches hold them all, deliveries send this item and the next.
 		const first = memory.inFlight() === 0;
 		try {
-			const run = await submitKeyed(s, entry.body, first);
+			const run = await submitKeyed(s, requestBodyOf(state, position), first);
 			entry.runId = run.id;
 			entry.createdAt = run.createdAt;
 			entry.cost = Number(run.cost) || 0;
@@ -218,7 +229,7 @@ export async function pauseRuns(
 	// Shown above the step's output while it waits. The resume call cannot add hints (n8n's webhook context has no
 	// addExecutionHints, and the run it resumes starts with none), so after the pause the refused items say it.
 	if (capped.size) ctx.addExecutionHints(capRefusalHint([...capped].sort((a, b) => a - b)));
-	ctx.getContext('node')[PAUSE_STATE_KEY] = state;
+	ctx.getContext('node')[PAUSE_STATE_KEY] = savedPauseState(state);
 	const input = ctx.getInputData();
 	// When no delivery comes, n8n's own timer ends the wait and passes on what the node's input holds without running
 	// the node (WorkflowExecute.handleWaitingState): so the input holds an outcome that says so, not the input items.

@@ -13,7 +13,7 @@ const ITEM_PARAM = 'mgItem';
 
 export interface PausedItem {
 	item: number;
-	/** The complete request (files already uploaded), with its request key. */
+	/** The request (files already uploaded), with its request key; its webhook URL only in older versions' records. */
 	body: IDataObject;
 	/** The run submitted before the pause: its ID, the service's createdAt and the credits charged (`cost`). */
 	runId?: string;
@@ -38,6 +38,8 @@ export interface PauseState {
 	lanes: number;
 	/** Epoch ms: the time limit. */
 	deadline: number;
+	/** The execution's resume URL, kept once (absent in older records): each run's webhook URL is it plus the position. */
+	resumeUrl?: string;
 	pausedAt: number;
 	continueOnFail: boolean;
 	/** Max Credits per Execution, and what the step had spent before the batch (absent: no cap, or older versions). */
@@ -59,13 +61,19 @@ export function itemWebhookUrl(resumeUrl: string, position: number): string {
 	return url.toString();
 }
 
+/** An item's POST body: as recorded, with its webhook URL (older records hold it in the body). */
+export function requestBodyOf(state: PauseState, position: number): IDataObject {
+	const { body } = state.items[position];
+	return state.resumeUrl ? { ...body, webhookUrl: itemWebhookUrl(state.resumeUrl, position) } : body;
+}
+
 export function positionFromQuery(query: unknown, state: PauseState): number | undefined {
 	const raw = (query as Record<string, unknown> | undefined)?.[ITEM_PARAM];
 	const value = Number(Array.isArray(raw) ? raw[0] : raw);
 	return Number.isInteger(value) && value >= 0 && value < state.items.length ? value : undefined;
 }
 
-export function isPauseState(value: unknown): value is PauseState {
+function isPauseState(value: unknown): value is PauseState {
 	const s = value as PauseState | null | undefined;
 	return (
 		s?.version === 1 &&
@@ -74,4 +82,24 @@ export function isPauseState(value: unknown): value is PauseState {
 		Number.isInteger(s.lanes) &&
 		typeof s.pausedAt === 'number'
 	);
+}
+
+/**
+ * The record in the form the step saves it: one JSON string. n8n 2.x evaluates expressions in an isolate and copies
+ * an object out of another node's context one key at a time (about 17 host calls per item, 17,000 at 1,000 items,
+ * on every delivery); a string is one.
+ */
+export const savedPauseState = (state: PauseState): string => JSON.stringify(state);
+
+/** The record read back from the node's context: a JSON string, or an object (batches paused by older versions). */
+export function pauseStateOf(saved: unknown): PauseState | undefined {
+	let value = saved;
+	if (typeof saved === 'string') {
+		try {
+			value = JSON.parse(saved);
+		} catch {
+			return undefined;
+		}
+	}
+	return isPauseState(value) ? value : undefined;
 }

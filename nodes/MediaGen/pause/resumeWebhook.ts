@@ -21,7 +21,7 @@ import { addRunDetails, errorItem, failedRunError, runDetailsOf } from '../run/r
 import { isErrorOutputItem, itemsInInputOrder, runToItem, withErrorOutput } from '../run/runOutput';
 import { batchMemoryOf, type BatchMemory } from './batchMemory';
 import { BatchWalk, reportOf, withBatchPaidRuns, type BatchReport, type Outcome } from './batchWalk';
-import { batchKeysOf, isPauseState, PAUSE_STATE_KEY, type PauseState } from './pauseState';
+import { batchKeysOf, PAUSE_STATE_KEY, pauseStateOf, type PauseState } from './pauseState';
 import { callsAnonymously, unsignedWarning, wakeUp, type Answer, type CallEnd } from './signatureFailure';
 
 export const resumeWebhooks: IWebhookDescription[] = [
@@ -68,7 +68,7 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	// The batch the step recorded before pausing, in its context data (saved with the waiting execution).
 	const name = JSON.stringify(ctx.getNode().name);
 	const saved = ctx.evaluateExpression(`{{ $node[${name}].context[${JSON.stringify(PAUSE_STATE_KEY)}] }}`, 0);
-	const state = isPauseState(saved) ? saved : undefined;
+	const state = pauseStateOf(saved);
 	const memory = state && batchMemoryOf(state, ctx.getExecutionId(), ctx.getNode().name);
 	let run: unknown;
 	try {
