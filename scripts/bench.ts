@@ -15,7 +15,9 @@ const first = process.argv[2];
 const suite = first === undefined || first.startsWith('-') ? '' : first;
 const start = SUITES[suite];
 if (!start) {
-	console.error(`bench: no suite ${suite}; the suites are: n8n, memory-modes, pause-scale, or none for the in-process ones`);
+	console.error(
+		`bench: no suite ${suite}; the suites are: n8n, memory-modes, pause-scale, or none for the in-process ones`,
+	);
 	process.exitCode = 2;
 } else {
 	start().catch((error: unknown) => {

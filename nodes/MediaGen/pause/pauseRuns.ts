@@ -15,7 +15,7 @@ import { NOTHING_SENT, refusalOf, runDetailsOf } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
 import type { SpendingCap } from '../run/spendingCap';
 import { submitKeyed, wasMadeEarlier } from '../run/submission';
-import { timeLimitMs } from '../run/timeLimit';
+import { batchDeadline } from '../run/timeLimit';
 import { batchMemoryOf } from './batchMemory';
 import { reportOf, withBatchPaidRuns } from './batchWalk';
 import { capRefusalsBeforePause, expectedSpend, pauseCapRefusal } from './pauseCap';
@@ -166,18 +166,16 @@ export async function pauseRuns(
 		});
 	}
 	const lanes = Math.max(1, await concurrencyOf(ctx, items.length));
-	const pausedAt = Date.now();
-	// The time limit is the batch's, from the pause: every item starts now. Left at 0, each round of runs the batch
-	// needs on the account's slots gets the suggested limit (300 images on 2 slots: 150 × 3 minutes, not 3 for all).
-	const rounds = Math.ceil(ready.length / lanes);
-	const limitOf = (p: RunRequest) => p.settings.timeoutMs || rounds * timeLimitMs(String(p.body.kind));
 	const state: PauseState = {
 		version: 1,
 		batchId: randomUUID(),
 		lanes,
-		deadline: pausedAt + Math.max(...ready.map(limitOf)),
+		deadline: batchDeadline(
+			ready.map((p) => ({ kind: String(p.body.kind), timeoutMs: p.settings.timeoutMs })),
+			lanes,
+		),
 		resumeUrl,
-		pausedAt,
+		pausedAt: Date.now(),
 		continueOnFail,
 		...(cap && plan ? { cap: { limit: cap.cap, spentBefore: plan.spentBefore } } : {}),
 		items,

@@ -1,5 +1,5 @@
 // The time limit of a run-producing item, from its start (waiting for a slot included) to its output: its default,
-// the one place an item's deadline is set (itemDeadline), and its errorCode.
+// the one place an item's deadline is set (itemDeadline; a paused batch's: batchDeadline), and its errorCode.
 import type { MediaKind } from '../../shared/records';
 
 /** The spec's suggested client time-outs. */
@@ -22,4 +22,14 @@ export function timeLimitMs(kind: string, timeoutMs?: number): number {
 /** Epoch ms an item starting now must be done by: now plus its time limit. */
 export function itemDeadline(kind: string, timeoutMs?: number): number {
 	return Date.now() + timeLimitMs(kind, timeoutMs);
+}
+
+/**
+ * Epoch ms a pause-mode batch starting now must be done by: every item starts at the pause. Left at 0, an item gets
+ * the suggested limit for each round of runs the batch needs on `lanes` slots (300 images on 2 slots: 150 × 3
+ * minutes, not 3 minutes for all).
+ */
+export function batchDeadline(items: Array<{ kind: string; timeoutMs?: number }>, lanes: number): number {
+	const rounds = Math.ceil(items.length / lanes);
+	return Date.now() + Math.max(...items.map((i) => i.timeoutMs || rounds * timeLimitMs(i.kind)));
 }
