@@ -6,6 +6,7 @@
 // process) still finishes it exactly.
 import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 
+import { itemWebhookUrl, PAUSE_STATE_KEY, type PauseState } from '../../nodes/MediaGen/pause/pauseState';
 import { runNode, type RunResult } from '../helpers/engine';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import type { TestBackend } from '../helpers/sandbox';
@@ -140,6 +141,24 @@ test('left at 0, the limit gives each round of runs the batch needs on its slots
 	expect(await waitFor({})).toBeCloseTo(9, 1);
 	// A limit the user set is the whole batch's, as it is.
 	expect(await waitFor({ waiting: { timeoutMinutes: 2 } })).toBeCloseTo(2, 1);
+});
+
+test('a batch paused by an older version (its record an object, each webhook URL in its item) finishes exactly', async () => {
+	const { id, creds } = ownAccount(1);
+	const paused = await pauseUnheld(creds, same(3, 'paused by an older version'));
+	const context = paused.run.data.executionData!.contextData as Record<string, IDataObject>;
+	const node = Object.values(context).find((data) => typeof data[PAUSE_STATE_KEY] === 'string')!;
+	const record = JSON.parse(String(node[PAUSE_STATE_KEY])) as PauseState;
+	for (const [position, entry] of record.items.entries()) {
+		entry.body.webhookUrl = itemWebhookUrl(record.resumeUrl!, position);
+	}
+	delete record.resumeUrl;
+	node[PAUSE_STATE_KEY] = record as unknown as IDataObject;
+	host.hold(paused, creds);
+	// On 1 slot two items are sent after the pause, each with its own webhook URL (checked by expectOwnRuns).
+	expectOwnRuns(paused, (await host.resumed(paused.executionId)).items);
+	expect(runsOf(id)).toHaveLength(3);
+	expect(backend.charges(id)).toBe(15);
 });
 
 test("two batches on one 2-slot account finish without waiting on the service's retries", async () => {
