@@ -1,6 +1,4 @@
 // The Media Generation Trigger: starts a workflow when the service delivers a finished run to its Production URL.
-// webhook() takes a delivery through its steps: verified (shared/signature.ts, or read back with the optional API
-// credential, claim.ts), once (dedupe.ts), read, filtered and shaped (delivery.ts), its files downloaded when asked.
 // Endpoints are registered by hand in the account settings, so there is nothing to create or delete on the service.
 import type {
 	IDataObject,
@@ -16,16 +14,15 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS } from '../shared/fields';
 import { MEDIAGEN_NODE_ICON } from '../shared/icon';
-import type { RunRecord } from '../shared/records';
 import { verifyDelivery } from '../shared/signature';
 import {
 	checkSigningSecret,
 	describePreviousSecretProblem,
 	describeWebhookCredentialProblem,
 } from '../shared/signingSecret';
-import { takeOnReadBack } from './claim';
+import { takeOnReadBack, type ReadBack } from './claim';
 import { isRepeatDelivery } from './dedupe';
-import { modelIds, outcomeOf, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
+import { modelIds, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
 
 /** The answer to a delivery whose read-back outlasts the service's 10 s: the service's retry then gets 200. */
 const STILL_CHECKING = {
@@ -189,14 +186,12 @@ export class MediaGenTrigger implements INodeType {
 		const credentials = await this.getCredentials('mediaGenWebhookApi');
 		const raw = this.getRequestObject().rawBody as Buffer | undefined;
 		if (!raw) return answer(400, { error: 'bad_request', message: 'The delivery has no body' });
-		const seen = {
-			store: this.getWorkflowStaticData('node'),
-			memoryKey: `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}`,
-		};
+		const store = this.getWorkflowStaticData('node');
+		const seen = { store, memoryKey: `${this.getWorkflow().id ?? ''}:${node.id ?? node.name}` };
 
 		// 1. Verified: by its signature, or else by the service's record of its run, read back (claim.ts).
 		const verdict = verifyDelivery(this.getHeaderData() as Record<string, unknown>, raw, credentials);
-		let readBack: { run: RunRecord; webhookId: string } | undefined;
+		let readBack: ReadBack | undefined;
 		if (!verdict.ok) {
 			const taken = await takeOnReadBack(this, verdict, raw, seen, () => answer(503, STILL_CHECKING));
 			if (taken === 'duplicate') return answer(200, DUPLICATE);
@@ -205,19 +200,15 @@ export class MediaGenTrigger implements INodeType {
 			readBack = taken;
 		}
 		const previousProblem = describePreviousSecretProblem(credentials.previousSecret);
-		if (previousProblem) {
-			const note = 'Until then only the Signing Secret is used.';
-			this.logger.warn(`Media Generation Trigger "${node.name}": ${previousProblem} ${note}`);
-		}
+		const note = 'Until then only the Signing Secret is used.';
+		if (previousProblem) this.logger.warn(`Media Generation Trigger "${node.name}": ${previousProblem} ${note}`);
 
 		// 2. Once: a delivery this trigger already accepted is acknowledged and starts nothing.
 		const deliveryId = readBack?.webhookId ?? (verdict as { id: string }).id;
-		if (isRepeatDelivery(seen.store, seen.memoryKey, deliveryId, Date.now())) return answer(200, DUPLICATE);
+		if (isRepeatDelivery(store, seen.memoryKey, deliveryId, Date.now())) return answer(200, DUPLICATE);
 
 		// 3. Read: a run record, or a test event.
-		const delivery: Delivery = readBack
-			? { run: readBack.run, outcome: outcomeOf(readBack.run.status) }
-			: readDelivery(raw, deliveryId);
+		const delivery: Delivery = readBack ?? readDelivery(raw, deliveryId);
 		if ('testEvent' in delivery) {
 			if (this.getNodeParameter('testEvents', 'pass') === 'drop')
 				return answer(200, { received: true, ignored: 'test event' });

@@ -1,10 +1,6 @@
-// A delivery that fails the signature check while an API credential is attached: read as a claim about a run, and
-// taken only when the run read back from the service says exactly what the body says. The spec's body is "the
-// generation object exactly as GET /generations/{id} returns it" and its webhook-id msg_<run_id>_<outcome>, for
-// SUCCEEDED and FAILED runs only: a call saying anything else is refused before any read, so a forged call costs at
-// most one read. The record, never the body, starts the workflow. A read-back cannot prove the call was meant for
-// this URL: a finished run's body copied from elsewhere starts it once; its replays meet the de-duplication memory
-// (the ids are the service's own, and READ_BACK_MAX_AGE_MS keeps them inside its 48 h unless MAX_REMEMBERED overflows).
+// A delivery that fails the signature check while an API credential is attached: a claim about a run, taken only when
+// the run read back from the service says exactly what the body says (the spec's body is the run as GET
+// /generations/{id} returns it). The record, never the body, starts the workflow.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import type { RunRecord } from '../shared/records';
@@ -16,8 +12,9 @@ import { jsonOf, outcomeOf } from './delivery';
 
 /**
  * How old a run (createdAt, service clock) may be for a read-back to be taken: a genuine delivery's last retry comes
- * about 33 h after the run began. A read-back taken is remembered for REMEMBER_MS (48 h), so its replays, kept within
- * 36 h of the run's start, always meet that memory (12 h left for clock skew).
+ * about 33 h after the run began. A read-back cannot prove the call was meant for this URL, so a finished run's body
+ * copied from elsewhere starts it once: its replays, kept within 36 h of the run's start, always meet the 48 h memory
+ * of the first (REMEMBER_MS; 12 h left for clock skew).
  */
 export const READ_BACK_MAX_AGE_MS = 36 * 3600 * 1000;
 const SKEW_MARGIN_MS = REMEMBER_MS - READ_BACK_MAX_AGE_MS;
@@ -27,8 +24,13 @@ const READ_MS = 60_000;
 
 /** A run a call claims to deliver, with the webhook-id the service gives it (the call's own, checked equal). */
 type Claim = { runId: string; webhookId: string; body: Record<string, unknown> };
+/** A claim the service's record bore out. */
+export type ReadBack = { run: RunRecord; outcome: string; webhookId: string };
 
-/** The run a call claims to deliver, or why it cannot be a delivery of the service (then nothing is read). */
+/**
+ * The run a call claims to deliver, or why it cannot be a delivery of the service: the spec gives it the webhook-id
+ * msg_<run_id>_<outcome>, for SUCCEEDED and FAILED runs only. A refused call is not read, so a forgery costs one read.
+ */
 export function readClaim(webhookId: string | undefined, raw: Buffer, now: number): Claim | { problem: string } {
 	const body = jsonOf(raw);
 	if (body === undefined) return { problem: 'its body is not JSON' };
@@ -75,27 +77,11 @@ export function recordDifference(body: Record<string, unknown>, record: RunRecor
 		if (!Object.hasOwn(body, field)) return `its body has no "${field}"`;
 		if (!sameJson(body[field], value)) return `its "${field}" is not the service's`;
 	}
-	for (const field of Object.keys(body)) {
-		if (Object.hasOwn(service, field)) continue;
-		const refund = body.refunded;
-		const fairRefund = typeof refund === 'number' && Number.isInteger(refund) && refund >= 0 && refund <= record.cost;
-		if (field === 'refunded' && record.status === 'FAILED' && fairRefund) continue;
-		return `its body has "${field}", which the service's record of the run does not`;
-	}
-	return undefined;
-}
-
-/** The claimed run as the service records it, when final and matching the body; else why it is refused. */
-async function confirmClaim(ctx: IWebhookFunctions, claim: Claim): Promise<{ run: RunRecord } | { problem: string }> {
-	let run: RunRecord | undefined;
-	try {
-		run = await readFinalRun(ctx, claim.runId, undefined, READ_MS);
-	} catch (error) {
-		return { problem: `the Media Generation API credential cannot read it back: ${(error as Error).message}` };
-	}
-	if (!run) return { problem: `its run ${claim.runId} did not read back as a finished run of the account` };
-	const difference = recordDifference(claim.body, run);
-	return difference ? { problem: `${difference} (run ${run.id} as read back)` } : { run };
+	const refund = body.refunded;
+	const fairRefund = typeof refund === 'number' && Number.isInteger(refund) && refund >= 0 && refund <= record.cost;
+	const allowed = (field: string) => field === 'refunded' && record.status === 'FAILED' && fairRefund;
+	const extra = Object.keys(body).find((field) => !Object.hasOwn(service, field) && !allowed(field));
+	return extra === undefined ? undefined : `its body has "${extra}", which the service's record of the run does not`;
 }
 
 /** What n8n's log says when a delivery is refused for its signature: which secret was expected, and the way out. */
@@ -126,7 +112,7 @@ export async function takeOnReadBack(
 	raw: Buffer,
 	seen: { store: Record<string, unknown>; memoryKey: string },
 	late: () => void,
-): Promise<{ run: RunRecord; webhookId: string } | 'duplicate' | 'refused'> {
+): Promise<ReadBack | 'duplicate' | 'refused'> {
 	const node = ctx.getNode();
 	const refuse = (problem?: string) => {
 		if (verdict.field) ctx.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
@@ -138,12 +124,18 @@ export async function takeOnReadBack(
 	const claim = withApiKey ? readClaim(webhookId, raw, Date.now()) : undefined;
 	if (!claim || 'problem' in claim) return refuse(claim?.problem);
 	if (wasAccepted(seen.store, seen.memoryKey, claim.webhookId, Date.now())) return 'duplicate';
-	const checked = await finishAfterAnswering(confirmClaim(ctx, claim), late);
-	if ('problem' in checked) return refuse(checked.problem);
+	let run: RunRecord | undefined;
+	try {
+		run = await finishAfterAnswering(readFinalRun(ctx, claim.runId, undefined, READ_MS), late);
+	} catch (error) {
+		return refuse(`the Media Generation API credential cannot read it back: ${(error as Error).message}`);
+	}
+	if (!run) return refuse(`its run ${claim.runId} did not read back as a finished run of the account`);
+	const difference = recordDifference(claim.body, run);
+	if (difference) return refuse(`${difference} (run ${run.id} as read back)`);
 	ctx.logger.warn(
-		`Media Generation Trigger "${node.name}": a delivery failed the signature check (${verdict.reason}); ` +
-			`its run ${checked.run.id} read back as ${checked.run.status} with the API credential, exactly as ` +
-			'the delivery said, so it was taken',
+		`Media Generation Trigger "${node.name}": a delivery failed the signature check (${verdict.reason}); its run ` +
+			`${run.id} read back as ${run.status} with the API credential, exactly as the delivery said, so it was taken`,
 	);
-	return { run: checked.run, webhookId: claim.webhookId };
+	return { run, outcome: outcomeOf(run.status), webhookId: claim.webhookId };
 }

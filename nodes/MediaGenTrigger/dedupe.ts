@@ -1,8 +1,6 @@
-// Accepted webhook-ids, remembered for the whole retry schedule (1 min + 5 min + 30 min + 2 h + 6 h + 24 h ≈ 32.6 h)
-// and bounded in size, in the workflow's static data: the only store a webhook() reaches that outlives the process.
-// n8n saves it only while it is marked as changed, a mark that can be gone once an execution starts (2.40 wraps the
-// object in a second Workflow), so the trigger answers accepted deliveries itself and n8n saves before it starts the
-// execution. Saves write the whole blob, the last writer winning. No n8n calls, no I/O.
+// Accepted webhook-ids in the workflow's static data (the only store a webhook() reaches that outlives the process),
+// for the whole retry schedule (1 min + 5 min + 30 min + 2 h + 6 h + 24 h ≈ 32.6 h), bounded. n8n saves it only while
+// marked changed, a mark 2.40 can drop once an execution starts: the trigger answers first, so n8n saves before it.
 export const REMEMBER_MS = 48 * 3600 * 1000;
 export const MAX_REMEMBERED = 10_000;
 
@@ -37,8 +35,9 @@ export function mergeSeen(memory: SeenIds, stored: unknown, now: number): boolea
 	return Object.keys(memory).some((id) => copy[id] === undefined);
 }
 
-// Per process, and only ever added to the stored copy, which every call reads first (a restart or another process
-// loses nothing stored): each save carries the ids this process accepted, so one a concurrent save dropped returns.
+// A save writes the whole copy, the last writer winning. So each process keeps its own memory, folded into the stored
+// copy that every call reads first: each save carries the ids this process accepted, so one a concurrent save dropped
+// returns (a restart or another process loses nothing stored).
 const processMemory = new Map<string, SeenIds>();
 const STORE_KEY = 'seenWebhookIds';
 

@@ -23,13 +23,10 @@ function outputFileName(run: RunRecord, part: string, extension: string): string
 	const words = String(run.prompt ?? '')
 		.toLowerCase()
 		.normalize('NFKD')
-		.replace(/[^a-z0-9]+/g, ' ')
-		.trim()
-		.split(' ')
-		.filter(Boolean)
-		.slice(0, 6);
+		.split(/[^a-z0-9]+/)
+		.filter(Boolean);
 	let stem = '';
-	for (const word of words) if (`${stem}-${word}`.length <= 40) stem = stem ? `${stem}-${word}` : word;
+	for (const word of words.slice(0, 6)) if (`${stem}-${word}`.length <= 40) stem = stem ? `${stem}-${word}` : word;
 	const tail = run.id.replace(/^gen_/, '').slice(-6);
 	return `${stem || run.kind || 'run'}-${tail}${part}.${extension}`;
 }

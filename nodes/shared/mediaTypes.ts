@@ -3,11 +3,10 @@
 /** The spec's megabyte (its size caps: images 10 MB, audio and video 50 MB), as the service counts it. */
 export const MB = 1_000_000;
 
+type MediaType = { family: 'image' | 'video' | 'audio'; label: string; ext: string; aliases: string[] };
+
 /** Every media type the node reads or writes: its family, label, extension and other names for it. */
-export const MEDIA_TYPES: Record<
-	string,
-	{ family: 'image' | 'video' | 'audio'; label: string; ext: string; aliases: string[] }
-> = {
+export const MEDIA_TYPES: Record<string, MediaType> = {
 	'image/png': { family: 'image', label: 'PNG', ext: 'png', aliases: [] },
 	'image/jpeg': { family: 'image', label: 'JPEG', ext: 'jpg', aliases: ['image/jpg', 'image/pjpeg', 'jpeg'] },
 	'image/webp': { family: 'image', label: 'WebP', ext: 'webp', aliases: [] },

@@ -109,9 +109,7 @@ export function runJson(run: RunRecord): Record<string, unknown> {
 	const json: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(run)) {
 		json[key] = value;
-		if (key === 'createdAt' && typeof value === 'number' && Number.isFinite(value)) {
-			json.createdDate = new Date(value).toISOString();
-		}
+		if (key === 'createdAt' && Number.isFinite(value)) json.createdDate = new Date(value as number).toISOString();
 	}
 	return json;
 }

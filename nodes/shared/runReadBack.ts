@@ -1,7 +1,6 @@
-// A delivery that fails the signature check is still a wake-up call: what the nodes believe is what the service
-// says when asked with the user's own API credential (GET /generations/{id}, which also settles the run). A
-// record of another identity is not found, so only the account's own runs can be read back. A final run keeps its
-// status as the service gives it: CANCELED is neither succeeded nor failed (shared/records.ts FINAL_STATUSES).
+// A delivery that fails the signature check is still a wake-up call: the nodes believe what the service says when
+// asked with the user's own API credential (GET /generations/{id}, which also settles the run). Another identity's
+// record is not found, so only the account's own runs read back. CANCELED is final but neither succeeded nor failed.
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
@@ -43,20 +42,16 @@ export async function readFinalRun(
 
 /** Failures a read-back may overrule: the signature or the secret, not the shape or age of the call. */
 export function isSignatureMismatch(verdict: { code: VerifyCode }): boolean {
-	return verdict.code === 'secret-mismatch' || verdict.code === 'no-secret' || verdict.code === 'no-v1-signature';
+	return ['secret-mismatch', 'no-secret', 'no-v1-signature'].includes(verdict.code);
 }
 
 /**
- * The service counts a delivery not answered 2xx within 10 s as failed and sends it again (Delivery rules 1 and 2).
- * n8n's own work before and after webhook() comes out of that too, so a read still going after this long is
- * answered first and finished afterwards.
+ * The service counts a delivery not answered 2xx within 10 s as failed and sends it again (Delivery rules 1 and 2);
+ * n8n's own work around webhook() counts too. So `work` still going after ANSWER_WITHIN_MS has `late()` answer the
+ * call first and is then awaited to its end: a race, not an aborted timer (n8n 1.x's sleep takes no abort signal).
  */
-export const ANSWER_WITHIN_MS = 6_000;
+const ANSWER_WITHIN_MS = 6_000;
 
-/**
- * `work`'s result; when it takes longer than ANSWER_WITHIN_MS, `late()` is called first (it answers the call)
- * and the work is still awaited to its end. A race, not an aborted timer: n8n 1.x's sleep takes no abort signal.
- */
 export async function finishAfterAnswering<T>(work: Promise<T>, late: () => void): Promise<T> {
 	const timedOut = Symbol('late');
 	const first = await Promise.race([work, sleep(ANSWER_WITHIN_MS).then(() => timedOut)]);

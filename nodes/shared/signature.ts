@@ -1,12 +1,11 @@
-// Standard Webhooks verification, as the spec's Events section states it. A pure function:
-// no n8n imports, no I/O. The signed content is "<webhook-id>.<webhook-timestamp>.<raw body>",
-// keyed with the base64-decoded part of the secret after "whsec_"; any one "v1,<base64>" entry
-// of the space-separated header may match; timestamps more than 5 minutes away are refused.
+// Standard Webhooks verification, as the spec's Events section states it (pure, no n8n imports): the signed content
+// is "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with the decoded secret; any one "v1,<base64>" entry of the
+// space-separated header may match; timestamps more than 5 minutes away are refused.
 import { createHmac, timingSafeEqual } from 'crypto';
 
-import { describeWebhookSecretProblem, readWebhookSecret } from './signingSecret';
+import { BASE64, describeWebhookSecretProblem, readWebhookSecret } from './signingSecret';
 
-export const TOLERANCE_SECONDS = 300;
+const TOLERANCE_SECONDS = 300;
 
 /** Why a delivery was refused, for callers to classify (the reason is the wording, for people). */
 export type VerifyCode = 'no-secret' | 'malformed' | 'stale' | 'no-v1-signature' | 'secret-mismatch';
@@ -17,30 +16,21 @@ export type VerifyResult =
 	/** The credential itself is unusable: every delivery is refused until the named field is fixed. */
 	| { ok: false; status: 401; code: 'no-secret'; reason: string; field: 'Signing Secret' };
 
-/**
- * The HMAC key of a secret, or undefined when it has none worth trusting: blank, prefix only,
- * not strict base64, or under 16 bytes. Never an empty key, which anyone could sign with.
- */
+/** The HMAC key of a secret, or undefined when it has none worth trusting (never an empty key). */
 export function usableSecretKey(secret: unknown): Buffer | undefined {
 	const read = readWebhookSecret(secret);
 	return 'key' in read ? read.key : undefined;
 }
 
+/** The v1 signatures of the header (other versions are ignored), or undefined when no entry is "<version>,<value>". */
 function parseSignatures(header: string): Buffer[] | undefined {
-	const entries = header.trim().split(/\s+/).filter(Boolean);
+	const entries = header
+		.split(/\s+/)
+		.map((entry) => /^([^,]+),(.+)$/.exec(entry))
+		.filter((entry) => entry !== null);
 	if (!entries.length) return undefined;
-	const v1: Buffer[] = [];
-	let wellFormed = 0;
-	for (const entry of entries) {
-		const comma = entry.indexOf(',');
-		if (comma <= 0 || comma === entry.length - 1) continue;
-		wellFormed++;
-		if (entry.slice(0, comma) !== 'v1') continue; // other versions are ignored
-		const value = entry.slice(comma + 1);
-		if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value)) continue;
-		v1.push(Buffer.from(value, 'base64'));
-	}
-	return wellFormed ? v1 : undefined;
+	const v1 = entries.filter(([, version, value]) => version === 'v1' && BASE64.test(value));
+	return v1.map(([, , value]) => Buffer.from(value, 'base64'));
 }
 
 /** A refusal of the call itself: malformed is a 400, any other a 401. */
@@ -56,20 +46,16 @@ export function verifyWebhook(
 ): VerifyResult {
 	const current = usableSecretKey(secrets.current);
 	if (!current) {
-		const problem = describeWebhookSecretProblem(secrets.current, 'Signing Secret');
+		const problem = describeWebhookSecretProblem(secrets.current);
 		const reason = `Deliveries are refused until the credential is fixed. ${problem}`;
 		return { ok: false, status: 401, code: 'no-secret', field: 'Signing Secret', reason };
 	}
-	// A blank previous secret is absent; an unusable one is never tried.
-	const previous = usableSecretKey(secrets.previous);
 	const id = headers.id?.trim();
 	const ts = headers.timestamp?.trim();
 	const sig = headers.signature?.trim();
 	if (!id || !ts || !sig) {
-		const missing = [!id && 'webhook-id', !ts && 'webhook-timestamp', !sig && 'webhook-signature']
-			.filter(Boolean)
-			.join(', ');
-		return refusal('malformed', `Missing header: ${missing}`);
+		const missing = [!id && 'webhook-id', !ts && 'webhook-timestamp', !sig && 'webhook-signature'];
+		return refusal('malformed', `Missing header: ${missing.filter(Boolean).join(', ')}`);
 	}
 	if (!/^\d{1,12}$/.test(ts)) return refusal('malformed', 'Malformed webhook-timestamp: expected Unix seconds');
 	const signatures = parseSignatures(sig);
@@ -78,15 +64,13 @@ export function verifyWebhook(
 	if (Math.abs(nowMs / 1000 - timestamp) > TOLERANCE_SECONDS)
 		return refusal('stale', 'Timestamp is more than 5 minutes away from now');
 	if (!signatures.length) return refusal('no-v1-signature', 'No v1 signature in webhook-signature');
-	const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
-	const candidates: Array<['current' | 'previous', Buffer]> = [['current', current]];
-	if (previous) candidates.push(['previous', previous]);
-	for (const [which, key] of candidates) {
-		const expected = createHmac('sha256', key).update(`${id}.${ts}.`).update(body).digest();
-		for (const given of signatures) {
-			if (given.length === expected.length && timingSafeEqual(given, expected)) {
-				return { ok: true, id, timestamp, matchedSecret: which };
-			}
+	// A blank previous secret is absent; an unusable one is never tried.
+	const keys = { current, previous: usableSecretKey(secrets.previous) };
+	for (const which of ['current', 'previous'] as const) {
+		if (!keys[which]) continue;
+		const expected = createHmac('sha256', keys[which]).update(`${id}.${ts}.`).update(rawBody).digest();
+		if (signatures.some((given) => given.length === expected.length && timingSafeEqual(given, expected))) {
+			return { ok: true, id, timestamp, matchedSecret: which };
 		}
 	}
 	return refusal('secret-mismatch', 'Signature does not match');
@@ -105,14 +89,7 @@ export function verifyDelivery(
 	credentials: { secret?: unknown; previousSecret?: unknown },
 	nowMs: number = Date.now(),
 ): VerifyResult {
-	return verifyWebhook(
-		{
-			id: headerOf(headers, 'webhook-id'),
-			timestamp: headerOf(headers, 'webhook-timestamp'),
-			signature: headerOf(headers, 'webhook-signature'),
-		},
-		rawBody,
-		{ current: credentials.secret, previous: credentials.previousSecret },
-		nowMs,
-	);
+	const [id, timestamp, signature] = ['id', 'timestamp', 'signature'].map((h) => headerOf(headers, `webhook-${h}`));
+	const secrets = { current: credentials.secret, previous: credentials.previousSecret };
+	return verifyWebhook({ id, timestamp, signature }, rawBody, secrets, nowMs);
 }

@@ -5,6 +5,8 @@ import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTe
 /** Shorter keys are refused: 16 bytes is the least a real endpoint secret has. */
 const MIN_KEY_BYTES = 16;
 
+export const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
 /**
  * The HMAC key of a signing secret ("whsec_" + base64; the bare base64 form is read too, as the standardwebhooks
  * library does), or why it has none. Lenient decoding would turn " ", "whsec_" or "whsec_!!" into an empty key
@@ -15,12 +17,11 @@ export function readWebhookSecret(
 ): { key: Buffer } | { problem: 'blank' | 'prefixOnly' | 'notBase64' | 'tooShort' } {
 	const value = typeof secret === 'string' ? secret.trim() : '';
 	if (!value) return { problem: 'blank' };
-	const text = value.startsWith('whsec_') ? value.slice('whsec_'.length) : value;
+	const text = value.replace(/^whsec_/, '');
 	if (!text) return { problem: 'prefixOnly' };
-	if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return { problem: 'notBase64' };
 	const key = Buffer.from(text, 'base64');
 	const padded = text.includes('=') ? text : text + '='.repeat((4 - (text.length % 4)) % 4);
-	if (key.toString('base64') !== padded) return { problem: 'notBase64' };
+	if (!BASE64.test(text) || key.toString('base64') !== padded) return { problem: 'notBase64' };
 	return key.length < MIN_KEY_BYTES ? { problem: 'tooShort' } : { key };
 }
 
@@ -31,23 +32,18 @@ export function describeWebhookSecretProblem(secret: unknown, field = 'Signing S
 	const copy =
 		'Copy the whole secret again from account settings → Webhooks (an anonymous ID has none: see the help of ' +
 		"the credential's Signing Secret).";
-	switch (read.problem) {
-		case 'blank':
-			return (
-				`The ${field} is empty: it takes a signing secret, whsec_ followed by base64 text. An account finds its ` +
-				'secrets in account settings → Webhooks; an anonymous ID has no account settings and no secret (the help of ' +
-				"the credential's Signing Secret says what to enter then)."
-			);
-		case 'prefixOnly':
-			return `The ${field} holds only the prefix whsec_ and no key. ${copy}`;
-		case 'notBase64':
-			return (
-				`The ${field} does not have the expected shape: whsec_ followed by base64 text (letters, digits, ` +
-				`"+", "/" and up to two "=" at the end), with nothing else inside. ${copy}`
-			);
-		default:
-			return `The ${field} is too short: the part after whsec_ must decode to at least ${MIN_KEY_BYTES} bytes. ${copy}`;
-	}
+	const problems = {
+		blank:
+			`The ${field} is empty: it takes a signing secret, whsec_ followed by base64 text. An account finds its ` +
+			'secrets in account settings → Webhooks; an anonymous ID has no account settings and no secret (the help of ' +
+			"the credential's Signing Secret says what to enter then).",
+		prefixOnly: `The ${field} holds only the prefix whsec_ and no key. ${copy}`,
+		notBase64:
+			`The ${field} does not have the expected shape: whsec_ followed by base64 text (letters, digits, ` +
+			`"+", "/" and up to two "=" at the end), with nothing else inside. ${copy}`,
+		tooShort: `The ${field} is too short: the part after whsec_ must decode to at least ${MIN_KEY_BYTES} bytes. ${copy}`,
+	};
+	return problems[read.problem];
 }
 
 /** A blank Previous Signing Secret is absent: no problem. Anything else must hold a usable key. */
