@@ -1,7 +1,6 @@
-// Estimate Cost (Generation and App): every item read and checked as Generate or Run Look would (their own prepare,
-// the same refusals), priced by the price book, nothing submitted; then a summary: the total of the known prices, how
-// many are unknown, the credits left (GET /me) and whether they are enough. Every item opens with `estimate`, the
-// same in words a person reads at a glance in n8n's Table view; the numbers stay in their own fields.
+// Estimate Cost (Generation and App): every item checked as Generate or Run Look would, priced, nothing submitted;
+// then a summary (total, unknown prices, credits left, enough). Every item opens with `estimate`, the same in words
+// for n8n's Table view; the numbers stay in their own fields.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { identityOf } from '../../shared/transport';

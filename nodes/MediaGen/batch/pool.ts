@@ -1,7 +1,5 @@
-// The pool that runs a step's items: one job per input item with at most `concurrency` in flight (how many, for
-// runs, is run/concurrency.ts's answer), results kept in input order.
-// Errors are kept per item so one failure does not stop the others, unless `stopOnError` is set:
-// then no new job starts after a failure (jobs already running finish), so no more credits are spent.
+// One job per item, at most `concurrency` in flight, results in input order. A failure does not stop the others unless
+// `stopOnError`: then no new job starts after it (running ones finish), so no more credits are spent.
 
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 

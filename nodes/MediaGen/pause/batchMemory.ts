@@ -1,11 +1,10 @@
-// What this n8n process has learnt about each paused batch between deliveries, so a call need not learn again which
-// run is which item's. Only for speed: a process without it learns each item's run exactly by re-sending its request
-// key, which returns that run uncharged.
+// What this n8n process has learnt about each paused batch between deliveries. Only for speed: a process without it
+// learns each item's run exactly by re-sending its request key, which returns that run uncharged.
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 import type { Refusal } from '../run/runErrors';
 import type { PauseState } from './pauseState';
 
-export interface KnownRun {
+interface KnownRun {
 	run: RunRecord;
 	/** This process will hear the run's delivery (it sent the run); other runs are read. */
 	watched: boolean;
@@ -23,10 +22,7 @@ export class BatchMemory {
 	readonly unanswered = new Set<number>();
 	/** This process knows every item sent so far (it paused the batch, or learnt them): any other was never sent. */
 	complete = false;
-	/**
-	 * Items this process never sent that another process may have (another webhook process, or the one before a
-	 * restart, still at work): a run of the same request made since the pause that no item here is known to own.
-	 */
+	/** Items another process (webhook process, or the one before a restart) may have sent: an unowned run matches. */
 	readonly maybeSent = new Set<number>();
 	/** Items whose key, sent after the pause, brought back a run made before this execution's first new run. */
 	readonly earlier = new Set<number>();
@@ -42,6 +38,11 @@ export class BatchMemory {
 	/** Epoch ms a call began building the output: a second call meanwhile must not build it again. */
 	resumingSince?: number;
 	touchedAt = Date.now();
+
+	positionOf(runId: unknown): number | undefined {
+		for (const [position, known] of this.runs) if (known.run.id === runId) return position;
+		return undefined;
+	}
 
 	isFinal(position: number): boolean {
 		const known = this.runs.get(position);
@@ -62,10 +63,7 @@ export class BatchMemory {
 	}
 }
 
-/**
- * At most 200 batches, each forgotten a day after its last call. Safe with several n8n processes (webhook processes,
- * a restart): each has its own, and one lacking a batch learns it again, so correctness never depends on it.
- */
+/** Per process (webhook processes, a restart: each has its own); each batch forgotten a day after its last call. */
 const memories = new Map<string, BatchMemory>();
 const MAX_BATCHES = 200;
 const FORGET_AFTER_MS = 24 * 3600_000;

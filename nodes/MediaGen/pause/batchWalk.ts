@@ -79,12 +79,17 @@ const LEARN_PER_CALL = 10;
 export class BatchWalk {
 	/** When this call's requests must be done by: a few seconds, renewed once the delivery is answered. */
 	private callDeadline = Date.now() + CALL_BUDGET_MS;
+	/** When this execution's first new run was made (service clock): an older one a key brings back was paid before. */
+	private readonly firstNewRun: number;
 
 	constructor(
 		private readonly ctx: IWebhookFunctions,
 		readonly state: PauseState,
 		readonly memory: BatchMemory,
-	) {}
+	) {
+		const made = state.items.flatMap((e) => (e.runId && !e.earlier && e.createdAt ? [e.createdAt] : []));
+		this.firstNewRun = made.length ? Math.min(...made) : -Infinity;
+	}
 
 	renewBudget(): void {
 		this.callDeadline = Date.now() + CALL_BUDGET_MS;
@@ -115,7 +120,7 @@ export class BatchWalk {
 				const taken = keyTakenError(this.ctx, run, body, item);
 				if (taken) this.memory.refused.set(position, refusalOf(taken));
 				else this.memory.learn(position, run, watched);
-				if (run.createdAt < this.firstNewRun()) this.memory.earlier.add(position);
+				if (run.createdAt < this.firstNewRun) this.memory.earlier.add(position);
 				return true;
 			} catch (error) {
 				if (isBusySubmission(error)) return false;
@@ -133,21 +138,6 @@ export class BatchWalk {
 			}
 		}
 	}
-
-	/**
-	 * When this execution's first new run was made, on the service's clock; a run a key brings back that is older was
-	 * made (and charged) by an earlier execution. Without a new run before the pause, no run counts as older.
-	 */
-	private firstNewRun(): number {
-		// The record does not change within a call: scanned once, not on every send.
-		if (this.firstNew === undefined) {
-			const made = this.state.items.flatMap((e) => (e.runId && !e.earlier && e.createdAt ? [e.createdAt] : []));
-			this.firstNew = made.length ? Math.min(...made) : -Infinity;
-		}
-		return this.firstNew;
-	}
-
-	private firstNew?: number;
 
 	private readonly costOf = (position: number): number | undefined => {
 		const known = this.memory.runs.get(position);
@@ -205,9 +195,8 @@ export class BatchWalk {
 	}
 
 	/**
-	 * Before the output says an item was never sent (nothing charged): this process knows what it sent, not what
-	 * another sent. Every run made since the pause is listed; an item with a run of its request there that no item
-	 * is known to own may have been sent, and so is not called unsent. A list that cannot be read in full: all may.
+	 * Before the output says an item was never sent (nothing charged): another process may have sent it. An item with a
+	 * run of its request made since the pause that no item owns, or any if the list cannot be read in full, may have.
 	 */
 	async confirmUnsent(report: BatchReport): Promise<BatchReport> {
 		const unsent = report.outcomes.filter((o) => o.kind === 'unsent').map((o) => o.position);
@@ -222,15 +211,10 @@ export class BatchWalk {
 			deadline: this.callDeadline,
 			retryTransient: 1,
 		}).catch(() => false);
-		if (!full) {
-			for (const position of unsent) this.memory.maybeSent.add(position);
-			return reportOf(this.state, this.memory);
-		}
-		const since = listed.filter((run) => run.createdAt >= from);
-		const strangers = since.filter((run) => !owned.has(run.id));
+		const strangers = listed.filter((run) => run.createdAt >= from && !owned.has(run.id));
 		for (const position of unsent) {
 			const { body } = this.state.items[position];
-			if (strangers.some((run) => !mismatchOf(run, body).length)) this.memory.maybeSent.add(position);
+			if (!full || strangers.some((run) => !mismatchOf(run, body).length)) this.memory.maybeSent.add(position);
 		}
 		return reportOf(this.state, this.memory);
 	}

@@ -1,7 +1,6 @@
-// Pause mode's spending cap (run/spendingCap.ts words it). Planned before the pause at predicted prices; as a plan may
-// charge above the catalogue, each item is checked again before it is sent, on the real costs of the runs before it and
-// its price scaled by what the plan charged for them (never below 1), so every process walking the batch decides alike
-// and the cap is passed by at most one run. Refunds are not taken off (when one is seen depends on timing). Pure.
+// Pause mode's spending cap (run/spendingCap.ts words it), planned at predicted prices. A plan may charge above the
+// catalogue, so each item is checked again before it is sent, on the real costs before it and its price scaled by what
+// the plan charged (never below 1): every process decides alike. Refunds are not taken off (timing-dependent). Pure.
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -87,12 +86,12 @@ export function pauseCapRefusal(state: PauseState, position: number, costOf: Cos
 	const predicted = state.items[position].price;
 	if (!cap || predicted === undefined) return undefined;
 	const sofar = soFar(state, costOf);
-	const credits = scaledPrice(predicted, sofar.scale);
-	const { spent } = sofar;
+	const { spent, scale } = sofar;
+	const credits = scaledPrice(predicted, scale);
 	if (spent + credits <= cap.limit) return undefined;
 	const runs = sofar.runs === 1 ? 'the run' : `the ${sofar.runs} runs`;
 	const scaled =
-		sofar.scale > 1
+		scale > 1
 			? ` Your plan charged ${sofar.charged} credits for ${runs} this step sent, predicted at ${sofar.predicted} ` +
 				`(catalogue or earlier prices), so this item's predicted ${predicted} credits count as ${credits}.`
 			: '';

@@ -73,33 +73,14 @@ export function positionFromQuery(query: unknown, state: PauseState): number | u
 	return Number.isInteger(value) && value >= 0 && value < state.items.length ? value : undefined;
 }
 
-function isPauseState(value: unknown): value is PauseState {
-	const s = value as PauseState | null | undefined;
-	return (
-		s?.version === 1 &&
-		Array.isArray(s.items) &&
-		s.lanes > 0 &&
-		Number.isInteger(s.lanes) &&
-		typeof s.pausedAt === 'number'
-	);
-}
-
-/**
- * The record in the form the step saves it: one JSON string. n8n 2.x evaluates expressions in an isolate and copies
- * an object out of another node's context one key at a time (about 17 host calls per item, 17,000 at 1,000 items,
- * on every delivery); a string is one.
- */
-export const savedPauseState = (state: PauseState): string => JSON.stringify(state);
-
 /** The record read back from the node's context: a JSON string, or an object (batches paused by older versions). */
 export function pauseStateOf(saved: unknown): PauseState | undefined {
-	let value = saved;
-	if (typeof saved === 'string') {
-		try {
-			value = JSON.parse(saved);
-		} catch {
-			return undefined;
-		}
+	let s: PauseState | undefined;
+	try {
+		s = (typeof saved === 'string' ? JSON.parse(saved) : saved) as PauseState | undefined;
+	} catch {
+		return undefined;
 	}
-	return isPauseState(value) ? value : undefined;
+	const valid = s?.version === 1 && Array.isArray(s.items) && Number.isInteger(s.lanes) && s.lanes > 0;
+	return valid && typeof s?.pausedAt === 'number' ? s : undefined;
 }

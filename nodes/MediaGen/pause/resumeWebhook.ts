@@ -1,8 +1,6 @@
-// Pause mode, the resume webhook n8n serves at the resume URL while the execution waits: each call is a run's delivery.
-// A genuine one (signed as the trigger checks it; others: signatureFailure.ts) sends the runs its freed slot is owed
-// and, once every run is final or the time limit has passed, resumes the execution with the same items, files,
-// pairedItem and per-item errors as Poll (runs not final by the limit come out marked `timedOut`). Calls are answered
-// within seconds (the service waits 10 s) and work on after. It throws only to fail the execution on purpose.
+// Pause mode's resume webhook: each call is a run's delivery (unsigned ones: signatureFailure.ts). It sends the runs a
+// freed slot is owed and, once all are final or the time limit passed, resumes with the same output as Poll (`timedOut`
+// marks runs not final by then). Answered within seconds (the service waits 10 s); throws only to fail on purpose.
 import type {
 	IDataObject,
 	INodeExecutionData,
@@ -34,13 +32,9 @@ const SLOT_WAIT_MAX_MS = 15_000;
 
 /** Takes a delivered run for the item this process knows it by: by ID, since a replay may target any item's URL. */
 function takeDelivery(memory: BatchMemory, run: RunRecord): boolean {
-	for (const [position, known] of memory.runs) {
-		if (known.run.id === run.id) {
-			memory.learn(position, run, true);
-			return true;
-		}
-	}
-	return false;
+	const position = memory.positionOf(run.id);
+	if (position !== undefined) memory.learn(position, run, true);
+	return position !== undefined;
 }
 
 function claimActive(memory: BatchMemory): boolean {
@@ -169,7 +163,7 @@ async function itemFor(
 }
 
 /** Every item in input order; without Continue On Fail the first failure fails the execution, naming the paid runs. */
-export async function outputItems(
+async function outputItems(
 	ctx: IWebhookFunctions,
 	state: PauseState,
 	outcomes: Outcome[],
@@ -216,15 +210,12 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 		if (!res.headersSent) res.status(status).json(body);
 		return { noWebhookResponse: true };
 	};
-	let handled: Handled;
-	try {
-		handled = await handleDelivery(this, answer);
-	} catch (error) {
-		this.logger.warn(
-			`Media Generation "${this.getNode().name}": a resume call could not be handled: ${(error as Error).message}`,
-		);
-		return answer(503, { error: 'retry', message: 'Could not handle this delivery now; please deliver it again.' });
-	}
+	const handled = await handleDelivery(this, answer).catch((error: Error): Handled => {
+		this.logger.warn(`Media Generation "${this.getNode().name}": a resume call could not be handled: ${error.message}`);
+		return {
+			respond: answer(503, { error: 'retry', message: 'Could not handle this delivery now; please deliver it again.' }),
+		};
+	});
 	if ('respond' in handled) return handled.respond;
 	if ('stop' in handled) throw handled.stop;
 	const { report, state, memory } = handled.build;

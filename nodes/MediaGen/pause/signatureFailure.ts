@@ -1,7 +1,6 @@
-// Pause mode: a call to the resume URL that fails the signature check (which secret signs a run's own Webhook URL is
-// not in the service's description). It is still a wake-up call: its run, if this batch knows it, is read back with
-// the user's credential, so a forged call costs at most one read. Otherwise it changes nothing but is logged, and past
-// the time limit with no genuine delivery seen it ends the execution with an error saying why it never resumed.
+// Pause mode: a resume call failing the signature check (the spec does not say which secret signs a run's own
+// Webhook URL) still wakes: its run, if the batch knows it, is read back with the user's credential (a forged call
+// costs one read). Else it is logged; past the time limit with no genuine delivery, it ends the execution saying why.
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -38,9 +37,7 @@ export async function callsAnonymously(ctx: IWebhookFunctions): Promise<boolean>
 
 /** The run a call may wake: one this batch knows by the ID in the body, else the one at the URL's position. */
 function wakeTarget(state: PauseState, memory: BatchMemory, body: unknown, query: unknown) {
-	const id = (body as { id?: unknown } | undefined)?.id;
-	for (const [position, known] of memory.runs) if (known.run.id === id) return { position, runId: known.run.id };
-	const position = positionFromQuery(query, state);
+	const position = memory.positionOf((body as { id?: unknown } | undefined)?.id) ?? positionFromQuery(query, state);
 	const runId = position === undefined ? undefined : memory.runs.get(position)?.run.id;
 	return runId ? { position: position!, runId } : undefined;
 }
@@ -60,14 +57,13 @@ export async function wakeUp(
 ): Promise<{ run: RunRecord } | CallEnd> {
 	const target = state && memory ? wakeTarget(state, memory, body, ctx.getRequestObject().query) : undefined;
 	if (state && memory && target) {
+		const { position, runId } = target;
 		// Already known to be final while other runs go on: nothing to learn or do, so no read and no walk.
-		if (memory.isFinal(target.position) && memory.inFlight() > 0) return { respond: answer(200, { received: true }) };
-		let reading = memory.readingBack.get(target.runId);
-		if (!reading) {
-			const itemIndex = state.items[target.position].item;
-			reading = readFinalRun(ctx, target.runId, itemIndex).finally(() => memory.readingBack.delete(target.runId));
-			memory.readingBack.set(target.runId, reading);
-		}
+		if (memory.isFinal(position) && memory.inFlight() > 0) return { respond: answer(200, { received: true }) };
+		const reading =
+			memory.readingBack.get(runId) ??
+			readFinalRun(ctx, runId, state.items[position].item).finally(() => memory.readingBack.delete(runId));
+		memory.readingBack.set(runId, reading);
 		const run = await finishAfterAnswering(reading, () =>
 			answer(503, { error: 'retry', message: 'Checking this run with the service: please deliver it again.' }),
 		);
@@ -75,7 +71,7 @@ export async function wakeUp(
 			memory.failedChecks++;
 			memory.lastFailure = verdict.reason;
 			// Calls sharing one read (the service's repeat of a call answered late) count it once.
-			if (!memory.isFinal(target.position)) memory.readBackTaken++;
+			if (!memory.isFinal(position)) memory.readBackTaken++;
 			ctx.logger.warn(
 				`Media Generation "${ctx.getNode().name}": a delivery to waiting execution ${ctx.getExecutionId()} failed ` +
 					`the signature check (${verdict.reason}); its run ${run.id} read back as ${run.status}, so it was taken`,
@@ -119,7 +115,7 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 }
 
 /** The warning the output carries once per execution when runs were taken on their read-back. */
-export function unsignedWarning(ctx: IWebhookFunctions, memory: BatchMemory, anonymous = false): string {
+export function unsignedWarning(ctx: IWebhookFunctions, memory: BatchMemory, anonymous: boolean): string {
 	const count = memory.readBackTaken;
 	const credential = ctx.getNode().credentials?.mediaGenWebhookApi?.name;
 	const named = credential ? `the Webhook Signing Secret credential "${credential}"` : 'the Webhook Signing Secret';
