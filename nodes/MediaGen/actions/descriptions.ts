@@ -52,10 +52,7 @@ export const runIdField: INodeProperties = {
 		'The ID of a run started with this account, for example the ID from a Generate result (drag it in as an expression)',
 };
 
-/**
- * Download Outputs, and in its place on the AI tool variant a notice: n8n leaves binary data out of what an
- * agent or MCP client receives, so a tool call answers with the files' URLs and downloads nothing.
- */
+/** Download Outputs, and in its place on the AI tool variant a notice (n8n gives a tool's caller no binary data). */
 export function downloadOutputsFields(description: string, show: IDisplayOptions['show'] = {}): INodeProperties[] {
 	return [
 		{
@@ -78,7 +75,7 @@ export function downloadOutputsFields(description: string, show: IDisplayOptions
 	];
 }
 
-export const waitingOptions: INodeProperties[] = [
+const waitingOptions: INodeProperties[] = [
 	{
 		displayName: 'Check Every (Seconds)',
 		name: 'pollIntervalSeconds',
@@ -134,13 +131,12 @@ export function waitingCollection(names?: string[]): INodeProperties {
 const RUN_OPERATIONS = { resource: ['generation', 'app'], operation: ['generate', 'runLook'] };
 
 /**
- * Where "Waiting" is not offered, stated with `hide` only. The pause-mode credential is shown by `waitMode`,
- * and n8n's editor treats every field named in a credential-linked field's `show` as part of authentication
- * and hides it from the panel (isAuthRelatedParameter in editor-ui's nodeTypesUtils): with `show` here,
- * Resource, Operation and Wait for Completion vanished. `hide` is not read there. A unit test checks that
- * this shows Waiting exactly where RUN_OPERATIONS and Wait for Completion do.
+ * Where "Waiting" is not offered, stated with `hide` only: n8n's editor hides from the panel every field named in the
+ * `show` of a field a credential depends on (isAuthRelatedParameter in editor-ui's nodeTypesUtils; `hide` is not read),
+ * and the pause-mode credential depends on `waitMode`: with `show` here, Resource and Operation vanished. A unit test
+ * checks that this shows Waiting exactly where RUN_OPERATIONS and Wait for Completion do.
  */
-export const WAIT_MODE_HIDDEN = {
+const WAIT_MODE_HIDDEN = {
 	resource: ['account', 'file', 'model'],
 	operation: ['get', 'getMany', 'wait', 'upload', 'estimateCost'],
 	waitForCompletion: [false],
@@ -148,17 +144,8 @@ export const WAIT_MODE_HIDDEN = {
 	'@tool': [true],
 };
 
-/** A notice shown under Waiting → Pause, for the credential type `authentication` names. */
-function pauseNotice(name: string, authentication: string, displayName: string): INodeProperties {
-	const show = { ...RUN_OPERATIONS, waitForCompletion: [true], waitMode: ['pause'], '@tool': [false] };
-	return {
-		displayName,
-		name,
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { ...show, authentication: [authentication] } },
-	};
-}
+/** Where the notices under Waiting → Pause show, each for the credential type `authentication` names. */
+const PAUSE_SHOWN = { ...RUN_OPERATIONS, waitForCompletion: [true], waitMode: ['pause'], '@tool': [false] };
 
 /** Generate's and Run Look's waiting and output fields, placed by the node after both operations' own fields. */
 export const runSettingsFields: INodeProperties[] = [
@@ -197,23 +184,28 @@ export const runSettingsFields: INodeProperties[] = [
 		],
 		default: 'poll',
 	},
-	pauseNotice(
-		'pauseNotice',
-		'apiKey',
-		'Pause mode: the service must be able to reach this n8n from the internet, at a public https address (whoever ' +
+	{
+		displayName:
+			'Pause mode: the service must be able to reach this n8n from the internet, at a public https address (whoever ' +
 			"runs your n8n sets it up). Select a Webhook Signing Secret credential holding your account's signing secret " +
 			'(account settings → Webhooks): the service signs the calls back to this execution with it. Runs not ' +
 			'finished within the time limit come out marked as timed out, with their run ID, so an IF node can send ' +
 			'them on to Generation → Wait.',
-	),
-	// An anonymous ID has no account settings, and the spec does not say which secret signs its runs' calls back.
-	pauseNotice(
-		'pauseNoticeAnonymous',
-		'anonymous',
-		'Pause mode needs a webhook signing secret, and an anonymous ID has no account settings to get one from: the ' +
+		name: 'pauseNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { ...PAUSE_SHOWN, authentication: ['apiKey'] } },
+	},
+	{
+		displayName:
+			'Pause mode needs a webhook signing secret, and an anonymous ID has no account settings to get one from: the ' +
 			'service does not say which secret signs the calls back to its runs. Choose Poll, which needs no secret, ' +
 			"or use an API key, whose account's signing secret is in account settings → Webhooks.",
-	),
+		name: 'pauseNoticeAnonymous',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { ...PAUSE_SHOWN, authentication: ['anonymous'] } },
+	},
 	...downloadOutputsFields(
 		'Whether to download the finished files into the item as binary data, ready for Slack, Drive or any file node',
 		{ ...RUN_OPERATIONS, waitForCompletion: [true] },

@@ -1,7 +1,6 @@
-// Routes resource + operation to its operation file, and is the one place that loops over items and catches per item
-// (Continue On Fail) for operations that take one item at a time. Generate and Run Look take all items at once (their
-// steps catch per item); here an error that stops a whole batch becomes one error item (Continue On Fail).
-// Called as an AI tool, the items are shaped into the answer an agent reads (tool/toolResult.ts).
+// Routes resource + operation to its operation file: loops over items and catches per item (Continue On Fail), or for
+// operations that take all items at once turns an error that stops the batch into one error item. Called as an AI
+// tool, the items are shaped into the answer an agent reads (tool/toolResult.ts).
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -19,13 +18,6 @@ import * as model from './model';
 import type { ItemOperation, Operation } from './operation';
 
 export const resources = { account, app, file, generation, model };
-
-export type Resource = keyof typeof resources;
-
-function findOperation(resource: string, operation: string): Operation | undefined {
-	const operations = resources[resource as Resource]?.operations as Record<string, Operation> | undefined;
-	return operations?.[operation];
-}
 
 async function eachItem(ctx: IExecuteFunctions, op: ItemOperation): Promise<INodeExecutionData[]> {
 	const count = ctx.getInputData().length;
@@ -46,7 +38,8 @@ async function eachItem(ctx: IExecuteFunctions, op: ItemOperation): Promise<INod
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const op = findOperation(resource, operation);
+	const operations: Record<string, Operation> | undefined = resources[resource as keyof typeof resources]?.operations;
+	const op = operations?.[operation];
 	if (!op) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}

@@ -9,27 +9,16 @@ import { KIND_NOUNS, kindLabel, type CatalogueApp, type CatalogueModel, type Med
 
 // The maps below live in one process: safe with several n8n processes, since an entry only saves a read (another
 // process reads for itself); what a step decides never depends on which process holds what.
-interface Entry<T> {
-	at: number;
-	value: Promise<T>;
-}
-const modelCache = new Map<string, Entry<CatalogueModel[]>>();
-const appCache = new Map<string, Entry<CatalogueApp[]>>();
+/** Each list's read, by list and base URL. */
+const cache = new Map<string, { at: number; value: Promise<unknown[]> }>();
 /** Ids just looked for in a fresh read and missing, not looked for again for 5 s (a batch reads once, not per item). */
 const recentMisses = new Map<string, number>();
 
-/** GET /models or /apps through its cache, entries without their id left out; `fresh` reads again even when young. */
-async function readList<T>(
-	ctx: ApiContext,
-	field: 'models' | 'apps',
-	cache: Map<string, Entry<T[]>>,
-	ttl: number,
-	id: keyof T,
-	fresh = false,
-): Promise<T[]> {
-	const key = (await identityOf(ctx)).baseUrl;
+/** GET /models or /apps through the cache, entries without their id left out; `fresh` reads again even when young. */
+async function readList<T>(ctx: ApiContext, field: 'models' | 'apps', ttl: number, id: keyof T, fresh = false) {
+	const key = `${field} ${(await identityOf(ctx)).baseUrl}`;
 	const hit = cache.get(key);
-	if (hit && !fresh && Date.now() - hit.at < ttl) return await hit.value;
+	if (hit && !fresh && Date.now() - hit.at < ttl) return (await hit.value) as T[];
 	const value = (async () => {
 		const res = await apiRequest<Record<string, T[]>>(ctx, {
 			method: 'GET',
@@ -46,11 +35,11 @@ async function readList<T>(
 
 /** @param fresh read the catalogue again even when a cached copy is young (a model may have been added) */
 export async function getModels(ctx: ApiContext, fresh = false): Promise<CatalogueModel[]> {
-	return await readList(ctx, 'models', modelCache, 5 * 60_000, 'id', fresh);
+	return await readList<CatalogueModel>(ctx, 'models', 5 * 60_000, 'id', fresh);
 }
 
 export async function getApps(ctx: ApiContext): Promise<CatalogueApp[]> {
-	return await readList(ctx, 'apps', appCache, 60 * 60_000, 'slug');
+	return await readList<CatalogueApp>(ctx, 'apps', 60 * 60_000, 'slug');
 }
 
 /** free_tier marks the house engines; the anonymous free tier covers only the image one (spec: Anonymous free tier). */
@@ -68,11 +57,8 @@ export function freeTierModelIds(models: CatalogueModel[]): string[] {
  * runs), else the kind's cheapest model; catalogue order breaks ties. Undefined when the catalogue has none.
  */
 export function defaultModel(models: CatalogueModel[], kind: MediaKind): CatalogueModel | undefined {
-	const cheapest = (list: CatalogueModel[]) =>
-		list.reduce<CatalogueModel | undefined>(
-			(best, m) => (best && best.credits_at_defaults <= m.credits_at_defaults ? best : m),
-			undefined,
-		);
+	const cheapest = (list: CatalogueModel[]): CatalogueModel | undefined =>
+		list.reduce((best, m) => (best.credits_at_defaults <= m.credits_at_defaults ? best : m), list[0]);
 	const ofKind = models.filter((m) => m.kind === kind);
 	return cheapest(ofKind.filter((m) => m.free_tier)) ?? cheapest(ofKind);
 }

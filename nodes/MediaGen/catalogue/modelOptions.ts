@@ -99,10 +99,8 @@ function optionProblem(
 		return `${label} (${name}) is not used in ${mode} mode. ${mode} mode uses: ${fields.map(labelOf).join(', ')}.`;
 	const text = String(value);
 	const { style_max_chars: styleMax, title_max_chars: titleMax, vocal } = model.music;
-	if (name === 'style' && text.length > styleMax)
-		return `Style is ${text.length} characters long; the limit is ${styleMax}.`;
-	if (name === 'title' && text.length > titleMax)
-		return `Song Title is ${text.length} characters long; the limit is ${titleMax}.`;
+	const max = name === 'style' ? styleMax : name === 'title' ? titleMax : Infinity;
+	if (text.length > max) return `${label} is ${text.length} characters long; the limit is ${max}.`;
 	if (name === 'vocal' && !vocal.includes(text))
 		return `Voice ${describeValue(text)} is not allowed. Allowed values: ${vocal.join(', ')} (m = male, f = female).`;
 	return undefined;
@@ -128,14 +126,14 @@ export function resolveOptions(
 		if (problem) problems.push(problem);
 		else options[name] = (MUSIC_OPTIONS as readonly string[]).includes(name) ? String(value) : value;
 	}
-	if (model.kind === 'music') {
+	const tier = musicMode ?? options.tier;
+	if (model.kind === 'music' && tier !== undefined && tier !== '') {
 		const modes = model.options?.tier ?? Object.keys(model.music?.modes ?? {});
-		const mode = musicMode ?? options.tier;
-		if (mode !== undefined && mode !== '' && !modes.includes(mode as string))
+		if (modes.includes(tier as string)) options.tier = tier;
+		else
 			problems.push(
-				`Music Mode ${describeValue(mode)} is not offered by ${model.name}. Allowed values: ${modes.join(', ')}.`,
+				`Music Mode ${describeValue(tier)} is not offered by ${model.name}. Allowed values: ${modes.join(', ')}.`,
 			);
-		else if (mode !== undefined && mode !== '') options.tier = mode;
 	}
 	options.resolution ??= model.defaults.resolution ?? model.options?.resolution?.[0];
 	return { options: options as RunOptions, problems };

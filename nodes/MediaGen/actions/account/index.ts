@@ -1,6 +1,7 @@
 // Account: credits, tier and concurrency.
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationFields } from '../operation';
 import * as get from './get.operation';
 
 export const operations = { get };
@@ -22,5 +23,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'get',
 	},
-	...get.description,
+	...operationFields('account', operations),
 ];

@@ -1,11 +1,10 @@
 // App → Get Many: the app catalogue, one item per app with its looks, filterable by kind, category and tag.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../../shared/fields';
 import { getApps } from '../../catalogue/catalogue';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Filters',
 		name: 'appFilters',
@@ -32,9 +31,6 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['getMany'] } }, properties);
-
-/** Runs once per input item (as n8n's own list operations do), each result paired with that item. */
 export async function executeItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const filters = this.getNodeParameter('appFilters', itemIndex, {}) as IDataObject;
 	const category = String(filters.category ?? '')

@@ -1,6 +1,7 @@
 // App: the ready-made apps and their looks, and running a look on your photos.
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationFields } from '../operation';
 import * as estimateCost from './estimateCost.operation';
 import * as getMany from './getMany.operation';
 import * as runLook from './runLook.operation';
@@ -38,7 +39,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'runLook',
 	},
-	...estimateCost.description,
-	...getMany.description,
-	...runLook.description,
+	...operationFields('app', operations),
 ];

@@ -1,7 +1,7 @@
 // App → Run Look: a ready-made look of an app (its prompt, model and options, completed with the model's defaults)
 // run on the user's photos, sent in imageUrls in the order of the app's slots. Its steps are Generate's.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { prepareBinaryFile } from '../../files/upload';
 import { getApps, resolveModel } from '../../catalogue/catalogue';
@@ -14,7 +14,7 @@ import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptio
 import { generateRuns } from '../generation/generate.operation';
 
 /** Run Look's fields; App → Estimate Cost shows the same ones, so an item is read and checked the same way. */
-export const runLookFields: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'App Kind',
 		name: 'appKind',
@@ -108,8 +108,6 @@ export const runLookFields: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['app'], operation: ['runLook'] } }, runLookFields);
-
 /** Whether a media type fits a slot's accept pattern ("image/*", "image/png,image/jpeg"). */
 function acceptsType(accept: string, mime: string): boolean {
 	const patterns = accept.split(',').map((p) => p.trim().toLowerCase());
@@ -166,28 +164,23 @@ async function slotPhotos(ctx: IExecuteFunctions, app: CatalogueApp, itemIndex: 
 
 /** Reads one item into its run request, checked: throws its refusal before anything that could spend credits. */
 export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<RunRequest> {
+	const refuse = (message: string, description: string) =>
+		new NodeOperationError(ctx.getNode(), message, { description, itemIndex });
 	const slug = String(ctx.getNodeParameter('app', itemIndex, '', { extractValue: true }) ?? '').trim();
 	const lookId = String(ctx.getNodeParameter('look', itemIndex, '') ?? '').trim();
 	const apps = await getApps(ctx);
 	const app = apps.find((a) => a.slug === slug);
 	if (!app) {
 		const slugs = apps.map((a) => a.slug).join(', ');
-		throw new NodeOperationError(
-			ctx.getNode(),
+		throw refuse(
 			`App: "${slug}" is not in the app catalogue. Available apps: ${slugs}`,
-			{
-				description: 'Pick an app from the list, or check the slug.',
-				itemIndex,
-			},
+			'Pick an app from the list, or check the slug.',
 		);
 	}
 	const look = app.looks.find((l) => l.id === lookId);
 	if (!look) {
 		const looks = app.looks.map((l) => `${l.name} (${l.id})`).join(', ');
-		throw new NodeOperationError(ctx.getNode(), `Look: "${lookId}" is not a look of ${app.name}. Its looks: ${looks}`, {
-			description: 'Pick the look from the list.',
-			itemIndex,
-		});
+		throw refuse(`Look: "${lookId}" is not a look of ${app.name}. Its looks: ${looks}`, 'Pick the look from the list.');
 	}
 	const model = await resolveModel(ctx, look.model, undefined, itemIndex);
 	const fields = ctx.getNodeParameter('lookFields', itemIndex, {}) as IDataObject;
@@ -198,7 +191,6 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 	return await checkedRequest(ctx, read, fields);
 }
 
-/** Its runs are paid for (the operation contract's startsRuns). */
 export const startsRuns = true;
 
 /** Generate's steps, on a look. */

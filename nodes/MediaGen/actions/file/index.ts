@@ -1,6 +1,7 @@
 // File: upload reference images and audio.
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationFields } from '../operation';
 import * as upload from './upload.operation';
 
 export const operations = { upload };
@@ -22,5 +23,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'upload',
 	},
-	...upload.description,
+	...operationFields('file', operations),
 ];

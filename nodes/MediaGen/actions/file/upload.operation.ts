@@ -1,12 +1,11 @@
 // File → Upload: uploads an item's binary property through a signed slot and returns the URL
 // to use as a reference image or driving audio.
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { prepareBinaryFile, uploadFile } from '../../files/upload';
 import type { ItemExecutor } from '../operation';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'File to Upload',
 		name: 'binaryPropertyName',
@@ -18,8 +17,6 @@ const properties: INodeProperties[] = [
 			'10 MB), MP4, MOV, MP3, WAV, M4A (up to 50 MB). Uploading costs nothing.',
 	},
 ];
-
-export const description = updateDisplayOptions({ show: { resource: ['file'], operation: ['upload'] } }, properties);
 
 // Uploads are not runs, so the run concurrency does not apply; a few at once keeps memory and the
 // 30-a-minute slot limit in check.

@@ -1,15 +1,11 @@
 // Generation → Estimate Cost: Generate's fields, each item read and checked by Generate's own preparation, priced
-// by the price book (cost/priceBook.ts), and nothing submitted (batch/estimateBatch.ts).
+// by the price book (run/priceBook.ts), and nothing submitted (batch/estimateBatch.ts).
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { estimateBatch, summaryField } from '../../batch/estimateBatch';
-import { generateFields, prepare } from './generate.operation';
+import { prepare, properties as generateFields } from './generate.operation';
 
-export const description = updateDisplayOptions({ show: { resource: ['generation'], operation: ['estimateCost'] } }, [
-	...generateFields,
-	summaryField,
-]);
+export const properties = [...generateFields, summaryField];
 
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	return await estimateBatch(this, async (i) => await prepare(this, i));

@@ -8,7 +8,7 @@ import type {
 	INodeProperties,
 	ResourceMapperValue,
 } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { prepareBinaryFile } from '../../files/upload';
 import { resolveModel } from '../../catalogue/catalogue';
@@ -23,13 +23,10 @@ import { spendingCapFor } from '../../run/spendingCap';
 import { readRequestText, type FileSource, type RunRequest } from '../../run/runRequest';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 
-/**
- * A box filled from the chosen model's catalogue entry (a resource mapper): reloaded when Kind, Model or
- * Music Mode change, every field shown at once.
- */
+/** A resource mapper filled from the chosen model's catalogue entry, reloaded when Kind, Model or Music Mode change. */
 function catalogueBox(
 	resourceMapperMethod: string,
-	fieldWords: { singular: string; plural: string },
+	singular: string,
 	valuesLabel?: string,
 ): INodeProperties['typeOptions'] {
 	return {
@@ -37,7 +34,7 @@ function catalogueBox(
 		resourceMapper: {
 			resourceMapperMethod,
 			mode: 'add',
-			fieldWords,
+			fieldWords: { singular, plural: `${singular}s` },
 			addAllFields: true,
 			...(valuesLabel ? { valuesLabel } : {}),
 			multiKeyMatch: false,
@@ -46,8 +43,62 @@ function catalogueBox(
 	};
 }
 
+/** Generate's Additional Fields; an item leaves out those its kind hides (a Kind expression shows them all). */
+const additionalFields: INodeProperties[] = [
+	{
+		displayName: 'Driving Audio File',
+		name: 'audioProperty',
+		type: 'string',
+		default: '',
+		displayOptions: { hide: { '/kind': ['image', 'music'] } },
+		description:
+			"Talking-avatar video models only (About the Model says when a model needs it): the name of the input item's " +
+			'file holding the voice, as its Binary tab shows it (MP3, WAV or M4A, up to 50 MB). It is uploaded first; ' +
+			'the price follows its real length.',
+	},
+	{
+		displayName: 'Driving Audio URL',
+		name: 'audioUrl',
+		type: 'string',
+		default: '',
+		displayOptions: { hide: { '/kind': ['image', 'music'] } },
+		description: 'Talking-avatar video models only: an audio address returned by File → Upload',
+	},
+	{
+		displayName: 'End Frame File',
+		name: 'endFrameProperty',
+		type: 'string',
+		default: '',
+		displayOptions: { hide: { '/kind': ['image', 'music'] } },
+		description:
+			"Video models that support it: the name of the input item's file holding the image the clip should end on, " +
+			'as its Binary tab shows it',
+	},
+	{
+		displayName: 'End Frame URL',
+		name: 'endFrameUrl',
+		type: 'string',
+		default: '',
+		displayOptions: { hide: { '/kind': ['image', 'music'] } },
+		description: 'Video models that support it (see About the Model): the address of the image the clip should end on',
+	},
+	maxCreditsField,
+	{
+		displayName: 'Negative Prompt',
+		name: 'negativePrompt',
+		type: 'string',
+		typeOptions: { rows: 2 },
+		default: '',
+		displayOptions: { hide: { '/kind': ['music'] } },
+		description:
+			'What to keep out of the result, up to 2,000 characters. Only models that use it accept it (see About the Model).',
+	},
+	requestKeyField,
+	webhookUrlField,
+];
+
 /** Generate's fields; Estimate Cost shows the same ones, so an item is read and checked the same way. */
-export const generateFields: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Kind',
 		name: 'kind',
@@ -78,8 +129,6 @@ export const generateFields: INodeProperties[] = [
 		displayName: 'Model',
 		name: 'model',
 		type: 'resourceLocator',
-		// Empty: the kind's cheapest free-tier model, chosen from the catalogue when the step runs (About the Model
-		// names it).
 		default: { mode: 'list', value: '' },
 		// n8n's editor empties the model when Kind changes, so no model of another kind stays chosen.
 		typeOptions: { loadOptionsDependsOn: ['kind'] },
@@ -109,32 +158,19 @@ export const generateFields: INodeProperties[] = [
 		type: 'resourceMapper',
 		noDataExpression: true,
 		default: { mappingMode: 'defineBelow', value: null },
-		typeOptions: catalogueBox('getModelSummary', { singular: 'detail', plural: 'details' }),
+		typeOptions: catalogueBox('getModelSummary', 'detail'),
 		description: 'What the chosen model does and needs: prompt limit, reference images, driving audio, end frame',
 	},
 	{
 		displayName: 'Music Mode',
 		name: 'musicMode',
 		type: 'options',
-		// The three modes of the API (spec "Music"); which of them a model offers, and their prompt limits,
-		// are shown under About the Model and checked before anything is sent.
+		// The API's three modes (spec "Music"); which a model offers is checked before anything is sent.
 		options: [
-			{
-				name: 'Describe',
-				value: 'Describe',
-				description: 'One sentence about the song; the lyrics are written for you. Options: Style.',
-			},
-			{
-				name: 'Lyrics',
-				value: 'Lyrics',
-				description: 'Your own lyrics, sung in order ([Verse], [Chorus] marks). Options: Style, Song Title, Voice.',
-			},
-			{
-				name: 'Instrumental',
-				value: 'Instrumental',
-				description: 'No vocals: describe the sound (genre, instruments, tempo). Options: Song Title.',
-			},
-		],
+			['Describe', 'One sentence about the song; the lyrics are written for you. Options: Style.'],
+			['Lyrics', 'Your own lyrics, sung in order ([Verse], [Chorus] marks). Options: Style, Song Title, Voice.'],
+			['Instrumental', 'No vocals: describe the sound (genre, instruments, tempo). Options: Song Title.'],
+		].map(([name, description]) => ({ name, value: name, description })),
 		default: 'Describe',
 		displayOptions: { hide: { kind: ['image', 'video'] } },
 		description:
@@ -157,8 +193,7 @@ export const generateFields: INodeProperties[] = [
 		type: 'resourceMapper',
 		noDataExpression: true,
 		default: { mappingMode: 'defineBelow', value: null },
-		// Every option the model accepts is shown at once, starting at "Model Default (…)".
-		typeOptions: catalogueBox('getModelOptionFields', { singular: 'option', plural: 'options' }, 'Options'),
+		typeOptions: catalogueBox('getModelOptionFields', 'option', 'Options'),
 		description:
 			'Only the options this model accepts, with their allowed values. Each starts at "Model Default (…)": ' +
 			'nothing is sent and the model uses its default.',
@@ -192,74 +227,9 @@ export const generateFields: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		options: [
-			{
-				displayName: 'Driving Audio File',
-				name: 'audioProperty',
-				type: 'string',
-				default: '',
-				displayOptions: { hide: { '/kind': ['image', 'music'] } },
-				description:
-					"Talking-avatar video models only (About the Model says when a model needs it): the name of the input item's " +
-					'file holding the voice, as its Binary tab shows it (MP3, WAV or M4A, up to 50 MB). It is uploaded first; ' +
-					'the price follows its real length.',
-			},
-			{
-				displayName: 'Driving Audio URL',
-				name: 'audioUrl',
-				type: 'string',
-				default: '',
-				displayOptions: { hide: { '/kind': ['image', 'music'] } },
-				description: 'Talking-avatar video models only: an audio address returned by File → Upload',
-			},
-			{
-				displayName: 'End Frame File',
-				name: 'endFrameProperty',
-				type: 'string',
-				default: '',
-				displayOptions: { hide: { '/kind': ['image', 'music'] } },
-				description:
-					"Video models that support it: the name of the input item's file holding the image the clip should end on, " +
-					'as its Binary tab shows it',
-			},
-			{
-				displayName: 'End Frame URL',
-				name: 'endFrameUrl',
-				type: 'string',
-				default: '',
-				displayOptions: { hide: { '/kind': ['image', 'music'] } },
-				description:
-					'Video models that support it (see About the Model): the address of the image the clip should end on',
-			},
-			maxCreditsField,
-			{
-				displayName: 'Negative Prompt',
-				name: 'negativePrompt',
-				type: 'string',
-				typeOptions: { rows: 2 },
-				default: '',
-				displayOptions: { hide: { '/kind': ['music'] } },
-				description:
-					'What to keep out of the result, up to 2,000 characters. Only models that use it accept it (see About the Model).',
-			},
-			requestKeyField,
-			webhookUrlField,
-		],
+		options: additionalFields,
 	},
 ];
-
-/** The Additional Fields an item of each kind leaves out: a Kind expression shows every field. */
-const FRAME_AND_AUDIO = ['audioUrl', 'audioProperty', 'endFrameUrl', 'endFrameProperty'];
-const UNUSED_FIELDS: Record<string, string[]> = {
-	image: FRAME_AND_AUDIO,
-	video: [],
-	music: [...FRAME_AND_AUDIO, 'negativePrompt'],
-};
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['generation'], operation: ['generate'] } },
-	generateFields,
-);
 
 /** Reads one item into its run request, checked: throws its refusal before anything that could spend credits. */
 export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promise<RunRequest> {
@@ -278,7 +248,9 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 	const prompt = readRequestText(ctx, 'prompt', 'Prompt', itemIndex);
 	const musicMode = kind === 'music' ? String(param('musicMode', '') || '') || undefined : undefined;
 	const additional = Object.entries(param('additionalFields', {}) as IDataObject);
-	const fields = Object.fromEntries(additional.filter(([name]) => !UNUSED_FIELDS[kind].includes(name)));
+	const hidden = (name: string) =>
+		additionalFields.some((f) => f.name === name && f.displayOptions?.hide?.['/kind']?.includes(kind));
+	const fields = Object.fromEntries(additional.filter(([name]) => !hidden(name)));
 	const list = (name: string) => (kind === 'music' ? [] : splitList(param(name, '')));
 	const [imageProps, imageUrls] = [list('referenceImageProperties'), list('referenceImageUrls')];
 	// Model left empty: the kind's cheapest free-tier model, read from the catalogue now (the editor says which).
@@ -304,7 +276,6 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 	return await checkedRequest(ctx, { itemIndex, model, body, images, endFrame, audio }, fields, problems);
 }
 
-/** Its runs are paid for (the operation contract's startsRuns). */
 export const startsRuns = true;
 
 /**

@@ -1,6 +1,5 @@
 // Generation → Get: one run by id (reading settles it with the provider), with its files.
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readRunId } from '../../../shared/fields';
 import { runToItem } from '../../run/runOutput';
@@ -9,13 +8,11 @@ import { getRun } from '../../run/waitForRun';
 import { downloadOutputsFields, runIdField, waitingCollection } from '../descriptions';
 import type { ItemExecutor } from '../operation';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	runIdField,
 	...downloadOutputsFields('Whether to download the files of a finished run into the item as binary data'),
 	waitingCollection(['binaryProperty', 'requestTimeoutSeconds']),
 ];
-
-export const description = updateDisplayOptions({ show: { resource: ['generation'], operation: ['get'] } }, properties);
 
 export const itemsAtOnce = 'runs';
 

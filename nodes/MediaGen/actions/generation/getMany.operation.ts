@@ -1,14 +1,13 @@
 // Generation → Get Many: runs newest first, following `next_before` for "Return All" or until the
 // limit; kind, model and status filters are applied to what the API returns.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../../shared/fields';
 import { apiRequest } from '../../../shared/transport';
 import { generationListProblem } from '../../../shared/responseChecks';
 import { runJson, type RunRecord } from '../../../shared/records';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Return All',
 		name: 'returnAll',
@@ -72,20 +71,12 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['generation'], operation: ['getMany'] } },
-	properties,
-);
-
-/** Runs once per input item (as n8n's own list operations do), each result paired with that item. */
 export async function executeItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', itemIndex, 50)));
 	const filters = this.getNodeParameter('runFilters', itemIndex, {}) as IDataObject;
-	const pageSize = Math.min(
-		100,
-		Math.max(1, Number((this.getNodeParameter('listOptions', itemIndex, {}) as IDataObject).pageSize ?? 100)),
-	);
+	const { pageSize } = this.getNodeParameter('listOptions', itemIndex, {}) as IDataObject;
+	const limitPerPage = Math.min(100, Math.max(1, Number(pageSize ?? 100)));
 	const matches = (r: RunRecord) =>
 		(!filters.kind || r.kind === filters.kind) &&
 		(!filters.model || r.model === String(filters.model).trim()) &&
@@ -93,12 +84,10 @@ export async function executeItem(this: IExecuteFunctions, itemIndex: number): P
 	const out: INodeExecutionData[] = [];
 	let before: number | null | undefined;
 	do {
-		const qs: IDataObject = { limit: pageSize };
-		if (before) qs.before = before;
 		const page = await apiRequest<{ generations: RunRecord[]; next_before: number | null }>(this, {
 			method: 'GET',
 			path: '/generations',
-			qs,
+			qs: before ? { limit: limitPerPage, before } : { limit: limitPerPage },
 			retryTransient: 2,
 			itemIndex,
 			expect: generationListProblem,

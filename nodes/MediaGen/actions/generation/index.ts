@@ -3,6 +3,7 @@
 // n8n's own; the operation's description says what it costs and returns.
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationFields } from '../operation';
 import * as estimateCost from './estimateCost.operation';
 import * as generate from './generate.operation';
 import * as get from './get.operation';
@@ -22,7 +23,6 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Estimate Cost',
 				value: 'estimateCost',
-				// As an AI tool, n8n describes it to the agent as "<action> in Media Generation".
 				action: 'Estimate the cost of runs',
 				description:
 					'Free: price each run before generating (same fields and checks as Generate, nothing sent), with the ' +
@@ -50,9 +50,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'generate',
 	},
-	...estimateCost.description,
-	...generate.description,
-	...get.description,
-	...getMany.description,
-	...wait.description,
+	...operationFields('generation', operations),
 ];

@@ -1,6 +1,5 @@
 // Generation → Wait: waits for an existing run to finish (same polling and outputs as Generate).
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { readRunId } from '../../../shared/fields';
 import { runToItem } from '../../run/runOutput';
@@ -9,16 +8,11 @@ import { getRun, waitForRun } from '../../run/waitForRun';
 import { downloadOutputsFields, runIdField, waitingCollection } from '../descriptions';
 import type { ItemExecutor } from '../operation';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	runIdField,
 	...downloadOutputsFields('Whether to download the finished files into the item as binary data'),
 	waitingCollection(),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['generation'], operation: ['wait'] } },
-	properties,
-);
 
 export const itemsAtOnce = 'runs';
 

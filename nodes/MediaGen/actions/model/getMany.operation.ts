@@ -1,11 +1,10 @@
 // Model → Get Many: the model catalogue, one item per model, filterable by kind and free tier.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { kindFilter } from '../../../shared/fields';
 import { getModels } from '../../catalogue/catalogue';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	{
 		displayName: 'Filters',
 		name: 'modelFilters',
@@ -25,9 +24,6 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['model'], operation: ['getMany'] } }, properties);
-
-/** Runs once per input item (as n8n's own list operations do), each result paired with that item. */
 export async function executeItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const models = await getModels(this);
 	const filters = this.getNodeParameter('modelFilters', itemIndex, {}) as IDataObject;

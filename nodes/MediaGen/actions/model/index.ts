@@ -1,6 +1,7 @@
 // Model: the model catalogue.
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationFields } from '../operation';
 import * as getMany from './getMany.operation';
 
 export const operations = { getMany };
@@ -17,5 +18,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getMany',
 	},
-	...getMany.description,
+	...operationFields('model', operations),
 ];
