@@ -1,5 +1,4 @@
-// Checks made before any credit is spent, each naming the field and what is allowed; checkedRequest applies them all
-// to an item's request.
+// Checks made before any credit is spent, each naming the field and what is allowed.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -31,32 +30,16 @@ export function isPrivateHost(host: string): boolean {
 	return PRIVATE_HOST.test(host) || /\.(local|internal|localhost)$/i.test(host);
 }
 
-/** Whether the service at `apiBaseUrl` runs on that same private host (a local sandbox), so it can reach it. */
-function serviceIsOnHost(apiBaseUrl: string, host: string): boolean {
-	try {
-		return new URL(apiBaseUrl).hostname === host;
-	} catch {
-		return false;
-	}
-}
-
 /**
- * The shape check of every address field: a full https:// URL. Plain http is accepted only on this machine's loopback
- * (a local sandbox); the service itself refuses it elsewhere. Addresses the service delivers to have stricter rules:
- * checkWebhookUrl below, and the resume URL's in pause/pauseRuns.ts.
+ * Every address field: a full https:// URL, plain http only on this machine's loopback (a local sandbox). Addresses
+ * the service delivers to have stricter rules: checkWebhookUrl below, and the resume URL's in pause/pauseRuns.ts.
  */
 export function checkHttpsUrl(url: string, field: string, example: string): string | undefined {
-	let parsed: URL;
-	try {
-		parsed = new URL(url);
-	} catch {
-		return `${field}: "${url.slice(0, 80)}" is not a URL. Use a full https:// address, ${example}.`;
-	}
-	const loopback = LOOPBACK_HOSTS.includes(parsed.hostname);
-	if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && loopback)) {
-		return `${field}: "${url.slice(0, 80)}" must start with https:// (the service accepts only https addresses).`;
-	}
-	return undefined;
+	const shown = url.slice(0, 80);
+	if (!URL.canParse(url)) return `${field}: "${shown}" is not a URL. Use a full https:// address, ${example}.`;
+	const { protocol, hostname } = new URL(url);
+	if (protocol === 'https:' || (protocol === 'http:' && LOOPBACK_HOSTS.includes(hostname))) return undefined;
+	return `${field}: "${shown}" must start with https:// (the service accepts only https addresses).`;
 }
 
 /** The service delivers finished runs only to https addresses on public hosts (its delivery rules). */
@@ -66,7 +49,8 @@ export function checkWebhookUrl(url: string, apiBaseUrl: string): string | undef
 	const shape = checkHttpsUrl(url, 'Webhook URL', 'for example the Production URL of a Media Generation Trigger');
 	if (shape) return shape;
 	const host = new URL(url).hostname;
-	if (isPrivateHost(host) && !serviceIsOnHost(apiBaseUrl, host)) {
+	// A service on that same private host (a local sandbox) can reach it.
+	if (isPrivateHost(host) && !(URL.canParse(apiBaseUrl) && new URL(apiBaseUrl).hostname === host)) {
 		return (
 			`Webhook URL: ${host} is a private or local address, and the service delivers only to public https ` +
 			`addresses. Use an address the internet can reach, for example the Production URL of a Media Generation ` +
@@ -119,13 +103,12 @@ export function checkRequest(
 		problems.push(`Reference Images: ${images.length} given; ${model.name} takes at most ${max}.`);
 	if (endFrame && (model.kind !== 'video' || model.end_frame === false))
 		problems.push(`End Frame: ${model.name} does not support an end frame; remove it.`);
-	if (audio && !model.inputs.includes('audio')) {
+	if (audio && !model.inputs.includes('audio'))
 		problems.push(
 			`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick such ` +
 				`a model.`,
 		);
-	}
-	if (!audio && model.inputs.includes('audio'))
+	else if (!audio && model.inputs.includes('audio'))
 		problems.push(
 			`Driving Audio: ${model.name} is a talking-avatar model and needs an audio file (binary property or URL).`,
 		);
@@ -141,22 +124,19 @@ export function checkSettings(fields: IDataObject, apiBaseUrl: string): string[]
 	if (webhookProblem) problems.push(webhookProblem);
 	if (requestKey.length > REQUEST_KEY_MAX)
 		problems.push(`Request Key is ${requestKey.length} characters long; the limit is ${REQUEST_KEY_MAX}.`);
-	const { maxCredits } = fields;
-	const cap = Number(maxCredits);
-	if (maxCredits !== undefined && maxCredits !== '' && maxCredits !== null && !(Number.isFinite(cap) && cap >= 0)) {
+	const cap = readMaxCredits(fields);
+	if (cap !== undefined && !(Number.isFinite(cap) && cap >= 0))
 		problems.push(
-			`Max Credits per Execution is ${JSON.stringify(maxCredits)}; enter a number of credits, 0 or more, ` +
+			`Max Credits per Execution is ${JSON.stringify(fields.maxCredits)}; enter a number of credits, 0 or more, ` +
 				`or remove the field for no cap.`,
 		);
-	}
 	return problems;
 }
 
 /**
- * The item's request once checked against its model and its Additional Fields as entered (`fields`: Webhook URL,
- * Request Key, Max Credits), with its key, settings and cap. One refusal names every problem, the operation's own
- * (`problems`) first, and the model's limits when a problem is about one (beside a free-tier refusal they would read
- * as a second, unrelated reason).
+ * The item's request checked against its model and its Additional Fields as entered, with its key, settings and cap.
+ * One refusal names every problem, the operation's own (`problems`) first, and the model's limits only when a problem
+ * is about one (beside a free-tier refusal they would read as a second, unrelated reason).
  */
 export async function checkedRequest(
 	ctx: IExecuteFunctions,
@@ -168,20 +148,16 @@ export async function checkedRequest(
 	const freeModelIds = identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx)) : undefined;
 	problems.push(...checkRequest(read, identity.kind, freeModelIds), ...checkSettings(fields, identity.baseUrl));
 	for (const source of [...read.images, read.endFrame, read.audio]) {
-		const problem =
-			source &&
-			'url' in source &&
-			checkHttpsUrl(source.url, source.field, 'for example a URL returned by File → Upload');
+		if (!source || !('url' in source)) continue;
+		const problem = checkHttpsUrl(source.url, source.field, 'for example a URL returned by File → Upload');
 		if (problem) problems.push(problem);
 	}
 	if (problems.length) {
 		const message = problems.length === 1 ? problems[0] : `${problems.length} problems: ${problems.join(' ')}`;
 		const aboutLimits = problems.some((p) => /^(Prompt is \d|Reference Images: \d)/.test(p));
-		const limits = aboutLimits ? describeLimits(read.model, read.body.options as Record<string, unknown>) : '';
-		throw new NodeOperationError(ctx.getNode(), message, {
-			...(limits ? { description: limits } : {}),
-			itemIndex: read.itemIndex,
-		});
+		const options = read.body.options as Record<string, unknown>;
+		const description = aboutLimits ? describeLimits(read.model, options) : undefined;
+		throw new NodeOperationError(ctx.getNode(), message, { description, itemIndex: read.itemIndex });
 	}
 	const text = (name: string) => String(fields[name] ?? '').trim() || undefined;
 	const body: IDataObject = { ...read.body };

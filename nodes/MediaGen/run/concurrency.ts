@@ -5,7 +5,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiRequest, identityOf } from '../../shared/transport';
 import { identityProblem } from '../../shared/responseChecks';
 
-/** GET /me: the account (balance, how many runs it may have in flight, tier …); Account → Get outputs it whole. */
+/** GET /me: the account (balance, concurrency, tier …); Account → Get outputs it whole. */
 export async function readAccount(ctx: IExecuteFunctions, itemIndex?: number): Promise<IDataObject> {
 	const me = await apiRequest<IDataObject>(ctx, {
 		method: 'GET',
@@ -19,8 +19,7 @@ export async function readAccount(ctx: IExecuteFunctions, itemIndex?: number): P
 
 /** As many items at once as the identity may have runs in flight, at most 20. */
 export async function concurrencyOf(ctx: IExecuteFunctions, items: number): Promise<number> {
-	if (items <= 1) return 1;
-	if ((await identityOf(ctx)).kind === 'anonymous') return 1;
+	if (items <= 1 || (await identityOf(ctx)).kind === 'anonymous') return 1;
 	try {
 		const n = Number((await readAccount(ctx))?.concurrency);
 		return Number.isFinite(n) && n >= 1 ? Math.min(Math.floor(n), 20) : 1;

@@ -1,9 +1,6 @@
-// The one place that predicts what a run will cost, for the spending cap and for Estimate Cost. The spec fixes a
-// run's price at submission from its model, resolution, length and audio, so a run at the model's defaults costs the
-// catalogue's price; else what this account was charged for the same model and price options, in its run history
-// (GET /generations, at most HISTORY_PAGES pages, read once per execution) or among the runs this step already sent;
-// else it is unknown, saying why. A talking-avatar run is priced on the driving audio's length, which only the
-// service measures: only an earlier run with the same audio address tells it.
+// What a run will cost, for the spending cap and Estimate Cost. The spec fixes the price from model, resolution,
+// length and audio: at the model's defaults the catalogue's price, else what this account paid for the same model and
+// price options (its run history, or runs this step sent), else unknown, saying why.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { CatalogueModel, RunRecord } from '../../shared/records';
@@ -41,7 +38,7 @@ export function priceOptions(model: CatalogueModel, options: Record<string, unkn
 }
 
 function sameValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-	return [...new Set([...Object.keys(a), ...Object.keys(b)])].every((k) => String(a[k]) === String(b[k]));
+	return [...Object.keys(a), ...Object.keys(b)].every((k) => String(a[k]) === String(b[k]));
 }
 
 /** Whether the options cost the catalogue's price: resolution, length and sound at the model's defaults. */
@@ -97,7 +94,7 @@ export class PriceBook {
 		return { credits: null, basis: 'unknown', why };
 	}
 
-	/** Records a run the service accepted for `request` (its body as sent): later runs like it cost the same. */
+	/** Records a run the service accepted for `request`: later runs like it cost the same. */
 	learn(request: Priced, run: { id: string; cost: number }): void {
 		const cost = Number(run.cost);
 		if (!Number.isFinite(cost) || cost <= 0) return; // a free run says nothing of the price
@@ -126,10 +123,7 @@ export class PriceBook {
 	}
 }
 
-/**
- * The basis as Estimate Cost shows it, in a buyer's words: "list price", "what your last identical run cost (run
- * <id>)" or "unknown: <why>" (recipes look for the "unknown" start).
- */
+/** The basis as Estimate Cost shows it, in a buyer's words (recipes look for the "unknown" start). */
 export function describeBasis(price: Price): string {
 	if (price.basis === 'catalogue default') return 'list price';
 	if (price.basis === 'earlier run') return `what your last identical run cost (run ${price.runId})`;
@@ -140,9 +134,8 @@ export function describeBasis(price: Price): string {
 export const HISTORY_PAGES = 3;
 
 /**
- * History reads by execution and identity, so a loop's later passes and a batch's items share one read, for 10
- * minutes. Safe with several n8n processes: an entry only saves a read (a process without it reads the history
- * itself), and a read is never shared between executions or identities.
+ * History reads by execution and identity, shared by a loop's passes for 10 minutes. Safe with several n8n
+ * processes: an entry only saves a read, never shared between executions or identities.
  */
 const readThisExecution = new Map<string, { at: number; value: Promise<History> }>();
 

@@ -1,7 +1,6 @@
 // Request keys: the service returns the first run for a repeated key and charges nothing, so every submission
-// carries one. Defaults are unique per n8n instance, execution, node, loop pass and item; a typed key shared by items
-// gets the item number; a refunded (FAILED) run's key is followed by -r2, -r3 … Items are numbered from 1 in both, so
-// one expression form names every item's key when the step is run again (requestKeyAdvice).
+// carries one. Items are numbered from 1 in every key, so one expression form names every item's key when the step is
+// run again (requestKeyAdvice).
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { isToolCall, toolCallKey } from './toolCall';
@@ -16,9 +15,8 @@ function withSuffix(base: string, suffix: string): string {
 }
 
 /**
- * Same n8n instance, execution, node, loop pass ($runIndex) and item → same key, so a retry is never charged twice;
- * the instance part keeps two n8n instances (whose execution ids both start at 1) apart. A tool call has no such
- * identity and gets a key of its own.
+ * Same n8n instance (two instances' execution ids both start at 1), execution, node, loop pass and item → same key,
+ * so a retry is never charged twice. A tool call has no such identity and gets a key of its own.
  */
 export function defaultRequestKey(ctx: IExecuteFunctions, itemIndex: number): string {
 	let instance = '';
@@ -82,23 +80,18 @@ export function assignRequestKeys(
 }
 
 /** Whether sending `first` again arrives at `key`: the node moves on to -r2 … only past refunded runs. */
-function reaches(first: string, key: string): boolean {
-	if (first.length > REQUEST_KEY_MAX) return false;
-	for (let attempt = 1; attempt <= MAX_FRESH_RUNS; attempt++) if (retryKey(first, attempt) === key) return true;
-	return false;
-}
+const reaches = (first: string, key: string) =>
+	first.length <= REQUEST_KEY_MAX &&
+	Array.from({ length: MAX_FRESH_RUNS }, (_, n) => retryKey(first, n + 1)).includes(key);
 
 /** The base B when every item's key is "B-<item number>" (or its -r2 …): B-{{ $itemIndex + 1 }} sends each. */
 function numberedBase(items: SentKey[]): string | undefined {
-	const first = items[0];
-	const number = `-${first.itemIndex + 1}`;
-	for (const candidate of [first.key, first.key.replace(/-r\d+$/, '')]) {
-		if (!candidate.endsWith(number)) continue;
-		const base = candidate.slice(0, -number.length);
-		if (/[{}"]/.test(base)) continue;
-		if (items.every((k) => reaches(`${base}-${k.itemIndex + 1}`, k.key))) return base;
-	}
-	return undefined;
+	const { key, itemIndex } = items[0];
+	const number = `-${itemIndex + 1}`;
+	return [key, key.replace(/-r\d+$/, '')]
+		.filter((candidate) => candidate.endsWith(number))
+		.map((candidate) => candidate.slice(0, -number.length))
+		.find((base) => !/[{}"]/.test(base) && items.every((k) => reaches(`${base}-${k.itemIndex + 1}`, k.key)));
 }
 
 /** A string literal for an n8n expression that holds no quote, brace or backslash of its own. */
@@ -108,10 +101,8 @@ function jsString(text: string): string {
 
 /**
  * The one wording of "run this step again with …" that gets a step's runs back without paying again: what to put in
- * Request Key so that every item of the same input is sent the very key it was sent. One input item: its key.
- * Several: an expression giving each item its own key (so none is shared, and none numbered, however many items are
- * ready): B-{{ $itemIndex + 1 }} where the keys allow it, else each item's key listed; keys the user's expression
- * gave each item: the field as it is.
+ * Request Key so that every item of the same input is sent the very key it was sent. Several items get an expression
+ * giving each its own key, so none is shared, and none numbered, however many items are ready.
  */
 export function requestKeyAdvice(batch: BatchKeys): string {
 	const field = 'Additional Fields → Request Key';

@@ -1,9 +1,6 @@
-// Errors about runs keep what the user needs to find the run again (id, request key, status, cost, refund) in one
-// typed structure, so error items and batch reports read the same fields. An error kept as data (pause mode records
-// an item's refusal and shows it after the pause) is a Refusal. Wherever a step stops after some of its runs were paid
-// for (poll batch, pause set-up, resume), one wording says which runs cost credits (or may have: a submission whose
-// answer was lost), how to get their files without paying again, and which items never started (they cost nothing);
-// the list (chargedRunOf per item) goes both into the error's description and into its context (`paidRuns`).
+// Errors about runs keep what finds the run again (id, request key, status, cost, refund) in their context, so error
+// items and batch reports read the same fields. Wherever a step stops after some of its runs were paid for, one
+// wording (withPaidRuns) says which runs cost or may have cost credits, and how to get them without paying again.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -11,15 +8,12 @@ import type { RunRecord } from '../../shared/records';
 import { isLostAnswer, MediaGenApiError } from '../../shared/transport';
 import { requestKeyAdvice, type BatchKeys } from './requestKey';
 
-/**
- * The one wording of a refusal before anything was sent, so no run was made or charged: the batch path says it of a
- * step or an item it refused (batch/prepareItems.ts), the spending cap of a batch over the cap.
- */
+/** The one wording of a refusal before anything was sent (a step or item refused, a batch over the cap). */
 export const NOTHING_SENT = 'Nothing was submitted and nothing was charged';
 
 /**
- * One failed request in brief, for a message about a run that may be charged: a service answer by its status and
- * code only, since its table wording ("nothing was charged") speaks of that request, not of the run.
+ * One failed request in brief: a service answer by its status and code only, since its wording ("nothing was
+ * charged") speaks of that request, not of the run, which may be charged.
  */
 export function failureInBrief(error: unknown): string {
 	if (error instanceof MediaGenApiError && !isLostAnswer(error) && error.httpCode)
@@ -59,9 +53,8 @@ export function addRunDetails<E>(error: E, details: RunDetails): E {
 	const target = error as WithContext;
 	if (!target || typeof target !== 'object') return error;
 	target.context ??= {};
-	for (const key of DETAIL_KEYS) {
+	for (const key of DETAIL_KEYS)
 		if (details[key] !== undefined && target.context[key] === undefined) target.context[key] = details[key];
-	}
 	return error;
 }
 
@@ -89,10 +82,7 @@ export function runError(
 	return addRunDetails(error, detailsOfRun(run, requestKey));
 }
 
-/**
- * A FAILED run is refunded automatically; of a CANCELED one (never produced by the API so far) only its record's
- * status and cost are known.
- */
+/** A FAILED run is refunded automatically; of a CANCELED one only its record's status and cost are known. */
 export function failedRunError(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,
@@ -136,8 +126,8 @@ export function refusalOf(error: unknown): Refusal {
 }
 
 /**
- * A "Continue On Fail" item for a failed item: what it asked for (kind, model, prompt; app and look for Run Look),
- * the message, what to do, and the run details (its run ID also as `id`, as successful items have it).
+ * A "Continue On Fail" item for a failed item: what it asked for, the message, what to do, and the run details (its
+ * run ID also as `id`, as successful items have it).
  */
 export function errorItem(error: unknown, itemIndex: number, asked: IDataObject = {}): INodeExecutionData {
 	const e = error as { message?: string; description?: string | null; httpCode?: string | null };
@@ -166,7 +156,7 @@ export interface PaidRun {
  * in its error) unless refunded, or its request key when the submission's answer was lost. Undefined: nothing.
  */
 export function chargedRunOf(itemIndex: number, run?: RunRecord, error?: unknown): PaidRun | undefined {
-	const details = error === undefined ? {} : runDetailsOf(error);
+	const details = runDetailsOf(error);
 	const id = details.runId ?? run?.id;
 	const requestKey = details.requestKey;
 	if (!id) return details.mayBeCharged ? { itemIndex, ...(requestKey ? { requestKey } : {}) } : undefined;
@@ -185,52 +175,39 @@ function facts(run: PaidRun, withCost: boolean): string {
 }
 
 export function paidRunsNote(runs: PaidRun[], batch?: BatchKeys): string {
-	const known = runs.filter((run) => run.id);
-	const unanswered = runs.filter((run) => !run.id && !run.unconfirmed);
-	const unconfirmed = runs.filter((run) => run.unconfirmed);
-	const notes: string[] = [];
+	const known = runs.filter((run) => run.id).map((run) => `${run.id} (${facts(run, true)})`);
+	const unanswered = runs.filter((run) => !run.id && !run.unconfirmed).map((run) => facts(run, false));
+	const unconfirmed = runs.filter((run) => run.unconfirmed).map((run) => facts(run, false));
 	const retype = batch ? requestKeyAdvice(batch) : "Additional Fields → Request Key set to the item's request key";
 	const getBack =
 		`run this step again with ${retype}: the service returns the run it made for each key (or makes one if it ` +
 		'made none) and charges nothing twice.';
-	if (known.length) {
-		notes.push(
-			`Runs of this step already paid for: ${known.map((run) => `${run.id} (${facts(run, true)})`).join('; ')}. ` +
+	const notes = [
+		known.length &&
+			`Runs of this step already paid for: ${known.join('; ')}. ` +
 				'Their files are not passed on because the step failed: get them with Generation → Get (Run ID), which ' +
 				'charges nothing (Generation → Wait for a run still going), or turn on "Continue On Fail" (Settings) so ' +
 				'finished items are passed on beside the error.',
-		);
-	}
-	if (unanswered.length) {
-		notes.push(
+		unanswered.length &&
 			'Submissions whose answer was lost, so they may have been charged: ' +
-				`${unanswered.map((run) => facts(run, false)).join('; ')}. To get their runs without paying again, ${getBack}`,
-		);
-	}
-	if (unconfirmed.length) {
-		notes.push(
+				`${unanswered.join('; ')}. To get their runs without paying again, ${getBack}`,
+		unconfirmed.length &&
 			'Items this n8n process cannot tell were submitted or not (it did not send them: n8n restarted, or another ' +
 				'process handled the batch), so they may have been charged: ' +
-				`${unconfirmed.map((run) => facts(run, false)).join('; ')}. ` +
-				`To get their runs, if they were made, without paying again, ${getBack}`,
-		);
-	}
-	return notes.join(' ');
+				`${unconfirmed.join('; ')}. To get their runs, if they were made, without paying again, ${getBack}`,
+	];
+	return notes.filter(Boolean).join(' ');
 }
 
 /** Item numbers as a person counts them (from 1), the first five and how many more. */
 function listItems(indexes: number[]): string {
-	if (indexes.length <= 6) return indexes.map((i) => i + 1).join(', ');
-	return `${indexes
-		.slice(0, 5)
-		.map((i) => i + 1)
-		.join(', ')} and ${indexes.length - 5} more`;
+	const shown = (indexes.length <= 6 ? indexes : indexes.slice(0, 5)).map((i) => i + 1).join(', ');
+	return indexes.length <= 6 ? shown : `${shown} and ${indexes.length - 5} more`;
 }
 
 /**
- * Adds the note to an error's description (what n8n shows under the message) and the runs to its context
- * (`paidRuns`), and which items of a stopped batch were never started (they cost nothing). `batch`: the step's
- * request keys, for the advice to send them again.
+ * Adds the note on paid runs and on items never started (they cost nothing) to an error's description, and the runs
+ * to its context (`paidRuns`). `batch`: the step's request keys, for the advice to send them again.
  */
 export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] = [], batch?: BatchKeys): E {
 	const unstarted = notStarted.length ? `Items ${listItems(notStarted)} were not started and cost nothing.` : '';
@@ -238,7 +215,7 @@ export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] 
 	if (!note) return error;
 	const e = error as { description?: string | null; context?: IDataObject };
 	e.description = e.description ? `${e.description}\n\n${note}` : note;
-	if (runs.length && typeof e === 'object') {
+	if (runs.length) {
 		e.context ??= {};
 		e.context.paidRuns = runs.map((run) => ({
 			item: run.itemIndex + 1,

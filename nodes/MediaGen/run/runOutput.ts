@@ -8,11 +8,10 @@ import type {
 	IWebhookFunctions,
 	NodeExecutionHint,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, runJson, type RunRecord } from '../../shared/records';
-import { addRunDetails, detailsOfRun, failedRunError } from './runErrors';
+import { failedRunError, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
 import { CAP_CODE } from './spendingCap';
 import { TIME_LIMIT_CODE } from './timeLimit';
@@ -37,30 +36,25 @@ export async function runToItem(
 			item.binary = files.binary;
 			json.files = files.files as unknown as IDataObject[];
 		} catch (error) {
-			const failure = new NodeOperationError(
-				ctx.getNode(),
+			throw runError(
+				ctx,
+				run,
 				`Run ${run.id} succeeded, but downloading its files failed: ${(error as Error).message}`,
-				{
-					description:
-						`The files stay available at their URLs (in "outputs"). Run Generation → Get with run ID ` +
-						`${run.id} to download them again; nothing more is charged.`,
-					itemIndex,
-				},
+				`The files stay available at their URLs (in "outputs"). Run Generation → Get with run ID ` +
+					`${run.id} to download them again; nothing more is charged.`,
+				itemIndex,
+				requestKey,
 			);
-			throw addRunDetails(failure, detailsOfRun(run, requestKey));
 		}
 	}
-	if (!FINAL_STATUSES.includes(run.status)) {
+	if (!FINAL_STATUSES.includes(run.status))
 		json.note = 'Not waited for: use Generation → Wait or the Media Generation Trigger to get the result.';
-	}
 	return item;
 }
 
 /**
  * Under On Error → "Continue (using error output)", each failed item in the shape n8n sends to the error output: n8n
- * routes an item there (also on a resume) only when `error` and `message` are its only fields (n8n-core's
- * handleNodeErrorOutput, 1.123.81 and 2.41.1), so the error names the run and the message says what came back and
- * what to do. An `error` object would be routed too, but cut down to its message first (normalizeNodeErrors).
+ * routes an item there only when `error` and `message` are its only fields (n8n-core's handleNodeErrorOutput).
  */
 export function withErrorOutput(
 	ctx: IExecuteFunctions | IWebhookFunctions,
@@ -80,12 +74,10 @@ export function isErrorOutputItem(json: IDataObject): boolean {
 }
 
 /**
- * Every item of one output with the same top-level fields, null where an item has none: n8n's Table view shows a red
- * "undefined" in a cell whose field only other items have (a failed item lacks a run's cost; no run has its
- * `description`). Field order: first seen, item by item.
+ * Every item of one output with the same top-level fields (first seen first), null where an item has none: n8n's
+ * Table view shows a red "undefined" in a cell whose field only other items have.
  */
 export function withSameColumns(items: INodeExecutionData[]): INodeExecutionData[] {
-	if (items.length < 2) return items;
 	const columns = new Set(items.flatMap((item) => Object.keys(item.json)));
 	for (const item of items) for (const key of columns) if (!(key in item.json)) item.json[key] = null;
 	return items;
@@ -105,10 +97,7 @@ function itemList(positions: number[]): string {
 
 const warning = (message: string): NodeExecutionHint => ({ message, type: 'warning', location: 'outputPane' });
 
-/**
- * What a user should notice without opening an item, as execution hints above the output, read from the items:
- * runs still going when the time limit passed, items it kept from being sent, items Max Credits refused.
- */
+/** What a user should notice without opening an item, as execution hints: time limits passed, cap refusals. */
 export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 	const late: number[] = [];
 	const unsent: number[] = [];

@@ -1,9 +1,5 @@
-// One item's run request, from the item to the POST body. Generate and Run Look each read their fields into it, and
-// checkedRequest (checkRequest.ts) checks it and adds its key, settings and cap; the price book, the spending cap, the
-// batch path, error items and pause mode read it. Binary files are uploaded just before submitting (free).
-// A text field (the Prompt) is read so that an expression giving nothing never becomes a paid run: n8n hands the
-// node undefined for {{ $json.prompt }} on an item without `prompt`, or null (Estimate Cost's summary item), and
-// String() of those would send the words "undefined" or "null". Fixed text is sent as typed.
+// One item's run request, from the item to the POST body: Generate and Run Look read their fields into it, and
+// checkedRequest (checkRequest.ts) checks it and adds its key, settings and cap.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -76,7 +72,10 @@ function shortened(expression: string): string {
 	return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
-/** The text of a field sent to the service; an expression giving undefined or null refuses the item. */
+/**
+ * The text of a field sent to the service. An expression giving undefined (an item without the field) or null refuses
+ * the item, since String() of those would send the words "undefined" or "null" as a paid run; fixed text is as typed.
+ */
 export function readRequestText(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
 	const value = ctx.getNodeParameter(name, itemIndex, '') as unknown;
 	const raw = ctx.getNodeParameter(name, itemIndex, '', { rawExpressions: true }) as unknown;
@@ -93,9 +92,7 @@ export function readRequestText(ctx: IExecuteFunctions, name: string, label: str
 				`summary is true (for example with a Filter node) before this step.`
 			: `${field ? `Give every item a "${field}" field` : 'Make the expression give text for every item'}, or leave ` +
 				`out the items without one (for example with a Filter node) before this step.`;
-	throw new NodeOperationError(
-		ctx.getNode(),
-		`${label}: the expression ${shortened(raw.slice(1))} gave nothing: ${whatTheItemHas(json, field, value)}.`,
-		{ description: skip, itemIndex },
-	);
+	const has = whatTheItemHas(json, field, value);
+	const message = `${label}: the expression ${shortened(raw.slice(1))} gave nothing: ${has}.`;
+	throw new NodeOperationError(ctx.getNode(), message, { description: skip, itemIndex });
 }

@@ -1,10 +1,6 @@
-// "Max Credits per Execution", all of it: where the spending cap is decided, and every refusal and its wording.
-// The total adds up runs as the service accepts them (less refunds of failed runs); a submission whose price
-// (priceBook.ts) would take it over the cap is refused. A run of unknown price is sent only while the total is under
-// the cap, and alone (submissions under a cap go one at a time, each waiting for the answer, which carries the
-// price), so the cap is passed by at most one such run. A submission whose answer was lost counts at its predicted
-// price (it may have been charged), a run its error names at its cost. Before anything is sent, a batch whose known
-// prices alone cross the cap is refused (without Continue On Fail); pause mode counts its later runs before pausing.
+// "Max Credits per Execution": the total adds up runs as the service accepts them (less refunds); a submission whose
+// price (priceBook.ts) would cross the cap is refused. Submissions under a cap go one at a time, each waiting for the
+// answer (which carries the price), so a run of unknown price goes only under the cap and alone.
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -28,22 +24,12 @@ const CAP_BOUND =
 /** The errorCode of an item the cap refused (its hint reads it: runOutput.ts). */
 export const CAP_CODE = 'spending_cap';
 
-/**
- * Where the total lives in the node's context data, which n8n saves with the execution: every pass of the step in
- * the execution counts it wherever it runs (after a pause, on another worker, after a restart).
- */
+/** The total's key in the node's context data, saved with the execution: every pass of the step counts it. */
 export const CAP_TOTAL_KEY = 'mediaGenCapTotal';
 
-interface Total {
-	spent: number;
-	/** Runs already added: a repeated request key (a retry) returns the same run, charged once. */
-	counted: string[];
-}
-
 /**
- * Totals of steps n8n runs without execution data (an MCP client's tool calls), kept a day in this process: nothing
- * else belongs to all the calls of that node. Safe with several n8n processes: such calls have no execution to share,
- * so each process caps the calls it runs; every step with execution data keeps its total in that data instead.
+ * Totals of steps n8n runs without execution data (an MCP client's tool calls), kept a day in this process. Safe with
+ * several n8n processes: such calls have no execution to share, so each process caps the calls it runs.
  */
 const unsavedTotals = new Map<string, { store: IDataObject; at: number }>();
 const FORGET_AFTER_MS = 24 * 3600_000;
@@ -60,27 +46,24 @@ function capStore(ctx: IExecuteFunctions): IDataObject {
 	for (const [k, v] of unsavedTotals) if (now - v.at > FORGET_AFTER_MS) unsavedTotals.delete(k);
 	const node = ctx.getNode();
 	const key = `${executionId ?? 'manual'}|${node.id ?? node.name}`;
-	const entry = unsavedTotals.get(key) ?? { store: {}, at: now };
-	entry.at = now;
-	unsavedTotals.set(key, entry);
-	return entry.store;
+	const store = unsavedTotals.get(key)?.store ?? {};
+	unsavedTotals.set(key, { store, at: now });
+	return store;
 }
 
 export class SpendingCap {
 	private queue: Promise<unknown> = Promise.resolve();
 
-	private readonly total: Total;
+	/** `counted`: runs already added, since a repeated request key (a retry) returns the same run, charged once. */
+	private readonly total: { spent: number; counted: string[] };
 
-	/**
-	 * @param store the node's context data in this execution (`getContext('node')`), where the total is kept
-	 * @param book the batch's price book, which also learns the price of every run accepted here
-	 */
+	/** `store`: where the total is kept (capStore); `book` also learns the price of every run accepted here. */
 	constructor(
 		readonly cap: number,
 		store: IDataObject,
 		readonly book: PriceBook,
 	) {
-		const saved = store[CAP_TOTAL_KEY] as Partial<Total> | undefined;
+		const saved = store[CAP_TOTAL_KEY] as { spent?: unknown; counted?: unknown } | undefined;
 		this.total = {
 			spent: Number(saved?.spent) || 0,
 			counted: Array.isArray(saved?.counted) ? saved.counted.map(String) : [],
@@ -172,8 +155,8 @@ export const CAP_ADVICE =
 	'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch. ' + CAP_BOUND;
 
 /**
- * The cap of a batch of Generate or Run Look items (undefined: no cap), with the step's total so far and the batch's
- * price book. Without Continue On Fail, a batch whose known prices alone cross the cap is refused here.
+ * The cap of a batch of Generate or Run Look items (undefined: no cap). Without Continue On Fail, a batch whose known
+ * prices alone cross the cap is refused here.
  */
 export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]): Promise<SpendingCap | undefined> {
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;

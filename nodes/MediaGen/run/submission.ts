@@ -1,10 +1,6 @@
-// POST /generations with a request key, so a repeated submission is never charged twice, and the one place a 409
-// busy (every run slot of the account taken) is handled: Poll mode waits it out, pause mode's set-up stops sending
-// (pause/pauseRuns.ts), a resume call leaves the item for a later call (pause/batchWalk.ts). A lost or unreadable
-// answer is sent again with the same key (the service returns the run it made, uncharged) until the item's time
-// limit, then the item fails with that key. The key is the only tie between an item and a run: an identical request
-// of another execution or person looks the same in the list. A keyed run that comes back FAILED (refunded, from an
-// earlier try) is followed by a fresh run under key-r2 …; one made for another prompt or model is refused.
+// POST /generations with a request key, so a repeated submission is never charged twice: a lost answer is sent again
+// with the same key until the item's time limit, and a keyed run that comes back FAILED (refunded) is followed by a
+// fresh run under key-r2 …. The one place a 409 busy (every run slot of the account taken) is handled.
 import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -47,8 +43,8 @@ export function sameOptionValue(a: unknown, b: unknown): boolean {
 }
 
 /**
- * What differs between the request and the run the key returned: empty when it is the same request. Options are
- * compared by meaning: the service may return an option in another JSON type than it was sent.
+ * What differs between the request and the run the key returned (empty: the same request). Options are compared by
+ * meaning: the service may return an option in another JSON type than it was sent.
  */
 export function mismatchOf(run: RunRecord, body: IDataObject): string[] {
 	const differs: string[] = [];
@@ -61,32 +57,30 @@ export function mismatchOf(run: RunRecord, body: IDataObject): string[] {
 	return differs;
 }
 
-function lostSubmissionError(s: SubmitContext, body: IDataObject, firstKey: string, tries: number, last: unknown) {
+/** The context with its defaults settled: the item's deadline, and its batch's keys (else this item's alone). */
+type Submission = Required<SubmitContext>;
+
+function lostSubmissionError(s: Submission, body: IDataObject, tries: number, last: unknown) {
 	const key = String(body.requestKey);
-	const batch = s.batch ?? { inputCount: 1, items: [{ itemIndex: s.itemIndex, key: firstKey }] };
 	// A lost answer's own description says what to check (more often a wrong Base URL or a proxy than a broken
 	// service); a service answer is named by its code only, since its wording speaks of that one send.
 	const hint = isLostAnswer(last) && last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
+	const description =
+		`Its request key is ${key}. To get that run without paying again, run this step again with ` +
+		`${requestKeyAdvice(s.batch)}: the service then returns the run it made for each key (or makes one if it ` +
+		`made none) and charges nothing twice. Last problem: ${failureInBrief(last)}.${hint}`;
 	const error = new NodeOperationError(
 		s.ctx.getNode(),
 		`No usable answer to the submission of this run after ${tries} tr${tries === 1 ? 'y' : 'ies'} within its time ` +
 			'limit: the run may have started and been charged',
-		{
-			description:
-				`Its request key is ${key}. To get that run without paying again, run this step again with ` +
-				`${requestKeyAdvice(batch)}: the service then returns the run it made for each key (or makes one if it ` +
-				`made none) and charges nothing twice. Last problem: ${failureInBrief(last)}.${hint}`,
-			itemIndex: s.itemIndex,
-		},
+		{ description, itemIndex: s.itemIndex },
 	);
 	return addRunDetails(error, { requestKey: key, mayBeCharged: true });
 }
 
 /**
- * Runs a submission's answer shows were made before it: already over (the service answers a new run "in progress",
- * 202), with no earlier try of this submission unanswered. Such a run is the one an earlier execution made with this
- * request key (the advice to send the keys again) and was charged then, not now. Safe with several n8n processes: it
- * holds the run records this process was answered with, and an entry dies with its record.
+ * Runs an earlier execution made with this request key, charged then: already over when answered (a new run is "in
+ * progress"), with no earlier try unanswered. Safe with several n8n processes: an entry dies with its record.
  */
 const madeEarlier = new WeakSet<object>();
 
@@ -95,13 +89,8 @@ export function wasMadeEarlier(run: object): boolean {
 }
 
 /** One key: waits out 409 busy (unless told not to), sends again after lost answers, until the deadline. */
-async function submitWithKey(
-	s: SubmitContext,
-	body: IDataObject,
-	firstKey: string,
-	deadline: number,
-	waitForSlot: boolean,
-): Promise<RunRecord> {
+async function submitWithKey(s: Submission, body: IDataObject, waitForSlot: boolean): Promise<RunRecord> {
+	const { deadline } = s;
 	const signal = s.ctx.getExecutionCancelSignal();
 	let tries = 0;
 	let lost = 0;
@@ -140,12 +129,12 @@ async function submitWithKey(
 				// Not waiting for a slot, a busy answer leaves the item for later: say whether it may have a run.
 				if (isBusySubmission(failure) && !waitForSlot)
 					throw addRunDetails(failure, { requestKey, ...(lostBefore ? { mayBeCharged: true } : {}) });
-				if (lostBefore) throw lostSubmissionError(s, body, firstKey, tries, failure);
+				if (lostBefore) throw lostSubmissionError(s, body, tries, failure);
 				throw addRunDetails(failure, { requestKey });
 			}
 			lost++;
 			const pauseMs = Math.min(1000 * 2 ** lost, LOST_ANSWER_PAUSE_MAX_MS, deadline - Date.now());
-			if (pauseMs <= 0) throw lostSubmissionError(s, body, firstKey, tries, failure);
+			if (pauseMs <= 0) throw lostSubmissionError(s, body, tries, failure);
 			await sleepUnlessAborted(pauseMs, signal);
 		}
 	}
@@ -174,14 +163,14 @@ export function keyTakenError(
 }
 
 /**
- * Submits the run for one item and returns its record. `body.requestKey` is set to the key that was used (the first,
- * or -r2 … after refunded failures). `waitForSlot`: waits while every run slot is busy; else a 409 busy is thrown
- * (pause mode's set-up leaves the item for a delivery, pause/pauseRuns.ts).
+ * Submits the run for one item and returns its record; `body.requestKey` becomes the key used (-r2 … after refunded
+ * failures). `waitForSlot`: waits while every run slot is busy; else a 409 busy is thrown (pause/pauseRuns.ts).
  */
 export async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSlot: boolean): Promise<RunRecord> {
 	const firstKey = String(body.requestKey);
 	const kind = String(body.kind);
 	const deadline = s.deadline ?? itemDeadline(kind, s.settings.timeoutMs);
+	const batch = s.batch ?? { inputCount: 1, items: [{ itemIndex: s.itemIndex, key: firstKey }] };
 	let last: RunRecord | undefined;
 	for (let attempt = 1; attempt <= MAX_FRESH_RUNS; attempt++) {
 		// A new key is never sent past the deadline: its run would be charged after the item gave up on it.
@@ -189,23 +178,21 @@ export async function submitKeyed(s: SubmitContext, body: IDataObject, waitForSl
 			if (last) return last;
 			// It waited (for the spending cap's turn or a run slot) until its deadline: it is not sent at all.
 			const seconds = Math.round(timeLimitMs(kind, s.settings.timeoutMs) / 1000);
+			const description =
+				'Nothing was charged for it. Raise "Time Limit" under Waiting, or send fewer items at once: under Max ' +
+				'Credits per Execution the runs are submitted one at a time.';
 			const error = new NodeOperationError(
 				s.ctx.getNode(),
 				`Not submitted within its time limit (${seconds} seconds): it waited for earlier runs of this step`,
-				{
-					description:
-						'Nothing was charged for it. Raise "Time Limit" under Waiting, or send fewer items at once: under Max ' +
-						'Credits per Execution the runs are submitted one at a time.',
-					itemIndex: s.itemIndex,
-				},
+				{ description, itemIndex: s.itemIndex },
 			);
 			throw addRunDetails(error, { errorCode: TIME_LIMIT_CODE });
 		}
-		const key = retryKey(firstKey, attempt);
-		const run = await submitWithKey(s, { ...body, requestKey: key }, firstKey, deadline, waitForSlot);
-		const taken = keyTakenError(s.ctx, run, { ...body, requestKey: key }, s.itemIndex);
+		const sent = { ...body, requestKey: retryKey(firstKey, attempt) };
+		const run = await submitWithKey({ ...s, deadline, batch }, sent, waitForSlot);
+		const taken = keyTakenError(s.ctx, run, sent, s.itemIndex);
 		if (taken) throw taken;
-		body.requestKey = key;
+		body.requestKey = sent.requestKey;
 		// A new run is never FAILED at once: this one was made by an earlier try and refunded.
 		if (run.status !== 'FAILED') return run;
 		last = run;

@@ -1,33 +1,27 @@
-// The time limit of a run-producing item, from its start (waiting for a slot included) to its output: its default,
-// the one place an item's deadline is set (itemDeadline; a paused batch's: batchDeadline), and its errorCode.
+// The time limit of a run-producing item, from its start (waiting for a slot included) to its output: the one place
+// an item's deadline is set (itemDeadline; a paused batch's: batchDeadline).
 import type { MediaKind } from '../../shared/records';
 
 /** The spec's suggested client time-outs. */
 const DEFAULT_TIMEOUT_MINUTES: Record<MediaKind, number> = { image: 3, video: 10, music: 5 };
 
-/**
- * How long a tool call waits for its run when no Time Limit is set: MCP clients give up on a call after about
- * a minute (60 s in the MCP SDK), so the call answers before that, with the run ID when it is still running.
- */
+/** A tool call's time limit when none is set: it answers before MCP clients give up on a call (60 s in the MCP SDK). */
 export const TOOL_TIME_LIMIT_MS = 45_000;
 
 /** The errorCode of a run still going when the time limit passed (a tool call answers with its run ID instead). */
 export const TIME_LIMIT_CODE = 'time_limit';
 
-/** The item's time limit: the one set (ms), or the spec's suggestion for its kind. */
 export function timeLimitMs(kind: string, timeoutMs?: number): number {
 	return timeoutMs || (DEFAULT_TIMEOUT_MINUTES[kind as MediaKind] ?? 10) * 60_000;
 }
 
-/** Epoch ms an item starting now must be done by: now plus its time limit. */
 export function itemDeadline(kind: string, timeoutMs?: number): number {
 	return Date.now() + timeLimitMs(kind, timeoutMs);
 }
 
 /**
- * Epoch ms a pause-mode batch starting now must be done by: every item starts at the pause. Left at 0, an item gets
- * the suggested limit for each round of runs the batch needs on `lanes` slots (300 images on 2 slots: 150 × 3
- * minutes, not 3 minutes for all).
+ * Epoch ms a pause-mode batch starting now must be done by. Left at 0, an item gets the suggested limit for each
+ * round of runs the batch needs on `lanes` slots (300 images on 2 slots: 150 × 3 minutes, not 3 minutes for all).
  */
 export function batchDeadline(items: Array<{ kind: string; timeoutMs?: number }>, lanes: number): number {
 	const rounds = Math.ceil(items.length / lanes);

@@ -1,9 +1,7 @@
-// Reading runs: polls GET /generations/{id} until the run is final (reading also settles it upstream; QUEUED and
-// unknown statuses count as running), and lists GET /generations page by page. Reads are safe to repeat: dropped
-// answers, 5xx, 429 and even a 404 are waited through, with backoff, until the time limit, so a short outage never
-// loses a paid run.
+// Reading runs: GET /generations/{id} until the run is final (QUEUED and unknown statuses count as running), and
+// GET /generations page by page. Reads are safe to repeat: dropped answers, 5xx, 429 and even a 404 are waited
+// through, with backoff, until the time limit, so a short outage never loses a paid run.
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, isRetryableRead, sleepUnlessAborted, type ApiContext } from '../../shared/transport';
 import { generationAnswerProblem, generationListProblem } from '../../shared/responseChecks';
@@ -44,8 +42,8 @@ export async function getRun(
 }
 
 /**
- * GET /generations, newest first, into `runs` (so a failed page keeps what came before): at most `pages` pages, or
- * until a run older than `since`. True when it reached that run or the last page.
+ * GET /generations, newest first, into `runs` (a failed page keeps what came before), at most `pages` pages or until
+ * a run older than `since`. True when it reached that run or the last page.
  */
 export async function listRuns(
 	ctx: ApiContext,
@@ -106,15 +104,9 @@ export async function waitForRun(
 		}
 		await sleepUnlessAborted(Math.max(0, Math.min(pauseMs, deadline - Date.now())), signal);
 		if (signal?.aborted) {
-			const error = new NodeOperationError(
-				ctx.getNode(),
-				`Stopped waiting for run ${run.id}: the execution was cancelled`,
-				{
-					description: `The run keeps going on the service. Pick it up with Generation → Wait, run ID ${run.id}.`,
-					itemIndex,
-				},
-			);
-			throw addRunDetails(error, detailsOfRun(run, requestKey));
+			const message = `Stopped waiting for run ${run.id}: the execution was cancelled`;
+			const description = `The run keeps going on the service. Pick it up with Generation → Wait, run ID ${run.id}.`;
+			throw runError(ctx, run, message, description, itemIndex, requestKey);
 		}
 		lastReadAt = Date.now();
 		try {
