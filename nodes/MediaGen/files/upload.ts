@@ -17,9 +17,7 @@ export function mediaTypeOf(binary: IBinaryData): string {
 	const declared = canonicalMediaType(binary.mimeType ?? '');
 	if (declared) return declared;
 	const ext = (binary.fileExtension ?? binary.fileName?.split('.').pop() ?? '').toLowerCase();
-	const byExt = Object.keys(MEDIA_TYPES).find(
-		(type) => MEDIA_TYPES[type].ext === ext || (ext === 'jpeg' && type === 'image/jpeg'),
-	);
+	const byExt = Object.keys(MEDIA_TYPES).find((type) => MEDIA_TYPES[type].ext === (ext === 'jpeg' ? 'jpg' : ext));
 	return byExt ?? (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
 }
 
@@ -55,10 +53,10 @@ export async function prepareBinaryFile(
 	const mime = mediaTypeOf(binary);
 	const type = MEDIA_TYPES[mime];
 	if (!type || !families.includes(type.family)) {
-		const allowed = new Set(Object.values(MEDIA_TYPES).flatMap((t) => (families.includes(t.family) ? [t.label] : [])));
+		const allowed = Object.values(MEDIA_TYPES).filter((t) => families.includes(t.family));
 		throw refuse(
 			`the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. ` +
-				`Accepted types: ${[...allowed].join(', ')}`,
+				`Accepted types: ${allowed.map((t) => t.label).join(', ')}`,
 			'Convert the file to one of the accepted types, or pick another one. Nothing was sent or charged.',
 		);
 	}
@@ -101,23 +99,22 @@ export function uploadRefusal(
 	itemIndex: number,
 ): NodeOperationError {
 	const detail = messageOf(response.body);
-	const expired = expiredAfter !== undefined || /expire/i.test(detail);
 	const minutes = Math.round((expiredAfter ?? 300) / 60) || 5;
-	return new NodeOperationError(
-		node,
-		expired
-			? `${field}: the upload slot expired before the file was sent (slots are valid for ${minutes} minutes)`
-			: `${field}: the upload address refused the file (HTTP ${response.statusCode})${detail ? `: ${detail}` : ''}`,
-		{
-			description: expired
-				? 'Run the node again to get a fresh slot. Very large files on a slow link may need a faster connection. ' +
-					'Nothing was charged: files are only charged as part of a run.'
-				: 'Run the node again (each run asks for a new upload slot); if it happens again, check that nothing ' +
-					'between n8n and the service (a proxy) changes the upload address. Nothing was charged: files are ' +
-					'only charged as part of a run.',
-			itemIndex,
-		},
-	);
+	const [message, advice] =
+		expiredAfter !== undefined || /expire/i.test(detail)
+			? [
+					`the upload slot expired before the file was sent (slots are valid for ${minutes} minutes)`,
+					'Run the node again to get a fresh slot. Very large files on a slow link may need a faster connection.',
+				]
+			: [
+					`the upload address refused the file (HTTP ${response.statusCode})${detail ? `: ${detail}` : ''}`,
+					'Run the node again (each run asks for a new upload slot); if it happens again, check that nothing ' +
+						'between n8n and the service (a proxy) changes the upload address.',
+				];
+	return new NodeOperationError(node, `${field}: ${message}`, {
+		description: `${advice} Nothing was charged: files are only charged as part of a run.`,
+		itemIndex,
+	});
 }
 
 /** POST /uploads for a slot, then PUT the bytes (streamed) to the signed address. */

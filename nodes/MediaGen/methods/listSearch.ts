@@ -3,7 +3,7 @@ import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow'
 
 import { identityOf } from '../../shared/transport';
 import { freeTierCovers, getApps, getModels } from '../catalogue/catalogue';
-import { KIND_NOUNS, type CatalogueModel } from '../../shared/records';
+import { KIND_NOUNS, kindLabel, type CatalogueApp, type CatalogueModel } from '../../shared/records';
 import { editorKind, readParameter } from './parameters';
 import { isToolCall } from '../run/toolCall';
 import { AGENT_CHOICE_NAME, agentModelDescription, agentModels, agentModelValue } from '../tool/agentModelChoice';
@@ -17,7 +17,7 @@ function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 }
 
 export async function searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const identity = await identityOf(this);
+	const anonymous = (await identityOf(this)).kind === 'anonymous';
 	// Kind from an expression: every model, its kind first in its name.
 	const kind = editorKind(this);
 	const needle = (filter ?? '').toLowerCase();
@@ -25,12 +25,11 @@ export async function searchModels(this: ILoadOptionsFunctions, filter?: string)
 	const models = all
 		.filter((m) => !kind || m.kind === kind)
 		.filter((m) => !needle || `${m.id} ${m.name} ${m.vendor}`.toLowerCase().includes(needle));
-	const anonymous = identity.kind === 'anonymous';
 	// For an anonymous ID the models its free tier covers first (those not marked "needs an API key"), then by price.
 	const uncovered = (m: CatalogueModel) => Number(anonymous && !freeTierCovers(m));
 	models.sort((a, b) => uncovered(a) - uncovered(b) || a.credits_at_defaults - b.credits_at_defaults);
 	const results = models.map((m) => ({
-		name: `${kind ? '' : `${m.kind[0].toUpperCase()}${m.kind.slice(1)} · `}${modelLabel(m, anonymous)}`,
+		name: `${kind ? '' : `${kindLabel(m.kind)} · `}${modelLabel(m, anonymous)}`,
 		value: m.id,
 		description: m.description,
 	}));
@@ -57,12 +56,8 @@ export async function searchModels(this: ILoadOptionsFunctions, filter?: string)
 export async function searchApps(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const kind = readParameter(this, 'appKind');
 	const needle = (filter ?? '').toLowerCase();
-	const apps = (await getApps(this))
-		.filter((a) => !kind || a.kind === kind)
-		.filter(
-			(a) =>
-				!needle || `${a.slug} ${a.name} ${a.category ?? ''} ${(a.tags ?? []).join(' ')}`.toLowerCase().includes(needle),
-		);
+	const text = (a: CatalogueApp) => `${a.slug} ${a.name} ${a.category ?? ''} ${(a.tags ?? []).join(' ')}`.toLowerCase();
+	const apps = (await getApps(this)).filter((a) => (!kind || a.kind === kind) && (!needle || text(a).includes(needle)));
 	return {
 		results: apps.map((a) => ({
 			name: `${a.name} (${a.kind}, ${a.looks.length} look${a.looks.length === 1 ? '' : 's'})`,

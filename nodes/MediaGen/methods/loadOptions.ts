@@ -4,13 +4,11 @@ import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import { currentApp } from './parameters';
 
 export async function getLooks(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const app = await currentApp(this);
-	return (app?.looks ?? []).map((l) => ({ name: l.name, value: l.id, description: l.prompt }));
+	return ((await currentApp(this))?.looks ?? []).map((l) => ({ name: l.name, value: l.id, description: l.prompt }));
 }
 
 export async function getAppSlots(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const app = await currentApp(this);
-	return (app?.inputs ?? []).map((s) => ({
+	return ((await currentApp(this))?.inputs ?? []).map((s) => ({
 		name: s.label,
 		value: s.id,
 		description:

@@ -32,11 +32,9 @@ export function editorKind(ctx: ILoadOptionsFunctions): MediaKind | undefined {
 	return parseKind(raw);
 }
 
-/**
- * The Model value as the editor sent it: an id ('' when none is chosen), or undefined when an expression holds it.
- * The editor resolves expressions before asking, and sends null for one it cannot resolve yet ($fromAI, or an
- * input field before the previous step has run).
- */
+// The Model id as the editor sent it ('' when none is chosen), or undefined when an expression holds it: the editor
+// resolves expressions before asking, and sends null for one it cannot resolve yet ($fromAI, or an input field
+// before the previous step has run).
 function editorModelId(ctx: ILoadOptionsFunctions): string | undefined {
 	const raw = ctx.getCurrentNodeParameters?.()?.model;
 	const value = raw && typeof raw === 'object' && '__rl' in raw ? (raw as { value?: unknown }).value : raw;
@@ -57,17 +55,13 @@ function modelExpressionProblem(ctx: ILoadOptionsFunctions, kind: MediaKind | un
 	);
 }
 
-/**
- * The model for About the Model and the Options box, or what to tell the user instead: none chosen and none of
- * the kind, an expression, an id typed by hand that the catalogue lacks, or a model of another kind. With Model
- * left empty it is the kind's default model (`chosen: false`), the one the step will use.
- */
+// The model for About the Model and the Options box, or what to tell the user instead. With Model left empty it is
+// the kind's default model (`chosen: false`), the one the step will use.
 export async function findModelFor(
 	ctx: ILoadOptionsFunctions,
 ): Promise<{ model: CatalogueModel; musicMode?: string; chosen: boolean } | { problem: string }> {
 	const id = editorModelId(ctx);
 	const kind = editorKind(ctx);
-	const wanted = kind ? `${kind === 'image' ? 'an' : 'a'} ${kind} model` : 'a model';
 	const musicMode = readParameter(ctx, 'musicMode') || undefined;
 	if (id === undefined) return { problem: modelExpressionProblem(ctx, kind) };
 	if (!id) {
@@ -78,11 +72,10 @@ export async function findModelFor(
 	}
 	const found = lookUpModel(await getModels(ctx), id, kind);
 	if ('missing' in found) {
-		const ids = found.missing.map((m) => m.id);
 		return {
 			problem:
 				`"${id}" is not a model in the catalogue. Pick one from the list, or use one of these ` +
-				`${kind ? `${kind} ` : ''}model IDs: ${ids.join(', ')}.`,
+				`${kind ? `${kind} ` : ''}model IDs: ${found.missing.map((m) => m.id).join(', ')}.`,
 		};
 	}
 	if ('otherKind' in found) {
@@ -91,7 +84,7 @@ export async function findModelFor(
 		return {
 			problem:
 				`${model.name} makes ${KIND_NOUNS[model.kind]}, not ${KIND_NOUNS[kind!]}: change Kind to ` +
-				`${kindLabel(model.kind)}, or pick ${wanted}.`,
+				`${kindLabel(model.kind)}, or pick ${kind === 'image' ? 'an' : 'a'} ${kind} model.`,
 		};
 	}
 	return { model: found.model, musicMode, chosen: true };

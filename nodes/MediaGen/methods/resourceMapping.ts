@@ -7,7 +7,6 @@ import type { CatalogueModel } from '../../shared/records';
 import { effectiveOptions, listOptionsOf, musicFieldsFor, OPTION_LABELS } from '../catalogue/modelOptions';
 import { describeLoadProblem, findModelFor } from './parameters';
 
-/** How a value reads in the Options box: yes/no options read On / Off. */
 const showValue = (v: unknown) => (typeof v === 'boolean' ? (v ? 'On' : 'Off') : String(v));
 
 /** A field of the box, shown and never matched on (the box only maps values). */
@@ -15,11 +14,8 @@ function field(id: string, displayName: string, more: Partial<ResourceMapperFiel
 	return { id, displayName, required: false, defaultMatch: false, display: true, canBeUsedToMatch: false, ...more };
 }
 
-/**
- * An option the model takes from a list. It starts at a blank "Model Default (…)": n8n stores a blank choice as not
- * set, and unset options are left out of the request, so the model decides. Yes/no options are a list too: n8n's
- * yes/no switch has no "not set" state.
- */
+// An option the model takes from a list, starting at a blank "Model Default (…)": n8n stores a blank choice as not
+// set, and unset options are left out of the request. Yes/no options too: n8n's switch has no "not set" state.
 function listField(model: CatalogueModel, name: string): ResourceMapperField {
 	const list = (model.options as Record<string, unknown[]>)[name];
 	const def = (model.defaults as Record<string, unknown>)[name];
@@ -58,22 +54,17 @@ function musicField(model: CatalogueModel, name: 'style' | 'title' | 'vocal'): R
 	});
 }
 
-/** The option fields of the chosen model: only those it accepts, each with its allowed values and default. */
 export function optionFieldsFor(model: CatalogueModel, musicMode?: string): ResourceMapperField[] {
 	// For music the mode has its own field, and resolution is always "song".
-	const lists = listOptionsOf(model).filter((n) => !(model.kind === 'music' && (n === 'tier' || n === 'resolution')));
-	const fields = lists.map((name) => listField(model, name));
-	if (model.kind === 'music' && model.music) {
-		for (const name of musicFieldsFor(effectiveOptions(model, { tier: musicMode }).musicMode!))
-			fields.push(musicField(model, name));
-	}
-	return fields;
+	const music = model.kind === 'music';
+	const lists = listOptionsOf(model).filter((n) => !(music && (n === 'tier' || n === 'resolution')));
+	const songFields =
+		music && model.music ? musicFieldsFor(effectiveOptions(model, { tier: musicMode }).musicMode!) : [];
+	return [...lists.map((name) => listField(model, name)), ...songFields.map((name) => musicField(model, name))];
 }
 
-/**
- * The Options box with no model to show options of. The note under Model says why; said twice, the same sentence read
- * as two problems. Never blank: n8n's editor keeps the box's previous notice when a new one is empty.
- */
+// With no model, the note under Model says why (said twice, it read as two problems). Never blank: n8n's editor
+// keeps the box's previous notice when a new one is empty.
 export const NO_OPTIONS_NOTICE = 'No options to show yet: the note under Model says why.';
 
 export async function getModelOptionFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {

@@ -1,8 +1,6 @@
-// "Let the AI Agent Choose" in the Model list of the tool variant: a $fromAI expression whose description lists the
-// kind's model IDs with their prices, read from the catalogue when the entry is picked. n8n builds a tool's input
-// schema from the literal text of each $fromAI call in the saved parameters (getSchema in n8n-core's
-// create-node-as-tool.js, at the time the agent runs, without calling the node), and its ✨ button writes an empty
-// description: this entry is how the agent gets told the IDs. Pure: no n8n, no HTTP.
+// "Let the AI Agent Choose" in the tool variant's Model list: a $fromAI expression listing the kind's model IDs and
+// prices. n8n builds the tool's input schema from the literal $fromAI text of the saved parameters (n8n-core's
+// create-node-as-tool getSchema) and its ✨ button writes an empty description, so this is how the agent learns the IDs.
 import type { CatalogueModel, MediaKind } from '../../shared/records';
 
 /** n8n's mark on a $fromAI expression of its ✨ button: the editor shows such a value as "defined by the model". */

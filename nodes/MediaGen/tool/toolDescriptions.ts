@@ -10,7 +10,6 @@ const STILL_RUNNING =
 	'If the run is still going when the call ends, the answer says so, with its runId: fetch it later with a Wait ' +
 	'or Get tool and that runId (calling this again would start and charge a new run).';
 
-/** What the agent reads about each operation, by resource and operation. */
 const DESCRIPTIONS: Record<string, Record<string, string>> = {
 	generation: {
 		generate:

@@ -65,10 +65,8 @@ async function creditsLeft(ctx: IExecuteFunctions): Promise<number | undefined> 
 	}
 }
 
-/**
- * The message with its description added: n8n's AI Agent (v3) hands a failed tool's message alone to the model
- * (MCP clients add "Details:" only when the message lacks it).
- */
+// The message with its description added: n8n's AI Agent (v3) hands a failed tool's message alone to the model
+// (MCP clients add "Details:" only when the message lacks it).
 function withDescription(error: unknown): unknown {
 	const e = error as { message?: unknown; description?: unknown };
 	if (typeof e?.message !== 'string' || typeof e.description !== 'string') return error;
@@ -77,11 +75,9 @@ function withDescription(error: unknown): unknown {
 	return error;
 }
 
-/**
- * A call refused before anything was sent (no request key, no run) as an answer the agent reads, as n8n's HTTP
- * Request tool answers its errors: thrown, it would reach the model as an empty text (AI Agent v2) or end the
- * execution (1.x's Agent v3). Other errors stay errors, so n8n's Retry On Fail still applies to them.
- */
+// A call refused before anything was sent (no request key, no run) as an answer, as n8n's HTTP Request tool answers:
+// thrown, it would reach the model as an empty text (AI Agent v2) or end the execution (1.x's Agent v3). Other
+// errors stay errors, so n8n's Retry On Fail still applies to them.
 function refusalResult(error: unknown): IDataObject | undefined {
 	const details = runDetailsOf(error);
 	const message = (error as { message?: unknown })?.message;
@@ -99,11 +95,9 @@ export async function answerToolCall(
 	try {
 		items = await run();
 	} catch (error) {
-		const refusal = refusalResult(error);
-		const still = stillRunningResult(error);
-		if (refusal) return [{ json: refusal, pairedItem: { item: 0 } }];
-		if (!still) return await Promise.reject(withDescription(error)); // the operation's own error, whole
-		items = [{ json: still, pairedItem: { item: 0 } }];
+		const answer = refusalResult(error) ?? stillRunningResult(error);
+		if (!answer) return await Promise.reject(withDescription(error)); // the operation's own error, whole
+		items = [{ json: answer, pairedItem: { item: 0 } }];
 	}
 	const shaped = items.map((item) => ({
 		json: isRunRecord(item.json) ? toolRunResult(item.json) : (stillRunningResult({ context: item.json }) ?? item.json),

@@ -113,6 +113,8 @@ const STATUS_FALLBACK: Record<number, { code: string; text: string }> = {
 	429: { code: 'rate_limited', text: 'The service is rate limiting requests' },
 };
 
+const lines = (parts: string[]) => parts.filter(Boolean).join('\n');
+
 /** Turns any error answer (known code, unknown code, or no JSON at all) into words for a person. */
 export function describeApiError(
 	httpCode: number,
@@ -156,10 +158,6 @@ export function describeApiError(
 	};
 }
 
-function lines(parts: string[]): string {
-	return parts.filter(Boolean).join('\n');
-}
-
 /** Removes anything that looks like one of our secrets from a string before it is shown or logged. */
 export function redactSecrets(text: string, extra: string[] = []): string {
 	let out = text.replace(/sk_[0-9a-fA-F]{8,}/g, 'sk_***').replace(/whsec_[A-Za-z0-9+/=]{4,}/g, 'whsec_***');
@@ -185,22 +183,20 @@ export function apiError(
 	node: INode,
 	statusCode: number,
 	body: unknown,
-	identity: Identity | undefined,
+	{ secrets }: Identity,
 	itemIndex?: number,
-	wording: { message?: string; description?: string; code?: string; context?: IDataObject } = {},
+	wording: { message?: string; description?: string; context?: IDataObject } = {},
 ): MediaGenApiError {
-	const described = describeApiError(statusCode, body);
-	const secrets = identity?.secrets ?? [];
+	const { code, issues, message, description } = describeApiError(statusCode, body);
 	const safeBody = JSON.parse(redactSecrets(JSON.stringify(body ?? {}), secrets)) as JsonObject;
-	const code = wording.code ?? described.code;
 	const error = new MediaGenApiError(node, safeBody, {
-		message: redactSecrets(wording.message ?? described.message, secrets),
-		description: redactSecrets(wording.description ?? described.description, secrets),
+		message: redactSecrets(wording.message ?? message, secrets),
+		description: redactSecrets(wording.description ?? description, secrets),
 		httpCode: String(statusCode),
 		itemIndex,
 	});
 	error.code = code;
-	Object.assign(error.context, { errorCode: code, issues: described.issues, ...wording.context });
+	Object.assign(error.context, { errorCode: code, issues, ...wording.context });
 	return error;
 }
 
@@ -237,7 +233,6 @@ export function unexpectedAnswerError(
 	return apiError(node, statusCode, { error: 'unexpected_answer' }, id, req.itemIndex, {
 		message: `The service's answer to ${describeRoute(req)} is not what this node expects: ${problem}`,
 		description: `${baseUrlHint(id.baseUrl)} If it is right, the service may be having trouble: try again later.`,
-		code: 'unexpected_answer',
 		context: { answer: redactSecrets(JSON.stringify(body ?? null), id.secrets).slice(0, 300) },
 	});
 }

@@ -19,20 +19,19 @@ export interface Identity {
 }
 
 export function describeApiKeyProblem(key: unknown): string | undefined {
-	if (typeof key !== 'string' || key.trim() === '') {
+	const value = typeof key === 'string' ? key.trim() : '';
+	if (!value) {
 		return (
 			'The API key is empty. Paste the key from your account settings: it looks like sk_ followed by 40 hex ' +
 			'characters (0-9, a-f).'
 		);
 	}
-	if (!/^sk_[0-9a-fA-F]{40}$/.test(key.trim())) {
-		return (
-			`The API key does not have the expected shape: sk_ followed by exactly 40 hex characters (0-9, a-f), 43 ` +
-			`characters in all. The value entered has ${key.trim().length} characters. Copy the key again from your account ` +
-			`settings.`
-		);
-	}
-	return undefined;
+	if (/^sk_[0-9a-fA-F]{40}$/.test(value)) return undefined;
+	return (
+		`The API key does not have the expected shape: sk_ followed by exactly 40 hex characters (0-9, a-f), 43 ` +
+		`characters in all. The value entered has ${value.length} characters. Copy the key again from your account ` +
+		`settings.`
+	);
 }
 
 /** Earlier builds saved the anonymous ID as "anonymousId", which the credential still lists as a hidden field. */
@@ -42,17 +41,16 @@ export function readAnonymousId(data: Record<string, unknown>): unknown {
 }
 
 export function describeAnonymousIdProblem(id: unknown): string | undefined {
-	if (typeof id !== 'string' || id.trim() === '') {
+	const value = typeof id === 'string' ? id.trim() : '';
+	if (!value) {
 		return 'The anonymous ID is empty. Choose any ID of 8 to 80 characters using letters, digits, ".", "_" or "-".';
 	}
-	if (!/^[A-Za-z0-9._-]{8,80}$/.test(id.trim())) {
-		return (
-			`The anonymous ID must be 8 to 80 characters long and use only letters, digits, ".", "_" or "-". The ` +
-			`value entered has ${id.trim().length} ` +
-			`characters${/[^A-Za-z0-9._-]/.test(id.trim()) ? ' and contains other characters' : ''}.`
-		);
-	}
-	return undefined;
+	if (/^[A-Za-z0-9._-]{8,80}$/.test(value)) return undefined;
+	return (
+		`The anonymous ID must be 8 to 80 characters long and use only letters, digits, ".", "_" or "-". The ` +
+		`value entered has ${value.length} ` +
+		`characters${/[^A-Za-z0-9._-]/.test(value) ? ' and contains other characters' : ''}.`
+	);
 }
 
 function normaliseBaseUrl(baseUrl: unknown): string {

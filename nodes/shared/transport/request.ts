@@ -166,14 +166,13 @@ async function pause(ms: number, deadline: number | undefined, signal?: AbortSig
 export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiRequest): Promise<ApiResponse<T>> {
 	const id = await identityOf(ctx);
 	const signal = (ctx as Partial<IExecuteFunctions>).getExecutionCancelSignal?.();
-	const bucket = bucketOf(req);
 	let transientLeft = req.retryTransient ?? 0;
 	let waits429 = 0;
 	let waitedMs = 0;
 	let answerLost = false;
 	const afterTries = (error: MediaGenApiError) => Object.assign(error, { answerLostBefore: answerLost });
 	for (;;) {
-		const release = await acquireRateBudget(id.fingerprint, bucket, signal, req.deadline);
+		const release = await acquireRateBudget(id.fingerprint, bucketOf(req), signal, req.deadline);
 		const options: IHttpRequestOptions = {
 			method: req.method,
 			baseURL: id.baseUrl,
@@ -213,8 +212,7 @@ export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiReque
 			if (problem) throw afterTries(unexpectedAnswerError(ctx.getNode(), req, id, statusCode, problem, response.body));
 			return { body: response.body as T, answerLostBefore: answerLost };
 		}
-		// The error table says what may be repeated: 'wait' (after Retry-After), 'once', or 'never'.
-		const { retryable } = describeApiError(statusCode, response.body);
+		const { retryable, code } = describeApiError(statusCode, response.body);
 		let wording = {};
 		if (statusCode === 429) {
 			const retryAfter = parseRetryAfter(headers['retry-after']) ?? 5;
@@ -236,8 +234,7 @@ export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiReque
 		}
 		// A 404 on a route that always exists (all but a run's own) means the Base URL points somewhere else,
 		// unless it carries one of the service's own codes (other than not_found), which then says what happened.
-		const code = (response.body as { error?: unknown } | null)?.error;
-		const serviceCode = typeof code === 'string' && code !== 'not_found' && Object.hasOwn(ERROR_ADVICE, code);
+		const serviceCode = code !== 'not_found' && Object.hasOwn(ERROR_ADVICE, code);
 		if (statusCode === 404 && !req.path.startsWith('/generations/') && !serviceCode)
 			throw afterTries(missingRouteError(ctx.getNode(), req, id, response.body));
 		throw afterTries(apiError(ctx.getNode(), statusCode, response.body, id, req.itemIndex, wording));
