@@ -6,7 +6,13 @@ import { sleep } from 'n8n-workflow';
 
 import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
-import { apiRequest, isBusySubmission, isLostAnswer, isTransientFailure } from '../../shared/transport';
+import {
+	apiRequest,
+	isBusySubmission,
+	isLostAnswer,
+	isTransientFailure,
+	MediaGenApiError,
+} from '../../shared/transport';
 import { chargedRunOf, refusalOf, withPaidRuns, type PaidRun, type Refusal } from '../run/runErrors';
 import { getRun, listRuns } from '../run/waitForRun';
 import { keyTakenError, mismatchOf } from '../run/submission';
@@ -122,6 +128,8 @@ export class BatchWalk {
 				if (!isTransientFailure(error)) {
 					const mayBeCharged = this.memory.unanswered.delete(position) ? { mayBeCharged: true as const } : {};
 					this.memory.refused.set(position, { ...refusalOf(error), ...mayBeCharged });
+					if (error instanceof MediaGenApiError && Number(error.httpCode) === 402)
+						this.memory.refusedForCredits.add(position);
 					return true;
 				}
 				lost ||= isLostAnswer(error);
@@ -205,13 +213,21 @@ export class BatchWalk {
 	}
 
 	/**
-	 * Before the output says an item was never sent (nothing charged): this process knows what it sent, not what
-	 * another sent. Every run made since the pause is listed; an item with a run of its request there that no item
-	 * is known to own may have been sent, and so is not called unsent. A list that cannot be read in full: all may.
+	 * Before the output says an item was never sent or refused for want of credits (nothing charged): this process
+	 * knows what it sent and was answered, not what another sent (after a refund freed credits, the same key may have
+	 * made a run there). Every run made since the pause is listed; an item with a run of its request there that no
+	 * item is known to own may have been sent, and so is called unconfirmed. A list that cannot be read in full: all may.
 	 */
 	async confirmUnsent(report: BatchReport): Promise<BatchReport> {
-		const unsent = report.outcomes.filter((o) => o.kind === 'unsent').map((o) => o.position);
+		const { memory } = this;
+		const refusedForCredits = (o: Outcome) =>
+			o.kind === 'refused' && !this.state.items[o.position].refused && memory.refusedForCredits.has(o.position);
+		const unsent = report.outcomes.filter((o) => o.kind === 'unsent' || refusedForCredits(o)).map((o) => o.position);
 		if (!unsent.length) return report;
+		const maybeSent = (position: number) => {
+			memory.refused.delete(position);
+			memory.maybeSent.add(position);
+		};
 		const owned = new Set([...this.memory.runs.values()].map((known) => known.run.id));
 		// On the service's clock: from the first run sent before the pause, else a minute before the pause (n8n's).
 		const made = this.state.items.flatMap((entry) => (entry.createdAt ? [entry.createdAt] : []));
@@ -223,14 +239,14 @@ export class BatchWalk {
 			retryTransient: 1,
 		}).catch(() => false);
 		if (!full) {
-			for (const position of unsent) this.memory.maybeSent.add(position);
+			for (const position of unsent) maybeSent(position);
 			return reportOf(this.state, this.memory);
 		}
 		const since = listed.filter((run) => run.createdAt >= from);
 		const strangers = since.filter((run) => !owned.has(run.id));
 		for (const position of unsent) {
 			const { body } = this.state.items[position];
-			if (strangers.some((run) => !mismatchOf(run, body).length)) this.memory.maybeSent.add(position);
+			if (strangers.some((run) => !mismatchOf(run, body).length)) maybeSent(position);
 		}
 		return reportOf(this.state, this.memory);
 	}

@@ -105,11 +105,10 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	// Another call is building the output: only one may (n8n 1.x would resume twice).
 	if (claimActive(memory)) return { respond: { noWebhookResponse: true } };
 	memory.resumingSince = Date.now();
-	if (!report.complete) {
-		batch.renewBudget();
-		await batch.readUnfinished(true);
-		report = await batch.confirmUnsent(reportOf(state, memory));
-	}
+	batch.renewBudget();
+	if (!report.complete) await batch.readUnfinished(true);
+	// Also when complete: an item refused here for want of credits may have been sent by another process since.
+	report = await batch.confirmUnsent(reportOf(state, memory));
 	return { build: { report, state, memory } };
 }
 
