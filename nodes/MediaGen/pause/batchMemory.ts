@@ -24,6 +24,11 @@ export class BatchMemory {
 	complete = false;
 	/** Items another process (webhook process, or the one before a restart) may have sent: an unowned run matches. */
 	readonly maybeSent = new Set<number>();
+	/**
+	 * Items this process saw refused after the pause for want of credits (402): a refund may free them, and another
+	 * process (a webhook process, the one before a restart) may send the same key then and be charged for its run.
+	 */
+	readonly refusedForCredits = new Set<number>();
 	/** Items whose key, sent after the pause, brought back a run made before this execution's first new run. */
 	readonly earlier = new Set<number>();
 	/** Read-backs under way, by run ID: calls naming the same run share one read. */

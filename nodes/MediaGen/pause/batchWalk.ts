@@ -6,7 +6,13 @@ import { sleep } from 'n8n-workflow';
 
 import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
-import { apiRequest, isBusySubmission, isLostAnswer, isTransientFailure } from '../../shared/transport';
+import {
+	apiRequest,
+	isBusySubmission,
+	isLostAnswer,
+	isTransientFailure,
+	MediaGenApiError,
+} from '../../shared/transport';
 import { chargedRunOf, refusalOf, withPaidRuns, type PaidRun, type Refusal } from '../run/runErrors';
 import { getRun, listRuns } from '../run/waitForRun';
 import { keyTakenError, mismatchOf } from '../run/submission';
@@ -18,7 +24,7 @@ import { batchKeysOf, requestBodyOf, type PauseState } from './pauseState';
 export type Outcome =
 	| { position: number; kind: 'finished' | 'running'; run: RunRecord; stale?: boolean }
 	| ({ position: number; kind: 'refused' } & Refusal)
-	| { position: number; kind: 'unsent' | 'unconfirmed' | 'unanswered' };
+	| { position: number; kind: 'unsent' | 'unconfirmed' | 'unanswered'; refusedForCredits?: true };
 
 export interface BatchReport {
 	outcomes: Outcome[];
@@ -39,7 +45,8 @@ export function reportOf(state: PauseState, memory: BatchMemory): BatchReport {
 		}
 		// Being sent by another call counts as sent: its answer may yet say it was made and charged.
 		if (memory.unanswered.has(position) || memory.sending.has(position)) return { position, kind: 'unanswered' };
-		return { position, kind: memory.complete && !memory.maybeSent.has(position) ? 'unsent' : 'unconfirmed' };
+		const kind = memory.complete && !memory.maybeSent.has(position) ? 'unsent' : 'unconfirmed';
+		return { position, kind, ...(memory.refusedForCredits.has(position) ? { refusedForCredits: true } : {}) };
 	});
 	return {
 		outcomes,
@@ -127,6 +134,8 @@ export class BatchWalk {
 				if (!isTransientFailure(error)) {
 					const mayBeCharged = this.memory.unanswered.delete(position) ? { mayBeCharged: true as const } : {};
 					this.memory.refused.set(position, { ...refusalOf(error), ...mayBeCharged });
+					if (error instanceof MediaGenApiError && Number(error.httpCode) === 402)
+						this.memory.refusedForCredits.add(position);
 					return true;
 				}
 				lost ||= isLostAnswer(error);
@@ -195,12 +204,20 @@ export class BatchWalk {
 	}
 
 	/**
-	 * Before the output says an item was never sent (nothing charged): another process may have sent it. An item with a
-	 * run of its request made since the pause that no item owns, or any if the list cannot be read in full, may have.
+	 * Before the output says an item was never sent, or refused for want of credits (nothing charged): another process
+	 * may have sent it (after a refund freed credits, the same key may have made a run there). An item with a run of
+	 * its request made since the pause that no item owns, or any if the list cannot be read in full, may have.
 	 */
 	async confirmUnsent(report: BatchReport): Promise<BatchReport> {
-		const unsent = report.outcomes.filter((o) => o.kind === 'unsent').map((o) => o.position);
+		const { memory } = this;
+		const refusedForCredits = (o: Outcome) =>
+			o.kind === 'refused' && !this.state.items[o.position].refused && memory.refusedForCredits.has(o.position);
+		const unsent = report.outcomes.filter((o) => o.kind === 'unsent' || refusedForCredits(o)).map((o) => o.position);
 		if (!unsent.length) return report;
+		const maybeSent = (position: number) => {
+			memory.refused.delete(position);
+			memory.maybeSent.add(position);
+		};
 		const owned = new Set([...this.memory.runs.values()].map((known) => known.run.id));
 		// On the service's clock: from the first run sent before the pause, else a minute before the pause (n8n's).
 		const made = this.state.items.flatMap((entry) => (entry.createdAt ? [entry.createdAt] : []));
@@ -214,7 +231,7 @@ export class BatchWalk {
 		const strangers = listed.filter((run) => run.createdAt >= from && !owned.has(run.id));
 		for (const position of unsent) {
 			const { body } = this.state.items[position];
-			if (!full || strangers.some((run) => !mismatchOf(run, body).length)) this.memory.maybeSent.add(position);
+			if (!full || strangers.some((run) => !mismatchOf(run, body).length)) maybeSent(position);
 		}
 		return reportOf(this.state, this.memory);
 	}

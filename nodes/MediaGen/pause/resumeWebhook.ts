@@ -99,22 +99,27 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	// Another call is building the output: only one may (n8n 1.x would resume twice).
 	if (claimActive(memory)) return { respond: { noWebhookResponse: true } };
 	memory.resumingSince = Date.now();
-	if (!report.complete) {
-		batch.renewBudget();
-		await batch.readUnfinished(true);
-		report = await batch.confirmUnsent(reportOf(state, memory));
-	}
+	batch.renewBudget();
+	if (!report.complete) await batch.readUnfinished(true);
+	// Also when complete: an item refused here for want of credits may have been sent by another process since.
+	report = await batch.confirmUnsent(reportOf(state, memory));
 	return { build: { report, state, memory } };
 }
 
-/** An item that timed out without a known run: what is known of it, and how to get it without paying again. */
-function noteFor(kind: Outcome['kind'], state: PauseState): string {
+/** An item without a final run (timed out, or refused here and maybe sent elsewhere): what is known, how to get it. */
+function noteFor(outcome: Outcome, state: PauseState): string {
+	const { kind } = outcome;
 	if (kind === 'unsent')
 		return 'Not submitted within the time limit, so nothing was charged for it. Run it again to make it.';
-	const unconfirmed =
-		'The time limit passed before this n8n process could confirm whether it was submitted. Run this step again ' +
-		`with ${requestKeyAdvice(batchKeysOf(state))}: you get its run if it was ` +
-		'made, without paying again, or a new one if not.';
+	const rerun =
+		`Run this step again with ${requestKeyAdvice(batchKeysOf(state))}: you get its run if it was made, without ` +
+		'paying again, or a new one if not.';
+	if ('refusedForCredits' in outcome)
+		return (
+			'This n8n process saw it refused for want of credits, but another n8n process may have submitted it after a ' +
+			`refund freed credits, so it may have been charged. ${rerun}`
+		);
+	const unconfirmed = `The time limit passed before this n8n process could confirm whether it was submitted. ${rerun}`;
 	if (kind !== 'unanswered') return unconfirmed;
 	return (
 		'Its submission was sent, but the answer never reached n8n, and sending it again with the same request key did ' +
@@ -131,10 +136,11 @@ function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
 			: { status: outcome.kind === 'unsent' ? 'NOT_SUBMITTED' : 'UNCONFIRMED' }),
 		...entry.extraJson,
 		requestKey: entry.body.requestKey,
-		timedOut: true,
+		// Refused for credits here, possibly sent elsewhere: not a time-out.
+		...('refusedForCredits' in outcome ? {} : { timedOut: true }),
 		note: run
 			? `Not finished within the time limit. The run keeps going: pick it up with Generation → Wait (run ID ${run.id}).`
-			: noteFor(outcome.kind, state),
+			: noteFor(outcome, state),
 	};
 	if (run) json.runId = run.id;
 	return { json, pairedItem: { item: entry.item } };
