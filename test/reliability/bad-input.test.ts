@@ -351,3 +351,23 @@ test.each(cases.map((c) => [c[0], c[1], c[2], c[3] ?? {}] as const))(
 		expect(sb.charges()).toBe(spent);
 	},
 );
+
+// One wording of "refused before sending, nothing charged" (runErrors.ts NOTHING_SENT), said once: a file refusal
+// used to add its own "Nothing was sent or charged." after the step's.
+test.each([
+	['Generate, the step refused', gen('image', 'lumora-image-2', 'p', { referenceImageProperties: 'd' }), false],
+	['Generate, Continue On Fail', gen('image', 'lumora-image-2', 'p', { referenceImageProperties: 'd' }), true],
+	['File → Upload', { resource: 'file', operation: 'upload', binaryPropertyName: 'd' }, false],
+] as const)('a file of the wrong type, %s: "nothing was charged" said once', async (_name, parameters, onFail) => {
+	const spent = backend.charges();
+	const r = await runNode({
+		parameters: { authentication: 'apiKey', ...parameters },
+		items: [{ json: {}, binary: { d: bin('application/zip', Buffer.from('PK'), 'a.zip') } }],
+		credentials: backend.apiCredentials,
+		nodeOverrides: onFail ? { continueOnFail: true } : {},
+	});
+	const description = String(onFail ? r.items[0].json.description : r.error?.description);
+	expect(description).toMatch(/^Nothing was submitted and nothing was charged[.:] /);
+	expect(description.match(/charged/gi)).toHaveLength(1);
+	expect(backend.charges()).toBe(spent);
+});

@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { assignRequestKeys, type BatchKeys } from '../run/requestKey';
-import { errorItem, NOTHING_SENT } from '../run/runErrors';
+import { errorItem, NOTHING_SENT, saysNothingSent } from '../run/runErrors';
 import type { RunRequest } from '../run/runRequest';
 
 /** An operation's reading of one item into its checked request (it throws the item's refusal). */
@@ -89,10 +89,7 @@ export async function prepareItems(ctx: IExecuteFunctions, prepare: PrepareItem)
 	}
 	if (refused.length && !ctx.continueOnFail()) throw invalidItemsError(ctx, refused, count);
 	// Continue On Fail: each refused item says it, as the step's refusal would.
-	for (const { error } of refused) {
-		const e = error as { description?: string | null };
-		e.description = e.description ? `${NOTHING_SENT}. ${e.description}` : `${NOTHING_SENT}.`;
-	}
+	for (const { error } of refused) saysNothingSent(error);
 	const keys = assignRequestKeys(count, ready);
 	for (const p of ready) p.batchKeys = keys;
 	return { ready, refused, keys };

@@ -28,7 +28,10 @@ export interface PreparedFile {
 	open(): Promise<Readable | Buffer>;
 }
 
-/** Reads and checks a binary property before any request: type, family and size cap. */
+/**
+ * Reads and checks a binary property before any request: type, family and size cap. Its refusals leave "nothing
+ * was charged" to the caller (`saysNothingSent`), which knows that nothing at all was sent.
+ */
 export async function prepareBinaryFile(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -57,7 +60,7 @@ export async function prepareBinaryFile(
 		throw refuse(
 			`the file in "${property}" is ${mime || 'of an unknown type'}, which is not accepted here. ` +
 				`Accepted types: ${allowed.map((t) => t.label).join(', ')}`,
-			'Convert the file to one of the accepted types, or pick another one. Nothing was sent or charged.',
+			'Convert the file to one of the accepted types, or pick another one.',
 		);
 	}
 	// With an id n8n keeps the file on disk: it is streamed from there; otherwise it is in memory.
@@ -71,7 +74,7 @@ export async function prepareBinaryFile(
 			`the file ${binary.fileName ? `"${binary.fileName}" ` : ''}in "${property}" is ` +
 				`${(bytes / MB).toFixed(1)} MB (${bytes} bytes); ${type.family} files may be at most ${cap / MB} MB ` +
 				`(${cap} bytes)`,
-			'Shrink or compress the file, then run again. Nothing was sent or charged.',
+			'Shrink or compress the file, then run again.',
 		);
 	}
 	if (bytes === 0) throw refuse(`the file in "${property}" is empty`);

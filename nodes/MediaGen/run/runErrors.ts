@@ -11,6 +11,13 @@ import { requestKeyAdvice, type BatchKeys } from './requestKey';
 /** The one wording of a refusal before anything was sent (a step or item refused, a batch over the cap). */
 export const NOTHING_SENT = 'Nothing was submitted and nothing was charged';
 
+/** A refusal before anything was sent, worded so: NOTHING_SENT leads its description. */
+export function saysNothingSent<E>(error: E): E {
+	const e = error as { description?: string | null };
+	e.description = e.description ? `${NOTHING_SENT}. ${e.description}` : `${NOTHING_SENT}.`;
+	return error;
+}
+
 /**
  * One failed request in brief: a service answer by its status and code only, since its wording ("nothing was
  * charged") speaks of that request, not of the run, which may be charged.

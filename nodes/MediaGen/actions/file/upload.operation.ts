@@ -3,6 +3,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { prepareBinaryFile, uploadFile } from '../../files/upload';
+import { saysNothingSent } from '../../run/runErrors';
 import type { ItemExecutor } from '../operation';
 
 export const properties: INodeProperties[] = [
@@ -24,7 +25,9 @@ export const itemsAtOnce = 3;
 
 export const executeItem: ItemExecutor = async function (i) {
 	const property = String(this.getNodeParameter('binaryPropertyName', i, 'data')).trim();
-	const file = await prepareBinaryFile(this, i, property, 'File to Upload', ['image', 'video', 'audio']);
+	const file = await prepareBinaryFile(this, i, property, 'File to Upload', ['image', 'video', 'audio']).catch(
+		(error: Error) => Promise.reject(saysNothingSent(error)),
+	);
 	const uploaded = await uploadFile(this, file, i, 'File to Upload');
 	return [{ json: { url: uploaded.url, mime: uploaded.mime, bytes: uploaded.bytes }, pairedItem: { item: i } }];
 };
