@@ -5,8 +5,8 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import type { RunRecord } from '../shared/records';
 import { isObject, runRecordProblem } from '../shared/responseChecks';
-import { finishAfterAnswering, isSignatureMismatch, readFinalRun } from '../shared/runReadBack';
-import { headerOf, type VerifyResult } from '../shared/signature';
+import { finishAfterAnswering, readFinalRun } from '../shared/runReadBack';
+import { headerOf, isUnprovenSignature, type VerifyResult } from '../shared/signature';
 import { REMEMBER_MS, wasAccepted } from './dedupe';
 import { jsonOf, outcomeOf } from './delivery';
 
@@ -116,11 +116,11 @@ export async function takeOnReadBack(
 	const node = ctx.getNode();
 	const refuse = (problem?: string) => {
 		if (verdict.field) ctx.logger.error(`Media Generation Trigger "${node.name}": ${verdict.reason}`);
-		else if (isSignatureMismatch(verdict)) ctx.logger.warn(refusedDeliveryLog(ctx, verdict.reason, problem));
+		else if (isUnprovenSignature(verdict.code)) ctx.logger.warn(refusedDeliveryLog(ctx, verdict.reason, problem));
 		return 'refused' as const;
 	};
 	const webhookId = headerOf(ctx.getHeaderData() as Record<string, unknown>, 'webhook-id');
-	const withApiKey = isSignatureMismatch(verdict) && !!node.credentials?.mediaGenApi;
+	const withApiKey = isUnprovenSignature(verdict.code) && !!node.credentials?.mediaGenApi;
 	const claim = withApiKey ? readClaim(webhookId, raw, Date.now()) : undefined;
 	if (!claim || 'problem' in claim) return refuse(claim?.problem);
 	if (wasAccepted(seen.store, seen.memoryKey, claim.webhookId, Date.now())) return 'duplicate';

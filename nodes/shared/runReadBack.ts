@@ -6,7 +6,6 @@ import { sleep } from 'n8n-workflow';
 
 import { generationAnswerProblem } from './responseChecks';
 import { FINAL_STATUSES, type RunRecord } from './records';
-import type { VerifyCode } from './signature';
 import { apiRequest, identityOf } from './transport';
 
 /** A webhook call answers within seconds: by default the read gets this long to start its waits. */
@@ -38,11 +37,6 @@ export async function readFinalRun(
 	} catch {
 		return undefined;
 	}
-}
-
-/** Failures a read-back may overrule: the signature or the secret, not the shape or age of the call. */
-export function isSignatureMismatch(verdict: { code: VerifyCode }): boolean {
-	return ['secret-mismatch', 'no-secret', 'no-v1-signature'].includes(verdict.code);
 }
 
 /**

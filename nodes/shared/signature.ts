@@ -7,8 +7,22 @@ import { BASE64, describeWebhookSecretProblem, readWebhookSecret } from './signi
 
 const TOLERANCE_SECONDS = 300;
 
-/** Why a delivery was refused, for callers to classify (the reason is the wording, for people). */
+/** Why a delivery was refused, for callers to classify with the two questions below (the reason is for people). */
 export type VerifyCode = 'no-secret' | 'malformed' | 'stale' | 'no-v1-signature' | 'secret-mismatch';
+
+/**
+ * The signature does not prove the call, but its shape and age are sound: a run read back from the service may stand
+ * in for it. The trigger asks this (a stale or malformed call is refused: it could start an execution); pause mode
+ * reads back on any refusal, since a read-back there only settles a run the batch already owns.
+ */
+export function isUnprovenSignature(code: VerifyCode): boolean {
+	return code === 'secret-mismatch' || code === 'no-secret' || code === 'no-v1-signature';
+}
+
+/** The credential holds no secret, or another than the one the service signs with (no-v1-signature says neither). */
+export function isWrongSecret(code: VerifyCode): boolean {
+	return code === 'secret-mismatch' || code === 'no-secret';
+}
 
 export type VerifyResult =
 	| { ok: true; id: string; timestamp: number; matchedSecret: 'current' | 'previous' }

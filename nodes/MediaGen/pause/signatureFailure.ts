@@ -6,7 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { finishAfterAnswering, readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
-import type { VerifyResult } from '../../shared/signature';
+import { isWrongSecret, type VerifyResult } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
 import { withPaidRuns } from '../run/runErrors';
 import type { BatchMemory } from './batchMemory';
@@ -87,8 +87,7 @@ export async function wakeUp(
 		memory.failedChecks++;
 		memory.lastFailure = verdict.reason;
 		// Past the limit with only refused deliveries, it would otherwise wait on n8n's timer.
-		const wrongSecret = verdict.code === 'secret-mismatch' || verdict.code === 'no-secret';
-		if (Date.now() > state.deadline && wrongSecret && memory.verified === 0) {
+		if (Date.now() > state.deadline && isWrongSecret(verdict.code) && memory.verified === 0) {
 			return { stop: signatureError(ctx, state, memory, await callsAnonymously(ctx)) };
 		}
 	}

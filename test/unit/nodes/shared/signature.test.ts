@@ -2,7 +2,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
-import { usableSecretKey, verifyWebhook } from '../../../../nodes/shared/signature';
+import { isUnprovenSignature, isWrongSecret, usableSecretKey, verifyWebhook } from '../../../../nodes/shared/signature';
 
 const SECRET = `whsec_${Buffer.from('a very secret signing key 123456').toString('base64')}`;
 const OTHER = `whsec_${Buffer.from('another secret signing key 98765').toString('base64')}`;
@@ -218,5 +218,18 @@ describe('the standardwebhooks library agrees on every valid secret', () => {
 			const headers = { 'webhook-id': 'msg_x', 'webhook-timestamp': ts, 'webhook-signature': ours };
 			expect(() => new Webhook(secret).verify(body, headers)).not.toThrow();
 		}
+	});
+});
+
+describe('what a refusal says, asked by code (the trigger and pause mode ask the same two questions)', () => {
+	test.each([
+		['secret-mismatch', true, true],
+		['no-secret', true, true],
+		['no-v1-signature', true, false],
+		['malformed', false, false],
+		['stale', false, false],
+	] as const)('%s: signature unproven %s, wrong secret %s', (code, unproven, wrong) => {
+		expect(isUnprovenSignature(code)).toBe(unproven);
+		expect(isWrongSecret(code)).toBe(wrong);
 	});
 });
