@@ -68,7 +68,11 @@ export class BatchMemory {
 	}
 }
 
-/** Per process (webhook processes, a restart: each has its own); each batch forgotten a day after its last call. */
+/**
+ * Per process (webhook processes, a restart: each has its own); each batch forgotten a day after its last call. Safe
+ * with several processes: one that lacks an item re-sends its key, and before an output says "nothing charged" the
+ * runs made since the pause are listed (BatchWalk.confirmUnsent).
+ */
 const memories = new Map<string, BatchMemory>();
 const MAX_BATCHES = 200;
 const FORGET_AFTER_MS = 24 * 3600_000;
