@@ -6,13 +6,7 @@ import { sleep } from 'n8n-workflow';
 
 import { generationAnswerProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
-import {
-	apiRequest,
-	isBusySubmission,
-	isLostAnswer,
-	isTransientFailure,
-	MediaGenApiError,
-} from '../../shared/transport';
+import { apiRequest, isBusySubmission, isLostAnswer, isOutOfCredits, isTransientFailure } from '../../shared/transport';
 import { chargedRunOf, refusalOf, withPaidRuns, type PaidRun, type Refusal } from '../run/runErrors';
 import { getRun, listRuns } from '../run/waitForRun';
 import { keyTakenError, mismatchOf } from '../run/submission';
@@ -134,8 +128,7 @@ export class BatchWalk {
 				if (!isTransientFailure(error)) {
 					const mayBeCharged = this.memory.unanswered.delete(position) ? { mayBeCharged: true as const } : {};
 					this.memory.refused.set(position, { ...refusalOf(error), ...mayBeCharged });
-					if (error instanceof MediaGenApiError && Number(error.httpCode) === 402)
-						this.memory.refusedForCredits.add(position);
+					if (isOutOfCredits(error)) this.memory.refusedForCredits.add(position);
 					return true;
 				}
 				lost ||= isLostAnswer(error);

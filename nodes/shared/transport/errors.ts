@@ -258,6 +258,14 @@ export function isBusySubmission(error: unknown): boolean {
 	return error instanceof MediaGenApiError && error.code === 'busy';
 }
 
+/**
+ * 402: not enough credits (or free allowance) right now; nothing was charged. The one refusal that depends on the
+ * moment: a refund may free the credits, so the same request can succeed later, in this process or another.
+ */
+export function isOutOfCredits(error: unknown): boolean {
+	return error instanceof MediaGenApiError && Number(error.httpCode) === 402;
+}
+
 /** A lost answer, 429 or a 5xx: says nothing about the request itself, and may pass (busy is not counted). */
 export function isTransientFailure(error: unknown): boolean {
 	if (isLostAnswer(error)) return true;

@@ -2,4 +2,11 @@
 // waited out and retried (request.ts), and its errors with what each means for trying again (errors.ts).
 export { identityOf, type ApiContext } from './identity';
 export { apiRequest, sleepUnlessAborted } from './request';
-export { isBusySubmission, isLostAnswer, isRetryableRead, isTransientFailure, MediaGenApiError } from './errors';
+export {
+	isBusySubmission,
+	isLostAnswer,
+	isOutOfCredits,
+	isRetryableRead,
+	isTransientFailure,
+	MediaGenApiError,
+} from './errors';
