@@ -67,6 +67,25 @@ describe(`poll mode (clock ×${WARP})`, () => {
 		});
 	});
 
+	test('a run of unknown price sent alone under a cap, its answer lost: following the advice brings it back (seed 20261215, path "158")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: {
+					operation: 'generate',
+					kind: 'image',
+					model: 'pixelforge-ultra',
+					options: { aspect: '16:9', tier: 'ultra', resolution: '4K', format: 'WEBP' },
+				},
+				items: same(4, 'a red fox in the snow'),
+				requestKey: { mode: 'shared', value: 'batch_key' },
+				continueOnFail: true,
+				maxCredits: 2,
+			}),
+			account: { ...plenty, concurrency: 1 },
+			faults: { rules: [{ ...posts('500', 'drop_after', 'drop_after'), slowMs: 500 }], deliveries: [] },
+		});
+	});
+
 	test('following the advice, a run returned for a key sent before does not count against the cap again (41.3; seed 777003, path "57:53:1:1:4:10:16:15:15")', async () => {
 		await expectRulesKept({
 			batch: batch({

@@ -109,6 +109,27 @@ export class PriceBook {
 		return sameValues(priceOptions(model, run.options), priceOptions(request.model, optionsOf(request)));
 	}
 
+	/**
+	 * For items with a typed Request Key, an earlier charged run of the same model, prompt and price options, one run
+	 * per item in item order: the key may return it at no charge (a step run again as a message advised). Pure.
+	 */
+	earlierTwins(requests: Array<Priced & { itemIndex: number; typedKey: boolean }>): Map<number, string> {
+		const twins = new Map<number, string>();
+		const left = (this.history.runs ?? []).filter(
+			(r) => Number(r.cost) > 0 && !['FAILED', 'CANCELED'].includes(r.status),
+		);
+		for (const request of [...requests].sort((a, b) => a.itemIndex - b.itemIndex)) {
+			if (!request.typedKey) continue;
+			const at = left.findIndex(
+				(r) =>
+					r.prompt === request.body.prompt &&
+					this.same({ ...r, options: (r.options ?? {}) as Record<string, unknown> }, request),
+			);
+			if (at >= 0) twins.set(request.itemIndex, left.splice(at, 1)[0].id);
+		}
+		return twins;
+	}
+
 	private historyRuns(): PricedRun[] {
 		// Talking-avatar runs in the history do not say which audio they had, so they price nothing.
 		const avatars = new Set(this.models.filter(isTalkingAvatar).map((m) => m.id));
@@ -158,9 +179,11 @@ export async function priceBookFor(
 	ctx: IExecuteFunctions,
 	requests: Priced[],
 	readAnonymous = true,
+	historyNeeded = false,
 ): Promise<PriceBook> {
 	const models: CatalogueModel[] = await getModels(ctx).catch(() => requests.map((r) => r.model));
-	const needed = requests.some((r) => !isTalkingAvatar(r.model) && !isAtDefaults(r.model, optionsOf(r)));
+	const needed =
+		historyNeeded || requests.some((r) => !isTalkingAvatar(r.model) && !isAtDefaults(r.model, optionsOf(r)));
 	if (!needed) return new PriceBook(models, { note: 'its run history was not needed' });
 	const { kind, baseUrl, fingerprint } = await identityOf(ctx);
 	if (kind === 'anonymous' && !readAnonymous) {

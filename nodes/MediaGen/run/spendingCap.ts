@@ -9,6 +9,9 @@ import { addRunDetails, NOTHING_SENT, runDetailsOf } from './runErrors';
 import type { RunRequest } from './runRequest';
 import { wasMadeEarlier } from './submission';
 
+/** What the cap reads of a run request. */
+type CappedRequest = Priced & Partial<Pick<RunRequest, 'itemIndex'>>;
+
 export interface CapRefusal {
 	cap: number;
 	spent: number;
@@ -57,11 +60,15 @@ export class SpendingCap {
 	/** `counted`: runs already added, since a repeated request key (a retry) returns the same run, charged once. */
 	private readonly total: { spent: number; counted: string[] };
 
-	/** `store`: where the total is kept (capStore); `book` also learns the price of every run accepted here. */
+	/**
+	 * `store`: where the total is kept (capStore); `book` also learns the price of every run accepted here; `twins`:
+	 * items whose typed key may return an earlier run (PriceBook.earlierTwins).
+	 */
 	constructor(
 		readonly cap: number,
 		store: IDataObject,
 		readonly book: PriceBook,
+		private readonly twins = new Map<number, string>(),
 	) {
 		const saved = store[CAP_TOTAL_KEY] as { spent?: unknown; counted?: unknown } | undefined;
 		this.total = {
@@ -75,20 +82,34 @@ export class SpendingCap {
 		return this.total.spent;
 	}
 
+	/**
+	 * A run's price to this execution. An item whose key may return a run made earlier costs nothing or a new run:
+	 * unknown, so it goes only while credits are left (else a step run again as advised could never get its run back).
+	 */
+	private priceOf(request: CappedRequest): Price {
+		const price = this.book.price(request);
+		const twin = this.twins.get(request.itemIndex ?? -1);
+		if (!twin || price.credits === null) return price;
+		const why =
+			`its Request Key may return run ${twin}, made earlier, at no charge, or start a new run ` +
+			`at ${price.credits} credits`;
+		return { credits: null, basis: 'unknown', why };
+	}
+
 	/** The sum of the prices known in advance, when it alone (with what is spent) would cross the cap. */
-	firstCertainOverrun(requests: Priced[]): { total: number; count: number } | undefined {
-		const known = requests.map((r) => this.book.price(r).credits).filter((c): c is number => c !== null);
+	firstCertainOverrun(requests: CappedRequest[]): { total: number; count: number } | undefined {
+		const known = requests.map((r) => this.priceOf(r).credits).filter((c): c is number => c !== null);
 		const total = known.reduce((sum, c) => sum + c, 0);
 		return this.spent + total > this.cap ? { total, count: known.length } : undefined;
 	}
 
 	/** Runs `submit` if the run fits under the cap, one submission at a time, and counts it; else the refusal. */
 	async submit<T extends { cost: number; id: string }>(
-		request: Priced,
+		request: CappedRequest,
 		submit: () => Promise<T>,
 	): Promise<T | CapRefusal> {
 		const turn = this.queue.then(async () => {
-			const price = this.book.price(request);
+			const price = this.priceOf(request);
 			const over = price.credits === null ? this.spent >= this.cap : this.spent + price.credits > this.cap;
 			if (over) return { cap: this.cap, spent: this.spent, price } as CapRefusal;
 			const run = await submit().catch(async (error: unknown) => {
@@ -103,7 +124,8 @@ export class SpendingCap {
 				return await Promise.reject(error);
 			});
 			// A run an earlier execution made with this key was charged then: it costs this execution nothing.
-			if (!wasMadeEarlier(run)) this.count(run.id, Number(run.cost) || 0);
+			if (!wasMadeEarlier(run) && run.id !== this.twins.get(request.itemIndex ?? -1))
+				this.count(run.id, Number(run.cost) || 0);
 			this.book.learn(request, run);
 			return run;
 		});
@@ -161,7 +183,9 @@ export const CAP_ADVICE =
 export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]): Promise<SpendingCap | undefined> {
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
 	if (capValue === undefined) return undefined;
-	const cap = new SpendingCap(capValue, capStore(ctx), await priceBookFor(ctx, ready));
+	const typed = ready.some((p) => p.typedKey);
+	const book = await priceBookFor(ctx, ready, true, typed);
+	const cap = new SpendingCap(capValue, capStore(ctx), book, typed ? book.earlierTwins(ready) : undefined);
 	const overrun = ctx.continueOnFail() ? undefined : cap.firstCertainOverrun(ready);
 	if (!overrun) return cap;
 	const spent = cap.spent ? ` (${cap.spent} already spent by this step in this execution)` : '';

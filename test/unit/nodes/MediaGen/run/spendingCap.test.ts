@@ -125,4 +125,39 @@ describe('a submission that failed may still have been charged (issue 41)', () =
 		await expect(cap.submit(atDefaults, async () => Promise.reject(refusedAt400))).rejects.toThrow();
 		expect(cap.spent).toBe(25);
 	});
+
+	test('an item whose typed key may return an earlier run goes while credits are left, and that run costs nothing', async () => {
+		const earlier = {
+			id: 'gen_old',
+			kind: 'video',
+			model: video.id,
+			prompt: 'a fox',
+			options: { duration: 8 },
+			cost: 144,
+		};
+		const history = new PriceBook(catalogue, {
+			runs: [earlier as never, { ...earlier, id: 'gen_failed', status: 'FAILED' } as never],
+			note: '',
+		});
+		const item = (itemIndex: number, typedKey = true) => ({
+			...longer,
+			itemIndex,
+			typedKey,
+			body: { ...longer.body, prompt: 'a fox' },
+		});
+		// One earlier run vouches for one item, the first in item order; a failed run (refunded) vouches for none.
+		const twins = history.earlierTwins([item(1), item(0), item(2, false)]);
+		expect([...twins]).toEqual([[0, 'gen_old']]);
+		const cap = new SpendingCap(100, {}, history, twins);
+		const refusedWithoutTwin = await cap.submit(item(1), async () => ({ id: 'v1', cost: 144 }));
+		expect(refusedWithoutTwin).toMatchObject({ price: { credits: 144, basis: 'earlier run' } });
+		expect(cap.firstCertainOverrun([item(0)])).toBeUndefined();
+		expect(await cap.submit(item(0), async () => ({ id: 'gen_old', cost: 144 }))).toEqual({ id: 'gen_old', cost: 144 });
+		expect(cap.spent).toBe(0);
+		const full = new SpendingCap(100, { [CAP_TOTAL_KEY]: { spent: 100, counted: [] } }, history, twins);
+		const refused = await full.submit(item(0), async () => ({ id: 'gen_old', cost: 144 }));
+		expect(capRefusalMessage(refused as never)).toContain(
+			'its Request Key may return run gen_old, made earlier, at no charge, or start a new run at 144 credits',
+		);
+	});
 });
