@@ -86,6 +86,28 @@ describe(`poll mode (clock ×${WARP})`, () => {
 		});
 	});
 
+	test('following the advice under a cap, runs paid for earlier come back before new runs use the cap up (seed 20261128, path "67:73:1:1:9:14:14")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'generate', kind: 'image', options: {} },
+				items: [
+					{ prompt: 'a lighthouse in fog [fail]', model: 'auralis-canvas' },
+					{ prompt: 'a red fox in the snow', model: 'vertex-typo' },
+					{ prompt: 'a red fox in the snow', model: 'pixelforge-ultra' },
+					{ prompt: 'a lighthouse in fog', model: 'studio-image-v1' },
+					{ prompt: 'a quiet harbour at dawn [fail]', model: 'nimbus-xl' },
+					{ prompt: 'a red fox in the snow', model: 'orchid-portrait' },
+					{ prompt: 'a lighthouse in fog', model: 'auralis-canvas' },
+				],
+				requestKey: { mode: 'shared', value: 'batch_key' },
+				continueOnFail: true,
+				maxCredits: 57,
+			}),
+			account: { ...plenty, concurrency: 1, priceFactor: 1.5 },
+			faults: { rules: [{ ...posts('ok', 'ok', 'drop', 'malformed', 'drop'), slowMs: 500 }], deliveries: [] },
+		});
+	});
+
 	test('following the advice, a run returned for a key sent before does not count against the cap again (41.3; seed 777003, path "57:53:1:1:4:10:16:15:15")', async () => {
 		await expectRulesKept({
 			batch: batch({

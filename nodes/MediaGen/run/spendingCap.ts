@@ -96,6 +96,11 @@ export class SpendingCap {
 		return { credits: null, basis: 'unknown', why };
 	}
 
+	/** Items whose typed key may return a run made earlier first, the others after them, each in item order. */
+	sendingOrder<T extends { itemIndex: number }>(ready: T[]): T[] {
+		return [...ready].sort((a, b) => Number(this.twins.has(b.itemIndex)) - Number(this.twins.has(a.itemIndex)));
+	}
+
 	/** The sum of the prices known in advance, when it alone (with what is spent) would cross the cap. */
 	firstCertainOverrun(requests: CappedRequest[]): { total: number; count: number } | undefined {
 		const known = requests.map((r) => this.priceOf(r).credits).filter((c): c is number => c !== null);

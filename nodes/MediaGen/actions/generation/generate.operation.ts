@@ -287,6 +287,8 @@ export async function generateRuns(ctx: IExecuteFunctions, prepareItem: PrepareI
 	const cap = await spendingCapFor(ctx, items.ready);
 	// Waiting → Pause: the first runs are submitted, then the execution waits for the service's calls back.
 	if (items.ready[0]?.settings.mode === 'pause') return await pauseRuns(ctx, items.ready, items.refused, cap);
+	// Under a cap, items whose key may return a run paid for earlier go first: new runs must not use the cap up.
+	if (cap) items.ready = cap.sendingOrder(items.ready);
 	const outcomes = await submitAndWait(ctx, items.ready, cap);
 	return outputOf(ctx, items, outcomes);
 }

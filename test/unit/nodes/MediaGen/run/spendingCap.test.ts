@@ -149,6 +149,8 @@ describe('a submission that failed may still have been charged (issue 41)', () =
 		const twins = history.earlierTwins([item(1), item(0), item(2, false)]);
 		expect([...twins]).toEqual([[0, 'gen_old']]);
 		const cap = new SpendingCap(100, {}, history, twins);
+		expect(cap.sendingOrder([item(1), item(2), item(0)]).map((r) => r.itemIndex)).toEqual([0, 1, 2]);
+		expect(cap.sendingOrder([{ itemIndex: 3 }, { itemIndex: 0 }]).map((r) => r.itemIndex)).toEqual([0, 3]);
 		const refusedWithoutTwin = await cap.submit(item(1), async () => ({ id: 'v1', cost: 144 }));
 		expect(refusedWithoutTwin).toMatchObject({ price: { credits: 144, basis: 'earlier run' } });
 		expect(cap.firstCertainOverrun([item(0)])).toBeUndefined();
