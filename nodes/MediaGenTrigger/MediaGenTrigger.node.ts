@@ -175,8 +175,7 @@ export class MediaGenTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const node = this.getNode();
-		// Every call is answered here, at most once (n8n saves the static data before it starts the execution): a
-		// read-back still going near the service's 10 s limit is answered first and finished afterwards.
+		// Every call is answered here, at most once (n8n saves the static data before it starts the execution).
 		let answered = false;
 		const answer = (status: number, body: IDataObject, item?: INodeExecutionData): IWebhookResponseData => {
 			if (!answered) this.getResponseObject().status(status).json(body);

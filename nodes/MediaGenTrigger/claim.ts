@@ -1,6 +1,5 @@
-// A delivery that fails the signature check while an API credential is attached: a claim about a run, taken only when
-// the run read back from the service says exactly what the body says (the spec's body is the run as GET
-// /generations/{id} returns it). The record, never the body, starts the workflow.
+// A delivery failing the signature check with an API credential attached: a claim about a run, taken only when the
+// body is exactly the run as GET /generations/{id} reads it back. The record, never the body, starts the workflow.
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import type { RunRecord } from '../shared/records';
@@ -12,9 +11,8 @@ import { jsonOf, outcomeOf } from './delivery';
 
 /**
  * How old a run (createdAt, service clock) may be for a read-back to be taken: a genuine delivery's last retry comes
- * about 33 h after the run began. A read-back cannot prove the call was meant for this URL, so a finished run's body
- * copied from elsewhere starts it once: its replays, kept within 36 h of the run's start, always meet the 48 h memory
- * of the first (REMEMBER_MS; 12 h left for clock skew).
+ * about 33 h after the run began. A read-back cannot prove the call was meant for this URL, so a copied body starts
+ * the workflow once: its replays, within 36 h of the run's start, always meet the first's 48 h memory (12 h for skew).
  */
 export const READ_BACK_MAX_AGE_MS = 36 * 3600 * 1000;
 const SKEW_MARGIN_MS = REMEMBER_MS - READ_BACK_MAX_AGE_MS;

@@ -1,7 +1,6 @@
-// Accepted webhook-ids in the workflow's static data (the only store a webhook() reaches that outlives the process),
-// for the whole retry schedule (1 min + 5 min + 30 min + 2 h + 6 h + 24 h ≈ 32.6 h), bounded. n8n saves it only while
-// marked changed, a mark 2.40 can drop once an execution starts: the trigger answers first, so n8n saves before it.
-export const REMEMBER_MS = 48 * 3600 * 1000;
+// Accepted webhook-ids in the workflow's static data (the only store a webhook() reaches that outlives the process).
+// n8n saves it only while marked changed, a mark 2.40 can drop once an execution starts: so the trigger answers first.
+export const REMEMBER_MS = 48 * 3600 * 1000; // covers the retries: 1 + 5 + 30 min + 2 + 6 + 24 h ≈ 32.6 h
 export const MAX_REMEMBERED = 10_000;
 
 /** webhook-id → when it was first accepted (ms since the epoch). */
@@ -58,6 +57,5 @@ export function isRepeatDelivery(store: Record<string, unknown>, memoryKey: stri
 
 /** True when this trigger already accepted the delivery; records nothing (a read-back is asked first). */
 export function wasAccepted(store: Record<string, unknown>, memoryKey: string, id: string, now: number): boolean {
-	const { memory } = recall(store, memoryKey, now);
-	return memory[id] !== undefined && now - memory[id] <= REMEMBER_MS;
+	return recall(store, memoryKey, now).memory[id] !== undefined; // recall drops expired ids
 }

@@ -38,7 +38,6 @@ interface Target {
 	kind: 'output' | 'cover';
 }
 
-/** Downloads every output (and song covers) into the binary properties named by propertyNames(). */
 export async function downloadOutputs(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,

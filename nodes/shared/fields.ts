@@ -8,7 +8,6 @@ export const KIND_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Music', value: 'music' },
 ];
 
-/** A "Kind" filter for a Filters collection. */
 export function kindFilter(description: string): INodeProperties {
 	return { displayName: 'Kind', name: 'kind', type: 'options', options: KIND_OPTIONS, default: 'image', description };
 }

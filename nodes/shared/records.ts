@@ -69,8 +69,6 @@ export interface AppLook {
 	prompt: string;
 	model: string;
 	options: RunOptions & Record<string, unknown>;
-	example?: { url: string; kind: string; video?: string | null };
-	url?: string;
 }
 
 export interface CatalogueApp {
@@ -80,7 +78,6 @@ export interface CatalogueApp {
 	description?: string;
 	category: string | null;
 	tags: string[];
-	season?: string | null;
 	model: string;
 	models: string[];
 	url?: string;

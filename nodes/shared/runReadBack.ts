@@ -1,6 +1,5 @@
-// A delivery that fails the signature check is still a wake-up call: the nodes believe what the service says when
-// asked with the user's own API credential (GET /generations/{id}, which also settles the run). Another identity's
-// record is not found, so only the account's own runs read back. CANCELED is final but neither succeeded nor failed.
+// A delivery failing the signature check is still a wake-up call: the run as GET /generations/{id} returns it to the
+// user's own credential settles it (another identity's runs are not found). CANCELED is final but neither outcome.
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 

@@ -1,6 +1,5 @@
-// Standard Webhooks verification, as the spec's Events section states it (pure, no n8n imports): the signed content
-// is "<webhook-id>.<webhook-timestamp>.<raw body>", keyed with the decoded secret; any one "v1,<base64>" entry of the
-// space-separated header may match; timestamps more than 5 minutes away are refused.
+// Standard Webhooks verification as the spec's Events section states it (pure, no n8n imports): HMAC-SHA256, keyed
+// with the decoded secret, of "<webhook-id>.<webhook-timestamp>.<raw body>"; any "v1,<base64>" entry may match.
 import { createHmac, timingSafeEqual } from 'crypto';
 
 import { BASE64, describeWebhookSecretProblem, readWebhookSecret } from './signingSecret';
@@ -8,7 +7,7 @@ import { BASE64, describeWebhookSecretProblem, readWebhookSecret } from './signi
 const TOLERANCE_SECONDS = 300;
 
 /** Why a delivery was refused, for callers to classify with the two questions below (the reason is for people). */
-export type VerifyCode = 'no-secret' | 'malformed' | 'stale' | 'no-v1-signature' | 'secret-mismatch';
+type VerifyCode = 'no-secret' | 'malformed' | 'stale' | 'no-v1-signature' | 'secret-mismatch';
 
 /**
  * The signature does not prove the call, but its shape and age are sound: a run read back from the service may stand
@@ -101,9 +100,8 @@ export function verifyDelivery(
 	headers: Record<string, unknown>,
 	rawBody: Buffer,
 	credentials: { secret?: unknown; previousSecret?: unknown },
-	nowMs: number = Date.now(),
 ): VerifyResult {
 	const [id, timestamp, signature] = ['id', 'timestamp', 'signature'].map((h) => headerOf(headers, `webhook-${h}`));
 	const secrets = { current: credentials.secret, previous: credentials.previousSecret };
-	return verifyWebhook({ id, timestamp, signature }, rawBody, secrets, nowMs);
+	return verifyWebhook({ id, timestamp, signature }, rawBody, secrets);
 }

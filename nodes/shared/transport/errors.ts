@@ -1,6 +1,5 @@
-// Every error of the Media Generation API, worded once: the spec's error table as data (each stable `error` code
-// as what happened and what to do next), the node's errors built from it with secrets redacted, and what a failure
-// means for trying again. Callers ask the classifiers at the end, never an error's code itself.
+// Every error of the Media Generation API, worded once from the spec's error table, secrets redacted, and what a
+// failure means for trying again. Callers ask the classifiers at the end, never an error's code itself.
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -154,12 +153,12 @@ export function describeApiError(
 		message: serviceMessage ? `${head}: ${serviceMessage}` : head,
 		description: lines(description),
 		issues,
-		retryable: isServerSide ? 'once' : httpCode === 429 || httpCode === 409 ? 'wait' : 'never',
+		retryable: isServerSide ? 'once' : (ERROR_ADVICE[fallback?.code ?? '']?.retryable ?? 'never'),
 	};
 }
 
 /** Removes anything that looks like one of our secrets from a string before it is shown or logged. */
-export function redactSecrets(text: string, extra: string[] = []): string {
+export function redactSecrets(text: string, extra: string[]): string {
 	let out = text.replace(/sk_[0-9a-fA-F]{8,}/g, 'sk_***').replace(/whsec_[A-Za-z0-9+/=]{4,}/g, 'whsec_***');
 	for (const value of extra) {
 		if (value && value.length >= 4) out = out.split(value).join('***');
@@ -167,7 +166,6 @@ export function redactSecrets(text: string, extra: string[] = []): string {
 	return out;
 }
 
-/** An error from the Media Generation API, or from trying to reach it. */
 export class MediaGenApiError extends NodeApiError {
 	/** The service's error code ("busy", "credits", …), or this node's "unexpected_answer" and "no_answer". */
 	code = '';
@@ -245,8 +243,7 @@ export function missingRouteError(node: INode, req: Route, id: Identity, body: u
 	});
 }
 
-// What a failure means for trying again: one name per meaning, each saying exactly what it counts (a 409 busy is
-// asked about only by run/submission.ts, the one place that handles it).
+// What a failure means for trying again: one name per meaning, each saying exactly what it counts.
 
 /** No answer, or an answer this node cannot read: the request may or may not have been processed. */
 export function isLostAnswer(error: unknown): boolean {

@@ -1,6 +1,5 @@
-// Who is calling: the credential's values checked for shape (pure checks the credentials' authenticate() runs too,
-// so a typo costs nothing; no message echoes the value, a secret), then read once per context by identityOf, so
-// nothing passes the credential along. The fingerprint (a hash, never the secret) keys what is kept per identity.
+// Who is calling: the credential shape-checked (as authenticate() does, so a typo costs nothing; no message echoes a
+// secret) and read once per context. The fingerprint (a hash, never the secret) keys what is kept per identity.
 import { createHash } from 'crypto';
 import type { IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -123,7 +122,6 @@ async function readIdentity(ctx: ApiContext): Promise<Identity> {
 // an entry dies with its call and nothing is shared between calls or processes. A failed read is not kept.
 const identities = new WeakMap<object, Promise<Identity>>();
 
-/** The caller's identity: the credential read and shape-checked once per context. */
 export async function identityOf(ctx: ApiContext): Promise<Identity> {
 	let identity = identities.get(ctx);
 	if (!identity) {

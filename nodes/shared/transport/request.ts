@@ -134,12 +134,12 @@ function bucketOf(req: ApiRequest): RateBucket {
 }
 
 /** Seconds from a Retry-After header (seconds or an HTTP date); undefined when absent. */
-function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined): number | undefined {
 	if (!value) return undefined;
 	const seconds = Number(value);
 	if (Number.isFinite(seconds)) return Math.max(0, seconds);
 	const date = Date.parse(value);
-	return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+	return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
 }
 
 /** What to do after a 429 the node stopped waiting out, saying truly how long it waited. */
@@ -162,7 +162,6 @@ async function pause(ms: number, deadline: number | undefined, signal?: AbortSig
 	return true;
 }
 
-/** Sends one API request and returns the parsed answer, or throws a MediaGenApiError in plain words. */
 export async function apiRequest<T = IDataObject>(ctx: ApiContext, req: ApiRequest): Promise<ApiResponse<T>> {
 	const id = await identityOf(ctx);
 	const signal = (ctx as Partial<IExecuteFunctions>).getExecutionCancelSignal?.();
