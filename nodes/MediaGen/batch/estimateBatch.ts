@@ -1,6 +1,5 @@
-// Estimate Cost (Generation and App): every item checked as Generate or Run Look would, priced, nothing submitted;
-// then a summary (total, unknown prices, credits left, enough). Every item opens with `estimate`, the same in words
-// for n8n's Table view; the numbers stay in their own fields.
+// Estimate Cost: every item checked as Generate or Run Look would, priced, nothing submitted, then a summary. Every
+// item opens with `estimate`, the same in words for n8n's Table view; the numbers stay in their own fields.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { identityOf } from '../../shared/transport';
@@ -9,7 +8,6 @@ import { failedItem, prepareItems, typedRequest, type PrepareItem } from './prep
 import { itemsInInputOrder, withSameColumns } from '../run/runOutput';
 import { describeBasis, HISTORY_PAGES, priceBookFor, type Price } from '../run/priceBook';
 
-/** Where the summary goes: its own item after the estimates, or on every estimate. */
 export const summaryField: INodeProperties = {
 	displayName: 'Put the Summary',
 	name: 'estimateSummary',
@@ -32,7 +30,6 @@ export const summaryField: INodeProperties = {
 		`nothing is charged; it reads the model list, at most ${HISTORY_PAGES} pages of your run history and your balance.`,
 };
 
-/** What the summary says. */
 export interface Totals {
 	totalCredits: number;
 	unknownItems: number;

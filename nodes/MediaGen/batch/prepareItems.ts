@@ -10,7 +10,6 @@ import type { RunRequest } from '../run/runRequest';
 /** An operation's reading of one item into its checked request (it throws the item's refusal). */
 export type PrepareItem = (itemIndex: number) => Promise<RunRequest>;
 
-/** A step's items, read and checked: those ready to send, with their request keys, and those refused. */
 export interface CheckedItems {
 	ready: RunRequest[];
 	/** Only with Continue On Fail (without it a refused item stops the step). */
@@ -45,7 +44,6 @@ export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): IDataOb
 	return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
 }
 
-/** The refusal of a step with items that cannot be sent. */
 function invalidItemsError(ctx: IExecuteFunctions, refused: CheckedItems['refused'], total: number) {
 	// Items as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0).
 	const named = (i: number) => `item ${i + 1}${promptStart(typedRequest(ctx, i).prompt)}`;

@@ -12,6 +12,7 @@ import type { ItemRead, RunRequest } from './runRequest';
 import { readRunSettings } from './runSettings';
 
 const MAX_REFERENCE_IMAGES = 14;
+const imagesMax = (model: CatalogueModel) => Math.min(Number(model.reference_images_max) || 0, MAX_REFERENCE_IMAGES);
 const NEGATIVE_PROMPT_MAX = 2000;
 const RUN_WEBHOOK_MAX_CHARS = 500;
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
@@ -60,11 +61,11 @@ export function checkWebhookUrl(url: string, apiBaseUrl: string): string | undef
 	return undefined;
 }
 
-/** What the model accepts with these options, for the description of a refused request. */
+/** What the model accepts with these options, for a refusal's description. */
 export function describeLimits(model: CatalogueModel, options?: Record<string, unknown>): string {
 	const limit = promptLimit(model, options);
 	const prompt = Number.isFinite(limit) ? `prompt up to ${limit} characters` : 'a prompt';
-	const images = Math.min(Number(model.reference_images_max) || 0, MAX_REFERENCE_IMAGES);
+	const images = imagesMax(model);
 	return `${model.name} (${model.id}) accepts: ${prompt}, ${images ? `at most ${images}` : 'no'} reference images.`;
 }
 
@@ -96,7 +97,7 @@ export function checkRequest(
 		problems.push(`Negative Prompt is not used by ${model.name}; clear it or pick a model that uses one.`);
 	else if (negativePrompt.length > NEGATIVE_PROMPT_MAX)
 		problems.push(`Negative Prompt is ${negativePrompt.length} characters long; the limit is ${NEGATIVE_PROMPT_MAX}.`);
-	const max = Math.min(model.reference_images_max ?? 0, MAX_REFERENCE_IMAGES);
+	const max = imagesMax(model);
 	if (images.length && (!model.inputs.includes('image') || max === 0))
 		problems.push(`Reference Images: ${model.name} takes no reference images; remove the ${images.length} given.`);
 	else if (images.length > max)
@@ -115,7 +116,7 @@ export function checkRequest(
 	return problems;
 }
 
-/** Checks of the Additional Fields as entered that do not depend on the model (Webhook URL, Request Key, cap). */
+/** Checks of the Additional Fields that do not depend on the model (Webhook URL, Request Key, cap). */
 export function checkSettings(fields: IDataObject, apiBaseUrl: string): string[] {
 	const problems: string[] = [];
 	const webhookUrl = String(fields.webhookUrl ?? '').trim();

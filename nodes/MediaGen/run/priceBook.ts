@@ -1,6 +1,5 @@
-// What a run will cost, for the spending cap and Estimate Cost. The spec fixes the price from model, resolution,
-// length and audio: at the model's defaults the catalogue's price, else what this account paid for the same model and
-// price options (its run history, or runs this step sent), else unknown, saying why.
+// A run's predicted price (spending cap, Estimate Cost). The spec prices by model, resolution, length and audio: the
+// catalogue's price at the defaults, else what this account paid for the same (history or this step), else unknown.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { CatalogueModel, RunRecord } from '../../shared/records';
@@ -11,19 +10,15 @@ import type { RunRequest } from './runRequest';
 import { listRuns } from './waitForRun';
 
 export interface Price {
-	/** Credits, or null when they cannot be known before the service accepts the run. */
+	/** null: not known before the service accepts the run. */
 	credits: number | null;
 	basis: 'catalogue default' | 'earlier run' | 'unknown';
-	/** The earlier run the price comes from (basis 'earlier run'). */
-	runId?: string;
-	/** Why the price is unknown (basis 'unknown'). */
-	why?: string;
+	runId?: string; // basis 'earlier run'
+	why?: string; // basis 'unknown'
 }
 
-/** What a price depends on: the model, the options sent, and the driving audio if any. */
 export type Priced = Pick<RunRequest, 'model' | 'body' | 'audio'>;
 
-/** The options a request sends; options left at "Model Default" are simply absent. */
 const optionsOf = (request: Priced) => (request.body.options ?? {}) as Record<string, unknown>;
 
 const isTalkingAvatar = (model: CatalogueModel) => Array.isArray(model.inputs) && model.inputs.includes('audio');
@@ -41,12 +36,10 @@ function sameValues(a: Record<string, unknown>, b: Record<string, unknown>): boo
 	return [...Object.keys(a), ...Object.keys(b)].every((k) => String(a[k]) === String(b[k]));
 }
 
-/** Whether the options cost the catalogue's price: resolution, length and sound at the model's defaults. */
 export function isAtDefaults(model: CatalogueModel, options: Record<string, unknown>): boolean {
 	return sameValues(priceOptions(model, options), priceOptions(model, {}));
 }
 
-/** A run this step knows the price of: from the history, or accepted in this execution. */
 interface PricedRun {
 	id: string;
 	model: string;
@@ -56,11 +49,16 @@ interface PricedRun {
 }
 
 interface History {
-	/** The account's runs, newest first; undefined when the history was not read. */
-	runs?: RunRecord[];
-	/** Why the history was not read, or how much of it was (for reasons). */
-	note: string;
+	runs?: RunRecord[]; // newest first; undefined when not read
+	note: string; // why it was not read, or how much was (for the reasons given)
 }
+
+const pricedRun = (r: RunRecord): PricedRun => ({
+	id: r.id,
+	model: r.model,
+	options: (r.options ?? {}) as Record<string, unknown>,
+	cost: Number(r.cost) || 0,
+});
 
 export class PriceBook {
 	/** Runs accepted in this execution, newest first: they count before the history. */
@@ -71,7 +69,6 @@ export class PriceBook {
 		private readonly history: History,
 	) {}
 
-	/** The predicted price of one run. */
 	price(request: Priced): Price {
 		const { model, audio } = request;
 		if (isTalkingAvatar(model) && audio) {
@@ -94,7 +91,6 @@ export class PriceBook {
 		return { credits: null, basis: 'unknown', why };
 	}
 
-	/** Records a run the service accepted for `request`: later runs like it cost the same. */
 	learn(request: Priced, run: { id: string; cost: number }): void {
 		const cost = Number(run.cost);
 		if (!Number.isFinite(cost) || cost <= 0) return; // a free run says nothing of the price
@@ -102,7 +98,7 @@ export class PriceBook {
 		this.accepted.unshift({ id: run.id, model: request.model.id, options: optionsOf(request), cost, audioUrl });
 	}
 
-	/** A run of the same model with the same price options. */
+	/** Same model, same price options. */
 	private same(run: PricedRun, request: Priced): boolean {
 		if (run.model !== request.model.id) return false;
 		const model = this.models.find((m) => m.id === run.model) ?? request.model;
@@ -120,11 +116,7 @@ export class PriceBook {
 		);
 		for (const request of [...requests].sort((a, b) => a.itemIndex - b.itemIndex)) {
 			if (!request.typedKey) continue;
-			const at = left.findIndex(
-				(r) =>
-					r.prompt === request.body.prompt &&
-					this.same({ ...r, options: (r.options ?? {}) as Record<string, unknown> }, request),
-			);
+			const at = left.findIndex((r) => r.prompt === request.body.prompt && this.same(pricedRun(r), request));
 			if (at >= 0) twins.set(request.itemIndex, left.splice(at, 1)[0].id);
 		}
 		return twins;
@@ -133,14 +125,7 @@ export class PriceBook {
 	private historyRuns(): PricedRun[] {
 		// Talking-avatar runs in the history do not say which audio they had, so they price nothing.
 		const avatars = new Set(this.models.filter(isTalkingAvatar).map((m) => m.id));
-		return (this.history.runs ?? [])
-			.filter((r) => !avatars.has(r.model))
-			.map((r) => ({
-				id: r.id,
-				model: r.model,
-				options: (r.options ?? {}) as Record<string, unknown>,
-				cost: Number(r.cost) || 0,
-			}));
+		return (this.history.runs ?? []).filter((r) => !avatars.has(r.model)).map(pricedRun);
 	}
 }
 
@@ -153,12 +138,6 @@ export function describeBasis(price: Price): string {
 
 /** Pages of 100 runs read at most: the newest 300 runs. */
 export const HISTORY_PAGES = 3;
-
-/**
- * History reads by execution and identity, shared by a loop's passes for 10 minutes. Safe with several n8n
- * processes: an entry only saves a read, never shared between executions or identities.
- */
-const readThisExecution = new Map<string, { at: number; value: Promise<History> }>();
 
 async function readHistory(ctx: IExecuteFunctions): Promise<History> {
 	const runs: RunRecord[] = [];
@@ -185,22 +164,9 @@ export async function priceBookFor(
 	const needed =
 		historyNeeded || requests.some((r) => !isTalkingAvatar(r.model) && !isAtDefaults(r.model, optionsOf(r)));
 	if (!needed) return new PriceBook(models, { note: 'its run history was not needed' });
-	const { kind, baseUrl, fingerprint } = await identityOf(ctx);
-	if (kind === 'anonymous' && !readAnonymous) {
+	if ((await identityOf(ctx)).kind === 'anonymous' && !readAnonymous) {
 		const note = 'the run history of an anonymous ID is not read, so that no free wallet is opened for it';
 		return new PriceBook(models, { note });
 	}
-	let executionId: string | undefined;
-	try {
-		executionId = ctx.getExecutionId();
-	} catch {
-		// a context without an execution: the history is read for this batch alone
-	}
-	if (!executionId) return new PriceBook(models, await readHistory(ctx));
-	const now = Date.now();
-	for (const [k, v] of readThisExecution) if (now - v.at > 10 * 60_000) readThisExecution.delete(k);
-	const key = `${executionId}|${baseUrl}|${fingerprint}`;
-	const read = readThisExecution.get(key)?.value ?? readHistory(ctx);
-	if (!readThisExecution.has(key)) readThisExecution.set(key, { at: now, value: read });
-	return new PriceBook(models, await read);
+	return new PriceBook(models, await readHistory(ctx));
 }

@@ -1,13 +1,12 @@
-// Request keys: the service returns the first run for a repeated key and charges nothing, so every submission
-// carries one. Items are numbered from 1 in every key, so one expression form names every item's key when the step is
-// run again (requestKeyAdvice).
+// Request keys: the service returns the first run for a repeated key and charges nothing, so every submission carries
+// one. Items count from 1 in every key, so one expression names each item's key when the step runs again.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { isToolCall, toolCallKey } from './toolCall';
 
 export const REQUEST_KEY_MAX = 120;
 
-/** How many fresh runs a retry may start after refunded failures of the same item (key, key-r2 … key-r10). */
+/** Fresh runs a retry may start after refunded failures of one item (key, key-r2 … key-r10). */
 export const MAX_FRESH_RUNS = 10;
 
 function withSuffix(base: string, suffix: string): string {
@@ -48,17 +47,16 @@ export function retryKey(first: string, attempt: number): string {
 	return attempt <= 1 ? first : withSuffix(first, `-r${attempt}`);
 }
 
-/** One item's request key as this step sent it: its first key, or the -r2 … its run was made under. */
+/** One item's key as this step sent it: its first key, or the -r2 … its run was made under. */
 export interface SentKey {
 	itemIndex: number;
 	key: string;
-	/** The key is the one the user's expression gave this item, sent unchanged (no item number added). */
+	/** The user's expression gave this item that key, sent unchanged (no item number added). */
 	asTyped?: boolean;
 }
 
-/** The keys of a step's batch, and how many input items the step had (ready to send or not). */
 export interface BatchKeys {
-	inputCount: number;
+	inputCount: number; // input items, ready to send or not
 	items: SentKey[];
 }
 
@@ -100,9 +98,8 @@ function jsString(text: string): string {
 }
 
 /**
- * The one wording of "run this step again with …" that gets a step's runs back without paying again: what to put in
- * Request Key so that every item of the same input is sent the very key it was sent. Several items get an expression
- * giving each its own key, so none is shared, and none numbered, however many items are ready.
+ * The one wording of "run this step again with …" that gets a step's runs back without paying again: Request Key such
+ * that every item is sent the very key it was sent. Several items get an expression, so no key is shared or numbered.
  */
 export function requestKeyAdvice(batch: BatchKeys): string {
 	const field = 'Additional Fields → Request Key';

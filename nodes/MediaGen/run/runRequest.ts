@@ -16,19 +16,16 @@ export interface RunRequest {
 	model: CatalogueModel;
 	/** The POST body but its files: kind, model, prompt, options, negativePrompt, webhookUrl, requestKey. */
 	body: IDataObject;
-	/** Reference images, in the order they are sent. */
 	images: FileSource[];
 	endFrame?: FileSource;
 	audio?: FileSource;
 	settings: RunSettings;
 	/** Request Key was typed (else the node's default, unique per item). */
 	typedKey: boolean;
-	/** Max Credits per Execution; undefined for no cap. */
-	maxCredits?: number;
+	maxCredits?: number; // undefined: no cap
 	/** Fields added to the output item (Run Look's app and look). */
 	extraJson?: IDataObject;
-	/** The step's request keys, once assigned, for the advice to send them again. */
-	batchKeys?: BatchKeys;
+	batchKeys?: BatchKeys; // once assigned, for the advice to send them again
 }
 
 /** What an operation reads from an item; checkedRequest adds the rest. */
@@ -59,7 +56,6 @@ function jsonFieldOf(expression: string): string | undefined {
 	return match ? (match[1] ?? match[2]) : undefined;
 }
 
-/** What the item holds in place of the text, in words. */
 function whatTheItemHas(json: Record<string, unknown>, field: string | undefined, value: unknown): string {
 	if (field === undefined) return `it gave no value (${String(value)})`;
 	if (!(field in json)) return `the item has no "${field}" field`;

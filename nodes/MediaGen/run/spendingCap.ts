@@ -1,6 +1,5 @@
-// "Max Credits per Execution": the total adds up runs as the service accepts them (less refunds); a submission whose
-// price (priceBook.ts) would cross the cap is refused. Submissions under a cap go one at a time, each waiting for the
-// answer (which carries the price), so a run of unknown price goes only under the cap and alone.
+// Max Credits per Execution: runs count as the service accepts them (less refunds), a run whose price would cross the
+// cap is refused. Submissions go one at a time, each awaiting its price, so a run of unknown price goes alone.
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -9,17 +8,15 @@ import { addRunDetails, NOTHING_SENT, runDetailsOf } from './runErrors';
 import type { RunRequest } from './runRequest';
 import { wasMadeEarlier } from './submission';
 
-/** What the cap reads of a run request. */
 type CappedRequest = Priced & Partial<Pick<RunRequest, 'itemIndex'>>;
 
 export interface CapRefusal {
 	cap: number;
 	spent: number;
-	/** The run's predicted price (credits null: unknown, refused because nothing was left under the cap). */
-	price: Price;
+	price: Price; // credits null: unknown, refused because nothing was left under the cap
 }
 
-/** The bound, in the words of the field's help and of every refusal. */
+/** In the words of the field's help and of every refusal. */
 const CAP_BOUND =
 	'A run whose price cannot be predicted (see Estimate Cost) is sent only while credits are left under the cap, ' +
 	'and alone, so the cap can be passed by at most the price of that one run.';
@@ -31,13 +28,13 @@ export const CAP_CODE = 'spending_cap';
 export const CAP_TOTAL_KEY = 'mediaGenCapTotal';
 
 /**
- * Totals of steps n8n runs without execution data (an MCP client's tool calls), kept a day in this process. Safe with
- * several n8n processes: such calls have no execution to share, so each process caps the calls it runs.
+ * Totals of steps n8n runs without execution data (an MCP client's tool calls), kept a day. Safe with several n8n
+ * processes: such calls have no execution to share, so each process caps the calls it runs.
  */
 const unsavedTotals = new Map<string, { store: IDataObject; at: number }>();
 const FORGET_AFTER_MS = 24 * 3600_000;
 
-/** The node context data of the step's execution, or its unsaved store when it has none. */
+/** The step's node context data, or its unsaved store when it has no execution data. */
 function capStore(ctx: IExecuteFunctions): IDataObject {
 	const executionId = ctx.getExecutionId();
 	try {
@@ -60,10 +57,7 @@ export class SpendingCap {
 	/** `counted`: runs already added, since a repeated request key (a retry) returns the same run, charged once. */
 	private readonly total: { spent: number; counted: string[] };
 
-	/**
-	 * `store`: where the total is kept (capStore); `book` also learns the price of every run accepted here; `twins`:
-	 * items whose typed key may return an earlier run (PriceBook.earlierTwins).
-	 */
+	/** `twins`: items whose typed key may return an earlier run (PriceBook.earlierTwins). */
 	constructor(
 		readonly cap: number,
 		store: IDataObject,
@@ -83,8 +77,8 @@ export class SpendingCap {
 	}
 
 	/**
-	 * A run's price to this execution. An item whose key may return a run made earlier costs nothing or a new run:
-	 * unknown, so it goes only while credits are left (else a step run again as advised could never get its run back).
+	 * An item whose key may return a run made earlier costs nothing or a new run: unknown, so it goes only while credits
+	 * are left (else a step run again as advised could never get its run back).
 	 */
 	private priceOf(request: CappedRequest): Price {
 		const price = this.book.price(request);
@@ -118,9 +112,8 @@ export class SpendingCap {
 			const over = price.credits === null ? this.spent >= this.cap : this.spent + price.credits > this.cap;
 			if (over) return { cap: this.cap, spent: this.spent, price } as CapRefusal;
 			const run = await submit().catch(async (error: unknown) => {
-				// It may still have been charged: a run its error names (a key that returned a run made for another
-				// request) at its cost; a lost answer at the predicted price, or, when that is unknown, as everything
-				// left under the cap (so no second run of unknown price goes).
+				// It may still be charged: a run its error names (a key taken by another request) at its cost; a lost
+				// answer at the predicted price, else as all that is left under the cap (no second unknown price goes).
 				const details = runDetailsOf(error);
 				if (details.runId && details.status !== 'FAILED')
 					this.count(details.runId, Number(details.cost ?? price.credits) || 0);
@@ -153,8 +146,8 @@ export class SpendingCap {
 	}
 
 	/**
-	 * Pause mode: the runs the batch will send after the pause are counted now at their predicted prices,
-	 * because the resume calls cannot save anything with the execution (a failed one's refund is not taken off).
+	 * Pause mode: the runs sent after the pause count now at their predicted prices, since the resume calls cannot
+	 * save anything with the execution (a failed one's refund is not taken off).
 	 */
 	plan(credits: number): void {
 		this.total.spent += credits;
@@ -165,7 +158,6 @@ export function isCapRefusal(value: unknown): value is CapRefusal {
 	return typeof value === 'object' && value !== null && 'price' in value && 'cap' in value && !('id' in value);
 }
 
-/** What a refused run is told: the cap, what is spent, the run's price or why it is unknown. */
 export function capRefusalMessage(refusal: CapRefusal, spentWord = 'spent'): string {
 	const { cap, spent, price } = refusal;
 	const already = `${spent} credit${spent === 1 ? ' is' : 's are'} already ${spentWord} by this step in this execution`;
@@ -177,14 +169,10 @@ export function capRefusalMessage(refusal: CapRefusal, spentWord = 'spent'): str
 	);
 }
 
-/** What to do about a refusal, with the bound the cap keeps. */
 export const CAP_ADVICE =
 	'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch. ' + CAP_BOUND;
 
-/**
- * The cap of a batch of Generate or Run Look items (undefined: no cap). Without Continue On Fail, a batch whose known
- * prices alone cross the cap is refused here.
- */
+/** The batch's cap (undefined: none). Without Continue On Fail, known prices that alone cross it refuse the batch. */
 export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]): Promise<SpendingCap | undefined> {
 	const capValue = ready.find((p) => p.maxCredits !== undefined)?.maxCredits;
 	if (capValue === undefined) return undefined;
@@ -203,7 +191,7 @@ export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]
 	throw addRunDetails(error, { errorCode: CAP_CODE });
 }
 
-/** Submits an item's run under the cap (if any), or throws the cap's refusal; nothing is sent when refused. */
+/** Submits under the cap (if any), or throws its refusal: nothing is sent then. */
 export async function submitUnderCap<T extends { cost: number; id: string }>(
 	cap: SpendingCap | undefined,
 	node: INode,

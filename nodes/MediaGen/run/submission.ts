@@ -1,6 +1,5 @@
-// POST /generations with a request key, so a repeated submission is never charged twice: a lost answer is sent again
-// with the same key until the item's time limit, and a keyed run that comes back FAILED (refunded) is followed by a
-// fresh run under key-r2 …. The one place a 409 busy (every run slot of the account taken) is handled.
+// POST /generations with a request key, so nothing is charged twice: a lost answer is sent again with the same key
+// until the time limit, a keyed run back FAILED (refunded) is followed by key-r2 …, a 409 busy is waited out.
 import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -19,7 +18,6 @@ import { addRunDetails, failureInBrief, runError } from './runErrors';
 import type { RunSettings } from './runSettings';
 import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 
-/** The longest pause between two sends of a submission whose answers are lost. */
 const LOST_ANSWER_PAUSE_MAX_MS = 10_000;
 const BUSY_BACKOFF_MAX_MS = 15_000;
 
@@ -27,10 +25,9 @@ export interface SubmitContext {
 	ctx: IExecuteFunctions;
 	settings: RunSettings;
 	itemIndex: number;
-	/** Epoch ms the item must be done by (the time limit counts from the item's start); else from now. */
+	/** Epoch ms the item must be done by (its time limit counts from its start); else from now. */
 	deadline?: number;
-	/** The request keys of the item's batch, for the advice to send them again; else this item's alone. */
-	batch?: BatchKeys;
+	batch?: BatchKeys; // for the advice to send them again; else this item's key alone
 }
 
 /** Two option values that mean the same: 5 and "5", true and "true" (a look's options are free-form JSON). */
@@ -42,10 +39,7 @@ export function sameOptionValue(a: unknown, b: unknown): boolean {
 	return numeric(a) && numeric(b) ? Number(a) === Number(b) : String(a) === String(b);
 }
 
-/**
- * What differs between the request and the run the key returned (empty: the same request). Options are compared by
- * meaning: the service may return an option in another JSON type than it was sent.
- */
+/** What differs between the request and the run its key returned, options by meaning (5 may come back as "5"). */
 export function mismatchOf(run: RunRecord, body: IDataObject): string[] {
 	const differs: string[] = [];
 	if (run.model !== body.model) differs.push(`model (${run.model})`);
@@ -57,8 +51,7 @@ export function mismatchOf(run: RunRecord, body: IDataObject): string[] {
 	return differs;
 }
 
-/** The context with its defaults settled: the item's deadline, and its batch's keys (else this item's alone). */
-type Submission = Required<SubmitContext>;
+type Submission = Required<SubmitContext>; // defaults settled
 
 function lostSubmissionError(s: Submission, body: IDataObject, tries: number, last: unknown) {
 	const key = String(body.requestKey);
@@ -79,8 +72,8 @@ function lostSubmissionError(s: Submission, body: IDataObject, tries: number, la
 }
 
 /**
- * Runs an earlier execution made with this request key, charged then: already over when answered (a new run is "in
- * progress"), with no earlier try unanswered. Safe with several n8n processes: an entry dies with its record.
+ * Runs an earlier execution made with this key, charged then: final at the first answer (a new run is still going),
+ * no try unanswered before. Safe with several n8n processes: an entry dies with its record.
  */
 const madeEarlier = new WeakSet<object>();
 
@@ -88,7 +81,7 @@ export function wasMadeEarlier(run: object): boolean {
 	return madeEarlier.has(run);
 }
 
-/** One key: waits out 409 busy (unless told not to), sends again after lost answers, until the deadline. */
+/** One key: waits out 409 busy (if `waitForSlot`), sends again after lost answers, until the deadline. */
 async function submitWithKey(s: Submission, body: IDataObject, waitForSlot: boolean): Promise<RunRecord> {
 	const { deadline } = s;
 	const signal = s.ctx.getExecutionCancelSignal();

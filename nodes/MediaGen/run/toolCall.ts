@@ -1,10 +1,9 @@
-// The node run as an AI tool: n8n derives the variant "<package>.mediaGenTool" from `usableAsTool` (its '@tool' display
-// rule tells it by the same suffix). Where the MCP Server Trigger runs a tool there is no execution id and the loop
-// pass is always 0, so the default request key would repeat: a tool call gets its own key instead.
+// The node as an AI tool (n8n derives "<package>.mediaGenTool" from `usableAsTool`). Under the MCP Server Trigger there
+// is no execution id and the loop pass is always 0, so the default request key would repeat: a call gets its own.
 import { randomUUID } from 'crypto';
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
-/** Whether n8n runs this node as an AI tool (an agent or an MCP client calls it, one call at a time). */
+/** An agent or MCP client calls the node, one call at a time (told by the suffix, as n8n's '@tool' rule does). */
 export function isToolCall(ctx: { getNode(): INode }): boolean {
 	return ctx.getNode().type.endsWith('Tool');
 }

@@ -1,6 +1,5 @@
-// Reading runs: GET /generations/{id} until the run is final (QUEUED and unknown statuses count as running), and
-// GET /generations page by page. Reads are safe to repeat: dropped answers, 5xx, 429 and even a 404 are waited
-// through, with backoff, until the time limit, so a short outage never loses a paid run.
+// Reading runs (GET /generations/{id}, GET /generations). Reads are safe to repeat: lost answers, 5xx, 429 and even a
+// 404 are waited through with backoff until the time limit, so a short outage never loses a paid run.
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { apiRequest, isRetryableRead, sleepUnlessAborted, type ApiContext } from '../../shared/transport';
@@ -68,7 +67,7 @@ export async function listRuns(
 	return false;
 }
 
-/** Reads the run every Check Every seconds until it is final; errors name `requestKey` when given. */
+/** Reads the run every Check Every until final (QUEUED and unknown statuses are running); errors name `requestKey`. */
 export async function waitForRun(
 	ctx: IExecuteFunctions,
 	first: RunRecord,
