@@ -1,6 +1,5 @@
-// The Media Generation node: its resources and their operations (each resource's index.ts owns its
-// Operation dropdown), the catalogue-driven dropdowns, execute() handing off to the router, and the
-// resume webhook of pause mode.
+// The Media Generation node: resources and operations (each resource's index.ts owns its Operation dropdown),
+// catalogue-driven dropdowns, execute() through the router, and pause mode's resume webhook.
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
@@ -12,16 +11,6 @@ import { listSearch, loadOptions, resourceMapping } from './methods';
 import { resumeWebhook, resumeWebhooks } from './pause/resumeWebhook';
 import { toolDescriptionFields } from './tool/toolDescriptions';
 
-/** The canvas line under the node's name: what the step does, in words ("Generate image", "Upload file"). */
-const SUBTITLE =
-	'={{ (function (r, o, k) { const kind = /^(image|video|music)$/.test(k) ? k : "media";' +
-	' const words = { generation: { generate: "Generate " + kind, get: "Get run", getMany: "List runs",' +
-	' wait: "Wait for run", estimateCost: "Estimate " + kind + " cost" },' +
-	' app: { runLook: "Run app look", getMany: "List apps", estimateCost: "Estimate look cost" },' +
-	' file: { upload: "Upload file" },' +
-	' account: { get: "Get account" }, model: { getMany: "List models" } };' +
-	' return (words[r] || {})[o] || ""; })($parameter["resource"], $parameter["operation"], $parameter["kind"]) }}';
-
 export class MediaGen implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Media Generation',
@@ -29,7 +18,7 @@ export class MediaGen implements INodeType {
 		icon: MEDIAGEN_NODE_ICON,
 		group: ['transform'],
 		version: 1,
-		subtitle: SUBTITLE,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Generate images, video and songs with the Media Generation API, and get the files back',
 		defaults: { name: 'Media Generation' },
 		usableAsTool: true,
@@ -38,7 +27,6 @@ export class MediaGen implements INodeType {
 		credentials: [
 			{ name: 'mediaGenApi', required: true, displayOptions: { show: { authentication: ['apiKey'] } } },
 			{ name: 'mediaGenAnonymousApi', required: true, displayOptions: { show: { authentication: ['anonymous'] } } },
-			// Pause mode checks with it that each call back really comes from the service.
 			{
 				name: 'mediaGenWebhookApi',
 				required: true,
@@ -95,6 +83,5 @@ export class MediaGen implements INodeType {
 
 	execute = router;
 
-	/** Pause mode: the service's deliveries to the execution's resume URL. */
 	webhook = resumeWebhook;
 }

@@ -131,10 +131,9 @@ export function waitingCollection(names?: string[]): INodeProperties {
 const RUN_OPERATIONS = { resource: ['generation', 'app'], operation: ['generate', 'runLook'] };
 
 /**
- * Where "Waiting" is not offered, stated with `hide` only: n8n's editor hides from the panel every field named in the
- * `show` of a field a credential depends on (isAuthRelatedParameter in editor-ui's nodeTypesUtils; `hide` is not read),
- * and the pause-mode credential depends on `waitMode`: with `show` here, Resource and Operation vanished. A unit test
- * checks that this shows Waiting exactly where RUN_OPERATIONS and Wait for Completion do.
+ * Where "Waiting" is not offered, with `hide` only: n8n's editor hides every field named in the `show` of a field a
+ * credential depends on (isAuthRelatedParameter in editor-ui's nodeTypesUtils), and the pause-mode credential depends
+ * on `waitMode`: with `show` here, Resource and Operation vanished. A unit test checks it matches RUN_OPERATIONS.
  */
 const WAIT_MODE_HIDDEN = {
 	resource: ['account', 'file', 'model'],

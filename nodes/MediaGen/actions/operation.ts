@@ -10,11 +10,9 @@ export interface ItemOperation {
 	properties?: INodeProperties[];
 	/** How many items at once: a number, or 'runs' for as many as the account may have runs in flight. */
 	itemsAtOnce?: number | 'runs';
-	executeItem: ItemExecutor;
+	/** One item's work: the items it outputs (usually one, paired to `itemIndex`). */
+	executeItem(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]>;
 }
-
-/** One item's work: the items it outputs (usually one, paired to `itemIndex`). */
-export type ItemExecutor = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
 
 /** All items at once: run-producing operations check every item before spending, and catch per item themselves. */
 interface AllItemsOperation {

@@ -1,6 +1,5 @@
-// Routes resource + operation to its operation file: loops over items and catches per item (Continue On Fail), or for
-// operations that take all items at once turns an error that stops the batch into one error item. Called as an AI
-// tool, the items are shaped into the answer an agent reads (tool/toolResult.ts).
+// Routes resource + operation to its operation file, catching per item (Continue On Fail) or, for all-items operations,
+// turning an error that stops the batch into one error item. As an AI tool, the items become the agent's answer.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -53,9 +52,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 async function runOperation(ctx: IExecuteFunctions, op: Operation): Promise<INodeExecutionData[]> {
 	if ('executeItem' in op) return await eachItem(ctx, op);
 	// A batch stopped as a whole: with Continue On Fail the error becomes the output.
-	const continueOnFail = ctx.continueOnFail();
 	return await op.executeAll.call(ctx).catch(async (error: unknown) => {
-		if (!continueOnFail) return await Promise.reject(error);
+		if (!ctx.continueOnFail()) return await Promise.reject(error);
 		return [errorItem(error, 0)];
 	});
 }

@@ -1,6 +1,5 @@
-// GET /models and GET /apps, cached in memory per base URL (models 5 minutes, apps an hour, as the spec allows), so
-// dropdowns open at once and a batch reads each once; and what the catalogue says of one model for the editor and the
-// run alike: the model an id names (lookUpModel) and whether the anonymous free tier covers it (freeTierCovers).
+// GET /models and /apps, cached per base URL (models 5 minutes, apps an hour, as the spec allows), and what the
+// catalogue says of one model for the editor and the run alike.
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, identityOf, type ApiContext } from '../../shared/transport';
@@ -33,7 +32,6 @@ async function readList<T>(ctx: ApiContext, field: 'models' | 'apps', ttl: numbe
 	return await value;
 }
 
-/** @param fresh read the catalogue again even when a cached copy is young (a model may have been added) */
 export async function getModels(ctx: ApiContext, fresh = false): Promise<CatalogueModel[]> {
 	return await readList<CatalogueModel>(ctx, 'models', 5 * 60_000, 'id', fresh);
 }
@@ -47,7 +45,6 @@ export function freeTierCovers(model: CatalogueModel): boolean {
 	return model.free_tier && model.kind === 'image';
 }
 
-/** The models the anonymous free tier covers, by id. */
 export function freeTierModelIds(models: CatalogueModel[]): string[] {
 	return models.filter(freeTierCovers).map((m) => m.id);
 }

@@ -1,6 +1,5 @@
-// A model's options from its catalogue entry: what it does with the options it is sent (effectiveOptions), and what
-// the user picked turned into the request's `options`, checked against the entry. Pure. Unset options stay out so
-// the model's defaults apply; `resolution` is always sent (the API requires it), falling back to the default.
+// A model's options from its catalogue entry: what it does with those sent (effectiveOptions), and the user's picks
+// checked into the request's `options`. Pure. Unset options stay out; `resolution` is always sent (the API needs it).
 import type { CatalogueModel, RunOptions } from '../../shared/records';
 
 export const OPTION_LABELS: Record<string, string> = {
@@ -106,10 +105,7 @@ function optionProblem(
 	return undefined;
 }
 
-/**
- * The request's options from the values the user set (blank ones are ignored), with every problem.
- * @param musicMode the music mode (sent as `tier`) for music models
- */
+/** The request's options from the values the user set (blank ones are ignored), with every problem. */
 export function resolveOptions(
 	model: CatalogueModel,
 	picked: Record<string, unknown>,

@@ -1,6 +1,5 @@
-// Generate's Options box (every option the chosen model accepts, with its allowed values, each starting at "Model
-// Default (…)", which sends nothing, so an added but untouched option never sends a value the user did not pick), and
-// About the Model, the notice under Model that says what the chosen model does and needs.
+// Generate's Options box (each option the model accepts, starting at "Model Default (…)", which sends nothing, so an
+// untouched option never sends a value not picked), and About the Model, the notice saying what the model needs.
 import type { ILoadOptionsFunctions, ResourceMapperField, ResourceMapperFields } from 'n8n-workflow';
 
 import type { CatalogueModel } from '../../shared/records';

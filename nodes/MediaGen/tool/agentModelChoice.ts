@@ -1,7 +1,5 @@
-// "Let the AI Agent Choose" in the tool variant's Model list: a $fromAI expression listing the kind's model IDs and
-// prices. n8n builds the tool's input schema from the literal $fromAI text of the saved parameters (n8n-core's
-// create-node-as-tool getSchema) and its ✨ button writes an empty description, so this is how the agent learns the
-// IDs.
+// "Let the AI Agent Choose": a $fromAI expression listing the kind's model IDs and prices. n8n builds a tool's schema
+// from the saved $fromAI text (n8n-core's create-node-as-tool) and its ✨ button leaves the description empty.
 import type { CatalogueModel, MediaKind } from '../../shared/records';
 
 /** n8n's mark on a $fromAI expression of its ✨ button: the editor shows such a value as "defined by the model". */

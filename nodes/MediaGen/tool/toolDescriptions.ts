@@ -1,6 +1,5 @@
-// What an AI agent reads about the node run as a tool: one Description per operation. Without a field of this
-// name n8n adds its own, whose automatic text is "<action> in Media Generation", and actions are short names for
-// the canvas ("Generate media"). n8n reads this field by name on both 1.x and 2.x (getToolDescriptionForNode).
+// What an AI agent reads about each operation as a tool. Without this field n8n's text is "<action> in Media
+// Generation"; n8n reads it by name on 1.x and 2.x (getToolDescriptionForNode).
 import type { INodeProperties } from 'n8n-workflow';
 
 const ANSWER =

@@ -1,6 +1,5 @@
-// What an agent or MCP client gets back from a tool call: per run its id, status, kind, model, cost and outputs, and
-// the credits left after a Generate. Only fields this package knows go out (fields the service adds later stay out).
-// A run still going when the call's time limit passed is an answer, not an error: its id, to fetch later.
+// A tool call's answer: per run the fields this package knows (not those the service adds later), credits left after
+// runs started, and a run still going at the call's time limit as an answer with its id to fetch later.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { apiRequest } from '../../shared/transport';

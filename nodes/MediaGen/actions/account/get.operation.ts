@@ -1,7 +1,8 @@
 // Account → Get: GET /me (tier, credits, watermark, concurrency; email where present).
-import { readAccount } from '../../run/concurrency';
-import type { ItemExecutor } from '../operation';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-export const executeItem: ItemExecutor = async function (i) {
+import { readAccount } from '../../run/concurrency';
+
+export async function executeItem(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	return [{ json: await readAccount(this, i), pairedItem: { item: i } }];
-};
+}

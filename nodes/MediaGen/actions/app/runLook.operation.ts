@@ -193,7 +193,6 @@ export async function prepare(ctx: IExecuteFunctions, itemIndex: number): Promis
 
 export const startsRuns = true;
 
-/** Generate's steps, on a look. */
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	return await generateRuns(this, async (i) => await prepare(this, i));
 }

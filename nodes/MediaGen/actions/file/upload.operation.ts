@@ -1,10 +1,8 @@
-// File → Upload: uploads an item's binary property through a signed slot and returns the URL
-// to use as a reference image or driving audio.
-import type { INodeProperties } from 'n8n-workflow';
+// File → Upload: an item's file sent through a signed slot; returns its URL for a reference image or driving audio.
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { prepareBinaryFile, uploadFile } from '../../files/upload';
 import { saysNothingSent } from '../../run/runErrors';
-import type { ItemExecutor } from '../operation';
 
 export const properties: INodeProperties[] = [
 	{
@@ -19,15 +17,14 @@ export const properties: INodeProperties[] = [
 	},
 ];
 
-// Uploads are not runs, so the run concurrency does not apply; a few at once keeps memory and the
-// 30-a-minute slot limit in check.
+// Not runs, so the run concurrency does not apply; a few at once keep memory and the 30-a-minute slot limit in check.
 export const itemsAtOnce = 3;
 
-export const executeItem: ItemExecutor = async function (i) {
+export async function executeItem(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const property = String(this.getNodeParameter('binaryPropertyName', i, 'data')).trim();
 	const file = await prepareBinaryFile(this, i, property, 'File to Upload', ['image', 'video', 'audio']).catch(
 		(error: Error) => Promise.reject(saysNothingSent(error)),
 	);
 	const uploaded = await uploadFile(this, file, i, 'File to Upload');
 	return [{ json: { url: uploaded.url, mime: uploaded.mime, bytes: uploaded.bytes }, pairedItem: { item: i } }];
-};
+}

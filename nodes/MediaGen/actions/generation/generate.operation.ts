@@ -1,6 +1,5 @@
-// Generation → Generate: its fields (kind → model → prompt → options from the model's catalogue entry →
-// reference files), how an item is read into its run request (prepare), and its steps (generateRuns), which Run
-// Look shares.
+// Generation → Generate: its fields (kind, model, prompt, the model's options, reference files), an item read into
+// its run request (prepare), and its steps (generateRuns), which Run Look shares.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -285,7 +284,6 @@ export const startsRuns = true;
 export async function generateRuns(ctx: IExecuteFunctions, prepareItem: PrepareItem): Promise<INodeExecutionData[]> {
 	const items = await prepareItems(ctx, prepareItem);
 	const cap = await spendingCapFor(ctx, items.ready);
-	// Waiting → Pause: the first runs are submitted, then the execution waits for the service's calls back.
 	if (items.ready[0]?.settings.mode === 'pause') return await pauseRuns(ctx, items.ready, items.refused, cap);
 	// Under a cap, items whose key may return a run paid for earlier go first: new runs must not use the cap up.
 	if (cap) items.ready = cap.sendingOrder(items.ready);

@@ -1,12 +1,11 @@
 // Generation → Get: one run by id (reading settles it with the provider), with its files.
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { readRunId } from '../../../shared/fields';
 import { runToItem } from '../../run/runOutput';
 import { readRunSettings } from '../../run/runSettings';
 import { getRun } from '../../run/waitForRun';
 import { downloadOutputsFields, runIdField, waitingCollection } from '../descriptions';
-import type { ItemExecutor } from '../operation';
 
 export const properties: INodeProperties[] = [
 	runIdField,
@@ -16,7 +15,7 @@ export const properties: INodeProperties[] = [
 
 export const itemsAtOnce = 'runs';
 
-export const executeItem: ItemExecutor = async function (i) {
+export async function executeItem(this: IExecuteFunctions, i: number): Promise<INodeExecutionData[]> {
 	const runId = readRunId(this, i);
 	const settings = { ...readRunSettings(this, i), wait: false };
 	settings.download = this.getNodeParameter('downloadOutputs', i, true) as boolean;
@@ -27,4 +26,4 @@ export const executeItem: ItemExecutor = async function (i) {
 		return [{ json: { ...run, ...(refunded === undefined ? {} : { refunded }) }, pairedItem: { item: i } }];
 	}
 	return [await runToItem(this, run, settings, i)];
-};
+}

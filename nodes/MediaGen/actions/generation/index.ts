@@ -1,6 +1,5 @@
-// Generation: start runs, read them, list them, wait for them. An operation's action names a new node, heads the
-// panel and every error toast, and is the tool's default description ("<action> in Media Generation"): short, as
-// n8n's own; the operation's description says what it costs and returns.
+// Generation: start, read, list and wait for runs. An action names a new node, heads the panel and error toasts and is
+// the tool's default description: short, as n8n's own; the description says what the operation costs and returns.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { operationFields } from '../operation';

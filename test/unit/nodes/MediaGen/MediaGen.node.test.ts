@@ -115,13 +115,13 @@ describe('the canvas line under the node name', () => {
 	};
 
 	test.each([
-		[{ resource: 'generation', operation: 'generate', kind: 'video' }, 'Generate video'],
-		[{ resource: 'generation', operation: 'generate', kind: '={{ $json.kind }}' }, 'Generate media'],
-		[{ resource: 'file', operation: 'upload' }, 'Upload file'],
-		[{ resource: 'app', operation: 'runLook' }, 'Run app look'],
-		[{ resource: 'model', operation: 'getMany' }, 'List models'],
-		[{ resource: 'generation', operation: 'estimateCost', kind: 'image' }, 'Estimate image cost'],
-		[{ resource: 'app', operation: 'estimateCost' }, 'Estimate look cost'],
+		[{ resource: 'generation', operation: 'generate', kind: 'video' }, 'generate: generation'],
+		[{ resource: 'generation', operation: 'generate', kind: '={{ $json.kind }}' }, 'generate: generation'],
+		[{ resource: 'file', operation: 'upload' }, 'upload: file'],
+		[{ resource: 'app', operation: 'runLook' }, 'runLook: app'],
+		[{ resource: 'model', operation: 'getMany' }, 'getMany: model'],
+		[{ resource: 'generation', operation: 'estimateCost', kind: 'image' }, 'estimateCost: generation'],
+		[{ resource: 'app', operation: 'estimateCost' }, 'estimateCost: app'],
 	])('%j reads "%s"', (parameters, expected) => {
 		expect(subtitleOf(parameters)).toBe(expected);
 	});
