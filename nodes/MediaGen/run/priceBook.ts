@@ -105,21 +105,12 @@ export class PriceBook {
 		return sameValues(priceOptions(model, run.options), priceOptions(request.model, optionsOf(request)));
 	}
 
-	/**
-	 * For items with a typed Request Key, an earlier charged run of the same model, prompt and price options, one run
-	 * per item in item order: the key may return it at no charge (a step run again as a message advised). Pure.
-	 */
-	earlierTwins(requests: Array<Priced & { itemIndex: number; typedKey: boolean }>): Map<number, string> {
-		const twins = new Map<number, string>();
-		const left = (this.history.runs ?? []).filter(
-			(r) => Number(r.cost) > 0 && !['FAILED', 'CANCELED'].includes(r.status),
-		);
-		for (const request of [...requests].sort((a, b) => a.itemIndex - b.itemIndex)) {
-			if (!request.typedKey) continue;
-			const at = left.findIndex((r) => r.prompt === request.body.prompt && this.same(pricedRun(r), request));
-			if (at >= 0) twins.set(request.itemIndex, left.splice(at, 1)[0].id);
-		}
-		return twins;
+	/** The account's earlier charged runs (not failed or canceled) of the same model, prompt and price options. */
+	earlierRunsLike(request: Priced): string[] {
+		return (this.history.runs ?? [])
+			.filter((r) => Number(r.cost) > 0 && !['FAILED', 'CANCELED'].includes(r.status))
+			.filter((r) => r.prompt === request.body.prompt && this.same(pricedRun(r), request))
+			.map((r) => r.id);
 	}
 
 	private historyRuns(): PricedRun[] {

@@ -8,7 +8,7 @@ import { addRunDetails, NOTHING_SENT, runDetailsOf } from './runErrors';
 import type { RunRequest } from './runRequest';
 import { wasMadeEarlier } from './submission';
 
-type CappedRequest = Priced & Partial<Pick<RunRequest, 'itemIndex'>>;
+type CappedRequest = Priced & Partial<Pick<RunRequest, 'typedKey'>>;
 
 export interface CapRefusal {
 	cap: number;
@@ -57,12 +57,13 @@ export class SpendingCap {
 	/** `counted`: runs already added, since a repeated request key (a retry) returns the same run, charged once. */
 	private readonly total: { spent: number; counted: string[] };
 
-	/** `twins`: items whose typed key may return an earlier run (PriceBook.earlierTwins). */
+	/** Earlier runs a typed key gave back in this step: paid for before, they cost it nothing. */
+	private readonly returned = new Set<string>();
+
 	constructor(
 		readonly cap: number,
 		store: IDataObject,
 		readonly book: PriceBook,
-		private readonly twins = new Map<number, string>(),
 	) {
 		const saved = store[CAP_TOTAL_KEY] as { spent?: unknown; counted?: unknown } | undefined;
 		this.total = {
@@ -76,13 +77,19 @@ export class SpendingCap {
 		return this.total.spent;
 	}
 
+	/** An earlier run like the request that a typed key may give back (PriceBook.earlierRunsLike), not given yet. */
+	private twinOf(request: CappedRequest): string | undefined {
+		if (!request.typedKey) return undefined;
+		return this.book.earlierRunsLike(request).find((id) => !this.returned.has(id));
+	}
+
 	/**
 	 * An item whose key may return a run made earlier costs nothing or a new run: unknown, so it goes only while credits
 	 * are left (else a step run again as advised could never get its run back).
 	 */
 	private priceOf(request: CappedRequest): Price {
 		const price = this.book.price(request);
-		const twin = this.twins.get(request.itemIndex ?? -1);
+		const twin = this.twinOf(request);
 		if (!twin || price.credits === null) return price;
 		const why =
 			`its Request Key may return run ${twin}, made earlier, at no charge, or start a new run ` +
@@ -91,8 +98,9 @@ export class SpendingCap {
 	}
 
 	/** Items whose typed key may return a run made earlier first, the others after them, each in item order. */
-	sendingOrder<T extends { itemIndex: number }>(ready: T[]): T[] {
-		return [...ready].sort((a, b) => Number(this.twins.has(b.itemIndex)) - Number(this.twins.has(a.itemIndex)));
+	sendingOrder<T extends CappedRequest>(ready: T[]): T[] {
+		const first = (r: T) => Number(this.twinOf(r) !== undefined);
+		return [...ready].sort((a, b) => first(b) - first(a));
 	}
 
 	/** The sum of the prices known in advance, when it alone (with what is spent) would cross the cap. */
@@ -122,8 +130,8 @@ export class SpendingCap {
 				return await Promise.reject(error);
 			});
 			// A run an earlier execution made with this key was charged then: it costs this execution nothing.
-			if (!wasMadeEarlier(run) && run.id !== this.twins.get(request.itemIndex ?? -1))
-				this.count(run.id, Number(run.cost) || 0);
+			if (request.typedKey && this.book.earlierRunsLike(request).includes(run.id)) this.returned.add(run.id);
+			else if (!wasMadeEarlier(run)) this.count(run.id, Number(run.cost) || 0);
 			this.book.learn(request, run);
 			return run;
 		});
@@ -178,7 +186,7 @@ export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]
 	if (capValue === undefined) return undefined;
 	const typed = ready.some((p) => p.typedKey);
 	const book = await priceBookFor(ctx, ready, true, typed);
-	const cap = new SpendingCap(capValue, capStore(ctx), book, typed ? book.earlierTwins(ready) : undefined);
+	const cap = new SpendingCap(capValue, capStore(ctx), book);
 	const overrun = ctx.continueOnFail() ? undefined : cap.firstCertainOverrun(ready);
 	if (!overrun) return cap;
 	const spent = cap.spent ? ` (${cap.spent} already spent by this step in this execution)` : '';

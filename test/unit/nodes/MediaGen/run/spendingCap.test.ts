@@ -126,7 +126,7 @@ describe('a submission that failed may still have been charged (issue 41)', () =
 		expect(cap.spent).toBe(25);
 	});
 
-	test('an item whose typed key may return an earlier run goes while credits are left, and that run costs nothing', async () => {
+	test('an item whose typed key may return an earlier run goes first and while credits are left; that run is free', async () => {
 		const earlier = {
 			id: 'gen_old',
 			kind: 'video',
@@ -139,24 +139,26 @@ describe('a submission that failed may still have been charged (issue 41)', () =
 			runs: [earlier as never, { ...earlier, id: 'gen_failed', status: 'FAILED' } as never],
 			note: '',
 		});
-		const item = (itemIndex: number, typedKey = true) => ({
+		const item = (itemIndex: number, typedKey = true, prompt = 'a fox') => ({
 			...longer,
 			itemIndex,
 			typedKey,
-			body: { ...longer.body, prompt: 'a fox' },
+			body: { ...longer.body, prompt },
 		});
-		// One earlier run vouches for one item, the first in item order; a failed run (refunded) vouches for none.
-		const twins = history.earlierTwins([item(1), item(0), item(2, false)]);
-		expect([...twins]).toEqual([[0, 'gen_old']]);
-		const cap = new SpendingCap(100, {}, history, twins);
-		expect(cap.sendingOrder([item(1), item(2), item(0)]).map((r) => r.itemIndex)).toEqual([0, 1, 2]);
-		expect(cap.sendingOrder([{ itemIndex: 3 }, { itemIndex: 0 }]).map((r) => r.itemIndex)).toEqual([0, 3]);
-		const refusedWithoutTwin = await cap.submit(item(1), async () => ({ id: 'v1', cost: 144 }));
-		expect(refusedWithoutTwin).toMatchObject({ price: { credits: 144, basis: 'earlier run' } });
-		expect(cap.firstCertainOverrun([item(0)])).toBeUndefined();
-		expect(await cap.submit(item(0), async () => ({ id: 'gen_old', cost: 144 }))).toEqual({ id: 'gen_old', cost: 144 });
-		expect(cap.spent).toBe(0);
-		const full = new SpendingCap(100, { [CAP_TOTAL_KEY]: { spent: 100, counted: [] } }, history, twins);
+		// A failed run (refunded) is given back by no key; a default key is never an earlier execution's.
+		expect(history.earlierRunsLike(item(0))).toEqual(['gen_old']);
+		const cap = new SpendingCap(200, {}, history);
+		const order = cap.sendingOrder([item(0, true, 'a cat'), item(1, false), item(2), item(3)]);
+		expect(order.map((r) => r.itemIndex)).toEqual([2, 3, 0, 1]);
+		expect(cap.firstCertainOverrun([item(2), item(3)])).toBeUndefined();
+		// The first of two like items gets a new run: charged. The run made earlier is still to be given back.
+		expect(await cap.submit(item(2), async () => ({ id: 'v_new', cost: 144 }))).toEqual({ id: 'v_new', cost: 144 });
+		expect(cap.spent).toBe(144);
+		expect(await cap.submit(item(3), async () => ({ id: 'gen_old', cost: 144 }))).toEqual({ id: 'gen_old', cost: 144 });
+		expect(cap.spent).toBe(144);
+		// Given back once, it vouches for no other item: a third like item has a known price again.
+		expect(await cap.submit(item(4), async () => ({ id: 'v3', cost: 144 }))).toMatchObject({ price: { credits: 144 } });
+		const full = new SpendingCap(100, { [CAP_TOTAL_KEY]: { spent: 100, counted: [] } }, history);
 		const refused = await full.submit(item(0), async () => ({ id: 'gen_old', cost: 144 }));
 		expect(capRefusalMessage(refused as never)).toContain(
 			'its Request Key may return run gen_old, made earlier, at no charge, or start a new run at 144 credits',
