@@ -12,7 +12,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { downloadOutputs } from '../shared/downloads';
-import { KIND_OPTIONS } from '../shared/fields';
+import { KIND_OPTIONS, splitList } from '../shared/fields';
 import { MEDIAGEN_NODE_ICON } from '../shared/icon';
 import { verifyDelivery } from '../shared/signature';
 import {
@@ -22,7 +22,7 @@ import {
 } from '../shared/signingSecret';
 import { takeOnReadBack, type ReadBack } from './claim';
 import { isRepeatDelivery } from './dedupe';
-import { modelIds, passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
+import { passesFilters, readDelivery, runItemJson, type Delivery } from './delivery';
 
 /** The answer to a delivery whose read-back outlasts the service's 10 s: the service's retry then gets 200. */
 const STILL_CHECKING = {
@@ -219,7 +219,7 @@ export class MediaGenTrigger implements INodeType {
 		const filters = {
 			outcomes: this.getNodeParameter('outcomes', []) as string[],
 			kinds: this.getNodeParameter('kinds', []) as string[],
-			models: modelIds(this.getNodeParameter('models', '')),
+			models: splitList(this.getNodeParameter('models', '')),
 		};
 		if (!passesFilters(run, outcome, filters)) return answer(200, { received: true, filtered: true });
 

@@ -31,14 +31,6 @@ export function readDelivery(raw: Buffer, webhookId: string): Delivery {
 	return { run, outcome: outcomeOf(run.status) };
 }
 
-/** The Models filter as typed: comma-separated ids. */
-export function modelIds(value: unknown): string[] {
-	return String(value ?? '')
-		.split(',')
-		.map((s) => s.trim())
-		.filter(Boolean);
-}
-
 /** The node's filters; an empty list lets everything through. */
 export function passesFilters(
 	run: RunRecord,

@@ -45,10 +45,6 @@ export function freeTierCovers(model: CatalogueModel): boolean {
 	return model.free_tier && model.kind === 'image';
 }
 
-export function freeTierModelIds(models: CatalogueModel[]): string[] {
-	return models.filter(freeTierCovers).map((m) => m.id);
-}
-
 /**
  * The model a step uses when Model is left empty: the cheapest of the kind's house engines (free_tier: free daily
  * runs), else the kind's cheapest model; catalogue order breaks ties. Undefined when the catalogue has none.

@@ -5,7 +5,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { readMaxCredits } from '../../shared/fields';
 import type { CatalogueModel } from '../../shared/records';
 import { identityOf } from '../../shared/transport';
-import { freeTierCovers, freeTierModelIds, getModels } from '../catalogue/catalogue';
+import { freeTierCovers, getModels } from '../catalogue/catalogue';
 import { effectiveOptions, promptLimit } from '../catalogue/modelOptions';
 import { defaultRequestKey, REQUEST_KEY_MAX } from './requestKey';
 import type { ItemRead, RunRequest } from './runRequest';
@@ -146,7 +146,8 @@ export async function checkedRequest(
 	problems: string[] = [],
 ): Promise<RunRequest> {
 	const identity = await identityOf(ctx);
-	const freeModelIds = identity.kind === 'anonymous' ? freeTierModelIds(await getModels(ctx)) : undefined;
+	const freeModelIds =
+		identity.kind === 'anonymous' ? (await getModels(ctx)).filter(freeTierCovers).map((m) => m.id) : undefined;
 	problems.push(...checkRequest(read, identity.kind, freeModelIds), ...checkSettings(fields, identity.baseUrl));
 	for (const source of [...read.images, read.endFrame, read.audio]) {
 		if (!source || !('url' in source)) continue;

@@ -2,9 +2,8 @@
 // runs started, and a run still going at the call's time limit as an answer with its id to fetch later.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { apiRequest } from '../../shared/transport';
-import { identityProblem } from '../../shared/responseChecks';
 import { FINAL_STATUSES } from '../../shared/records';
+import { readAccount } from '../run/concurrency';
 import { runDetailsOf } from '../run/runErrors';
 import { TIME_LIMIT_CODE } from '../run/timeLimit';
 
@@ -50,18 +49,9 @@ export function stillRunningResult(error: unknown): IDataObject | undefined {
 }
 
 async function creditsLeft(ctx: IExecuteFunctions): Promise<number | undefined> {
-	try {
-		const res = await apiRequest<IDataObject>(ctx, {
-			method: 'GET',
-			path: '/me',
-			retryTransient: 1,
-			itemIndex: 0,
-			expect: identityProblem,
-		});
-		return typeof res.body.credits === 'number' ? res.body.credits : undefined;
-	} catch {
-		return undefined; // a nicety: the run's answer does not depend on it
-	}
+	// A nicety: the run's answer does not depend on it.
+	const credits = (await readAccount(ctx, 0).catch(() => undefined))?.credits;
+	return typeof credits === 'number' ? credits : undefined;
 }
 
 // The message with its description added: n8n's AI Agent (v3) hands a failed tool's message alone to the model

@@ -1,12 +1,7 @@
 // nodes/MediaGenTrigger/delivery.ts: a verified delivery read, filtered and shaped, without n8n.
-import {
-	modelIds,
-	outcomeOf,
-	passesFilters,
-	readDelivery,
-	runItemJson,
-} from '../../../../nodes/MediaGenTrigger/delivery';
+import { outcomeOf, passesFilters, readDelivery, runItemJson } from '../../../../nodes/MediaGenTrigger/delivery';
 import type { RunRecord } from '../../../../nodes/shared/records';
+import { splitList } from '../../../../nodes/shared/fields';
 
 const run: RunRecord = {
 	id: 'gen_1',
@@ -44,8 +39,8 @@ test('filters: an empty list lets everything through, each set one must match', 
 	expect(passesFilters(run, 'failed', none)).toBe(true);
 	expect(passesFilters(run, 'failed', { ...none, outcomes: ['succeeded'] })).toBe(false);
 	expect(passesFilters(run, 'failed', { ...none, kinds: ['image', 'video'] })).toBe(true);
-	expect(passesFilters(run, 'failed', { ...none, models: modelIds(' other-model , studio-image-v1 ') })).toBe(true);
-	expect(passesFilters(run, 'failed', { ...none, models: modelIds('other-model') })).toBe(false);
+	expect(passesFilters(run, 'failed', { ...none, models: splitList(' other-model , studio-image-v1 ') })).toBe(true);
+	expect(passesFilters(run, 'failed', { ...none, models: splitList('other-model') })).toBe(false);
 });
 
 test('the item: the record, the delivery id, the outcome, and the refund of a failed run', () => {
