@@ -1,6 +1,5 @@
-// Pause mode's spending cap (run/spendingCap.ts words it), planned at predicted prices. A plan may charge above the
-// catalogue, so each item is checked again before it is sent, on the real costs before it and its price scaled by what
-// the plan charged (never below 1): every process decides alike. Refunds are not taken off (timing-dependent). Pure.
+// Pause mode's cap, planned at predicted prices; each item checked again before it is sent on the real costs and its
+// price scaled by what the plan charged (≥ 1), so every process decides alike. Refunds not taken off (timing). Pure.
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 

@@ -1,6 +1,5 @@
-// Pause mode, before the pause: checks that the service can call this execution back, uploads every item's files
-// (free), submits the first run for each slot with the execution's resume URL as its webhook URL, records the batch
-// and what n8n's own timer passes on if no delivery comes, and lets go of the execution (then: resumeWebhook.ts).
+// Pause mode, before the pause: checks the service can call back, uploads the files, submits the first run per slot
+// with the resume URL as its webhook URL, records the batch and n8n's timer outcome, and lets the execution wait.
 import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -16,8 +15,7 @@ import { capRefusalHint } from '../run/runOutput';
 import type { SpendingCap } from '../run/spendingCap';
 import { submitKeyed, wasMadeEarlier } from '../run/submission';
 import { batchDeadline } from '../run/timeLimit';
-import { batchMemoryOf } from './batchMemory';
-import { reportOf, withBatchPaidRuns } from './batchWalk';
+import { batchMemoryOf, reportOf, withBatchPaidRuns } from './batchWalk';
 import { capRefusalsBeforePause, expectedSpend, pauseCapRefusal } from './pauseCap';
 import { batchKeysOf, PAUSE_STATE_KEY, requestBodyOf, type PausedItem, type PauseState } from './pauseState';
 import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './signatureFailure';
@@ -48,7 +46,7 @@ export function resumeUrlProblem(resumeUrl: string, baseUrl: string): string | u
 	return undefined;
 }
 
-/** Refuses pause mode before anything is sent when the service could not call back or its calls not be checked. */
+/** Refuses pause mode, before anything is sent, when the service could not call back or its calls not be checked. */
 async function checkCallBack(ctx: IExecuteFunctions, resumeUrl: string): Promise<void> {
 	const refusal = (message: string, advice: string) =>
 		new NodeOperationError(ctx.getNode(), message, { description: `${advice} ${NOTHING_SENT}.` });

@@ -1,6 +1,5 @@
-// What a paused Generate or Run Look step records before it lets go of the execution. n8n saves the node's context
-// data with the waiting execution; a webhook call can save nothing, so every resume call works from this record
-// plus what the service says. Pure.
+// What a paused step records before it lets go of the execution: n8n saves the node's context data with the waiting
+// execution, and a webhook call can save nothing, so each resume call works from this record and the service. Pure.
 import type { IDataObject } from 'n8n-workflow';
 
 import type { BatchKeys } from '../run/requestKey';

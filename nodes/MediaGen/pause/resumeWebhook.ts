@@ -1,6 +1,5 @@
-// Pause mode's resume webhook: each call is a run's delivery (unsigned ones: signatureFailure.ts). It sends the runs a
-// freed slot is owed and, once all are final or the time limit passed, resumes with the same output as Poll (`timedOut`
-// marks runs not final by then). Answered within seconds (the service waits 10 s); throws only to fail on purpose.
+// Pause mode's resume webhook: each call is a run's delivery (unsigned: signatureFailure.ts); it sends what freed slots
+// are owed and, once all are final or past the limit, resumes with Poll's output. Answered within seconds (10 s).
 import type {
 	IDataObject,
 	INodeExecutionData,
@@ -16,9 +15,16 @@ import { verifyDelivery } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
 import { requestKeyAdvice } from '../run/requestKey';
 import { addRunDetails, errorItem, failedRunError, runDetailsOf } from '../run/runErrors';
-import { isErrorOutputItem, itemsInInputOrder, runToItem, withErrorOutput } from '../run/runOutput';
-import { batchMemoryOf, type BatchMemory } from './batchMemory';
-import { BatchWalk, reportOf, withBatchPaidRuns, type BatchReport, type Outcome } from './batchWalk';
+import { isErrorOutputItem, runToItem, stepOutput, type ItemResult } from '../run/runOutput';
+import {
+	batchMemoryOf,
+	BatchWalk,
+	chargeOf,
+	reportOf,
+	type BatchMemory,
+	type BatchReport,
+	type Outcome,
+} from './batchWalk';
 import { batchKeysOf, PAUSE_STATE_KEY, pauseStateOf, type PauseState } from './pauseState';
 import { callsAnonymously, unsignedWarning, wakeUp, type Answer, type CallEnd } from './signatureFailure';
 
@@ -146,7 +152,7 @@ function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
 	return { json, pairedItem: { item: entry.item } };
 }
 
-/** One item's output; an error is returned (not thrown) so the caller decides between error item and failure. */
+/** One item's output, or its error (returned: stepOutput decides between error item and failure). */
 async function itemFor(
 	ctx: IWebhookFunctions,
 	state: PauseState,
@@ -168,38 +174,24 @@ async function itemFor(
 	return await runToItem(ctx, outcome.run, settings, entry.item, extra).catch((error: Error) => error);
 }
 
-/** Every item in input order; without Continue On Fail the first failure fails the execution, naming the paid runs. */
 async function outputItems(
 	ctx: IWebhookFunctions,
 	state: PauseState,
 	outcomes: Outcome[],
 ): Promise<INodeExecutionData[]> {
-	const byItem = new Map<number, INodeExecutionData>();
-	const failures: Array<{ item: number; error: Error }> = [];
-	for (const bad of state.invalid) byItem.set(bad.item, errorItem(bad, bad.item));
+	const results: ItemResult[] = state.invalid.map((bad) => ({ itemIndex: bad.item, item: errorItem(bad, bad.item) }));
 	for (const outcome of outcomes) {
-		const { item, body, extraJson } = state.items[outcome.position];
+		const { item: itemIndex, body, extraJson } = state.items[outcome.position];
 		const result = await itemFor(ctx, state, outcome);
-		if (result instanceof Error) {
-			failures.push({ item, error: result });
+		const charge = chargeOf(state, outcome);
+		if (!(result instanceof Error)) results.push({ ...charge, item: result });
+		else {
 			// What it asked for beside the error, as Poll mode's failed items have it.
 			const request = { kind: body.kind, model: body.model, prompt: body.prompt, ...extraJson };
-			byItem.set(item, errorItem(result, item, request));
-		} else byItem.set(item, result);
-	}
-	const first = failures.sort((a, b) => a.item - b.item)[0];
-	if (first && !state.continueOnFail) {
-		const others = outcomes.filter((o) => state.items[o.position].item !== first.item);
-		withBatchPaidRuns(first.error, state, others);
-		// A resume call's error reaches the user only as the execution's, in a notification showing the message
-		// alone (n8n gives the step an empty item), so the refund goes into the message.
-		const { refunded } = runDetailsOf(first.error);
-		if (refunded !== undefined) {
-			first.error.message += ` (${refunded} credit${refunded === 1 ? '' : 's'} refunded automatically)`;
+			results.push({ ...charge, error: result, item: errorItem(result, itemIndex, request) });
 		}
-		throw first.error;
 	}
-	return withErrorOutput(ctx, itemsInInputOrder(byItem));
+	return stepOutput(ctx, results, { continueOnFail: state.continueOnFail, batch: batchKeysOf(state) });
 }
 
 /** Puts the warning on the first item, or in the message of one bound for n8n's error output (two fields only). */
@@ -231,6 +223,11 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	const warning = memory.readBackTaken > 0 ? unsignedWarning(this, memory, await callsAnonymously(this)) : undefined;
 	try {
 		const items = await outputItems(this, state, report.outcomes).catch((error: Error) => {
+			// A resume call's error reaches the user only as the execution's, in a notification showing the message
+			// alone (n8n gives the step an empty item), so the refund goes into the message.
+			const { refunded } = runDetailsOf(error);
+			if (refunded !== undefined)
+				error.message += ` (${refunded} credit${refunded === 1 ? '' : 's'} refunded automatically)`;
 			const described = error as Error & { description?: string | null };
 			if (warning) described.description = [described.description, `Also: ${warning}`].filter(Boolean).join(' ');
 			throw error;

@@ -1,6 +1,5 @@
-// Pause mode: a resume call failing the signature check (the spec does not say which secret signs a run's own
-// Webhook URL) still wakes: its run, if the batch knows it, is read back with the user's credential (a forged call
-// costs one read). Else it is logged; past the time limit with no genuine delivery, it ends the execution saying why.
+// Pause mode: a call failing the signature check (the spec does not say which secret signs a run's own Webhook URL)
+// wakes its run by a read-back (a forged call costs one read); past the limit with none genuine, stops saying why.
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -8,9 +7,8 @@ import { finishAfterAnswering, readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
 import { isWrongSecret, type VerifyResult } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
-import { withPaidRuns } from '../run/runErrors';
-import type { BatchMemory } from './batchMemory';
-import { paidRunsOf, reportOf } from './batchWalk';
+import { paidRunsOf, withPaidRuns } from '../run/runErrors';
+import { chargeOf, reportOf, type BatchMemory } from './batchWalk';
 import { batchKeysOf, positionFromQuery, type PauseState } from './pauseState';
 
 export type Answer = (status: number, body: IDataObject) => IWebhookResponseData;
@@ -101,7 +99,7 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 		: "Put your account's signing secret (account settings → Webhooks), which signs deliveries to a run's own " +
 			'Webhook URL, into the Webhook Signing Secret credential (keep the old one as the previous secret while you ' +
 			'switch).';
-	const paid = paidRunsOf(state, reportOf(state, memory).outcomes);
+	const paid = paidRunsOf(reportOf(state, memory).outcomes.map((o) => chargeOf(state, o)));
 	const error = new NodeOperationError(ctx.getNode(), SIGNATURE_FAILURE, {
 		description:
 			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +

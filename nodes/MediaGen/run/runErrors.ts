@@ -1,6 +1,5 @@
-// Errors about runs keep what finds the run again (id, request key, status, cost, refund) in their context, so error
-// items and batch reports read the same fields. Wherever a step stops after some of its runs were paid for, one
-// wording (withPaidRuns) says which runs cost or may have cost credits, and how to get them without paying again.
+// Errors about runs keep what finds the run again (id, request key, status, cost, refund) in their context; a step
+// that stops after some runs were paid for names them in one wording (withPaidRuns), so none is paid for and lost.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -11,17 +10,13 @@ import { requestKeyAdvice, type BatchKeys } from './requestKey';
 /** The one wording of a refusal before anything was sent (a step or item refused, a batch over the cap). */
 export const NOTHING_SENT = 'Nothing was submitted and nothing was charged';
 
-/** A refusal before anything was sent, worded so: NOTHING_SENT leads its description. */
 export function saysNothingSent<E>(error: E): E {
 	const e = error as { description?: string | null };
 	e.description = e.description ? `${NOTHING_SENT}. ${e.description}` : `${NOTHING_SENT}.`;
 	return error;
 }
 
-/**
- * One failed request in brief: a service answer by its status and code only, since its wording ("nothing was
- * charged") speaks of that request, not of the run, which may be charged.
- */
+/** A service answer by its status and code only: its "nothing was charged" speaks of that request, not of the run. */
 export function failureInBrief(error: unknown): string {
 	if (error instanceof MediaGenApiError && !isLostAnswer(error) && error.httpCode)
 		return `HTTP ${error.httpCode}${error.code ? ` (${error.code})` : ''}`;
@@ -55,7 +50,7 @@ const DETAIL_KEYS = [
 
 type WithContext = { context?: IDataObject };
 
-/** Adds details to an error without overwriting what it already says. */
+/** Without overwriting what the error already says. */
 export function addRunDetails<E>(error: E, details: RunDetails): E {
 	const target = error as WithContext;
 	if (!target || typeof target !== 'object') return error;
@@ -76,7 +71,7 @@ export function detailsOfRun(run: RunRecord, requestKey?: string): RunDetails {
 	return details;
 }
 
-/** An error about a run that keeps its id, status and refund, so "Continue On Fail" items say what happened. */
+/** An error that keeps the run's id, status and refund, so "Continue On Fail" items say what happened. */
 export function runError(
 	ctx: IExecuteFunctions | IWebhookFunctions,
 	run: RunRecord,
@@ -115,7 +110,7 @@ export function failedRunError(
 	return runError(ctx, run, message, description, itemIndex, requestKey);
 }
 
-/** An error as an item's outcome kept in data (pause mode records it and shows it later): its message and advice. */
+/** An error kept as data (pause mode records it and shows it later). */
 export interface Refusal {
 	message: string;
 	description?: string;
@@ -132,10 +127,7 @@ export function refusalOf(error: unknown): Refusal {
 	};
 }
 
-/**
- * A "Continue On Fail" item for a failed item: what it asked for, the message, what to do, and the run details (its
- * run ID also as `id`, as successful items have it).
- */
+/** A "Continue On Fail" item: what it asked for, the error, and the run details (its run ID also as `id`). */
 export function errorItem(error: unknown, itemIndex: number, asked: IDataObject = {}): INodeExecutionData {
 	const e = error as { message?: string; description?: string | null; httpCode?: string | null };
 	const details = runDetailsOf(error);
@@ -158,19 +150,36 @@ export interface PaidRun {
 	unconfirmed?: boolean;
 }
 
-/**
- * What an item of a stopped step may have been charged for: its run (known from the submission's answer or named
- * in its error) unless refunded, or its request key when the submission's answer was lost. Undefined: nothing.
- */
-export function chargedRunOf(itemIndex: number, run?: RunRecord, error?: unknown): PaidRun | undefined {
-	const details = runDetailsOf(error);
-	const id = details.runId ?? run?.id;
-	const requestKey = details.requestKey;
-	if (!id) return details.mayBeCharged ? { itemIndex, ...(requestKey ? { requestKey } : {}) } : undefined;
-	const status = details.status ?? run?.status;
-	if (status === 'FAILED') return undefined;
-	const cost = details.cost ?? run?.cost;
-	return { id, itemIndex, ...(cost === undefined ? {} : { cost }), ...(status ? { status } : {}), requestKey };
+/** How an item's charge is found: its run (or an error naming one), else whether a send may have made one. */
+export interface ItemCharge {
+	itemIndex: number;
+	/** As last sent (-r2 … after a refund), unless its error names one. */
+	requestKey?: string;
+	run?: RunRecord;
+	error?: unknown;
+	/** The status recorded at the pause, not read since: not shown. */
+	stale?: boolean;
+	unanswered?: boolean;
+	unconfirmed?: boolean;
+}
+
+/** What the items of a stopped step were or may have been charged for: each run unless refunded, else its key. */
+export function paidRunsOf(items: ItemCharge[]): PaidRun[] {
+	return items.flatMap(({ itemIndex, run, error, stale, unanswered, unconfirmed, ...item }): PaidRun[] => {
+		const details = runDetailsOf(error);
+		const id = details.runId ?? run?.id;
+		const requestKey = details.requestKey ?? item.requestKey;
+		if (!id) {
+			if (unconfirmed) return [{ itemIndex, requestKey, unconfirmed }];
+			return unanswered || details.mayBeCharged ? [{ itemIndex, requestKey }] : [];
+		}
+		const status = details.status ?? run?.status;
+		if (status === 'FAILED') return [];
+		const cost = details.cost ?? run?.cost;
+		return [
+			{ id, itemIndex, ...(cost === undefined ? {} : { cost }), ...(status && !stale ? { status } : {}), requestKey },
+		];
+	});
 }
 
 function facts(run: PaidRun, withCost: boolean): string {
@@ -212,10 +221,7 @@ function listItems(indexes: number[]): string {
 	return indexes.length <= 6 ? shown : `${shown} and ${indexes.length - 5} more`;
 }
 
-/**
- * Adds the note on paid runs and on items never started (they cost nothing) to an error's description, and the runs
- * to its context (`paidRuns`). `batch`: the step's request keys, for the advice to send them again.
- */
+/** Adds the note on paid runs and on items never started to the description, and the runs to `context.paidRuns`. */
 export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] = [], batch?: BatchKeys): E {
 	const unstarted = notStarted.length ? `Items ${listItems(notStarted)} were not started and cost nothing.` : '';
 	const note = [paidRunsNote(runs, batch), unstarted].filter(Boolean).join(' ');

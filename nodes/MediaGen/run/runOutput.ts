@@ -1,6 +1,5 @@
-// A run record as an output item (the record, the request key, the files as binary data); a failed run becomes an
-// error carrying its id and refund. A batch's items go out in input order with the same columns, failed ones in the
-// error output's shape when the step has one, and what a user should notice among them as execution hints.
+// A run as an output item (its files as binary data), and a step's output: input order, the same columns, the error
+// output's shape, execution hints; without Continue On Fail its first failure, naming the runs already paid for.
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -11,7 +10,8 @@ import type {
 
 import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, runJson, type RunRecord } from '../../shared/records';
-import { failedRunError, runError } from './runErrors';
+import type { BatchKeys } from './requestKey';
+import { failedRunError, paidRunsOf, runError, withPaidRuns, type ItemCharge } from './runErrors';
 import type { RunSettings } from './runSettings';
 import { CAP_CODE } from './spendingCap';
 import { TIME_LIMIT_CODE } from './timeLimit';
@@ -68,24 +68,43 @@ export function withErrorOutput(
 	});
 }
 
-/** Whether `json` is an item n8n sends to the error output (see withErrorOutput). */
 export function isErrorOutputItem(json: IDataObject): boolean {
 	return Boolean(json.error) && Object.keys(json).every((key) => key === 'error' || key === 'message');
 }
 
-/**
- * Every item of one output with the same top-level fields (first seen first), null where an item has none: n8n's
- * Table view shows a red "undefined" in a cell whose field only other items have.
- */
+/** Every item with every field (null where missing): n8n's Table view shows a red "undefined" in such a cell. */
 export function withSameColumns(items: INodeExecutionData[]): INodeExecutionData[] {
 	const columns = new Set(items.flatMap((item) => Object.keys(item.json)));
 	for (const item of items) for (const key of columns) if (!(key in item.json)) item.json[key] = null;
 	return items;
 }
 
-/** A batch's output: its items in input order, with the same columns (`byItem` maps input index to item). */
+/** `byItem`: input index to item. */
 export function itemsInInputOrder(byItem: Map<number, INodeExecutionData>): INodeExecutionData[] {
 	return withSameColumns([...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!));
+}
+
+/** An item of a step: its output item, or the error it failed with (and its error item), or neither: not started. */
+export interface ItemResult extends ItemCharge {
+	item?: INodeExecutionData;
+}
+
+/** `addHints`: where hints go (a resume call has none). */
+export function stepOutput(
+	ctx: IExecuteFunctions | IWebhookFunctions,
+	results: ItemResult[],
+	how: { continueOnFail: boolean; batch: BatchKeys; addHints?: (hints: NodeExecutionHint[]) => void },
+): INodeExecutionData[] {
+	const failed = results.filter((r) => r.error).sort((a, b) => a.itemIndex - b.itemIndex)[0];
+	if (failed && !how.continueOnFail) {
+		const others = results.filter((r) => r !== failed);
+		const notStarted = others.filter((r) => !r.item && !r.error).map((r) => r.itemIndex);
+		throw withPaidRuns(failed.error, paidRunsOf(others), notStarted, how.batch);
+	}
+	const output = itemsInInputOrder(new Map(results.flatMap((r) => (r.item ? [[r.itemIndex, r.item] as const] : []))));
+	const hints = outcomeHints(output);
+	if (hints.length) how.addHints?.(hints);
+	return withErrorOutput(ctx, output);
 }
 
 /** "items 1, 3 and 4" (input positions counted from 1, as n8n's panels count them). */
@@ -128,7 +147,7 @@ export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 	return hints;
 }
 
-/** The hint for items Max Credits per Execution refused (input positions). */
+/** `capped`: input positions. */
 export function capRefusalHint(capped: number[]): NodeExecutionHint {
 	return warning(
 		`Max Credits per Execution refused ${itemList(capped)}: not submitted, so nothing was charged for ` +

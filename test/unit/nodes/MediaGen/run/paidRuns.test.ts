@@ -1,5 +1,5 @@
 // nodes/MediaGen/run/runErrors.ts: the note naming runs already paid for when a step stops.
-import { chargedRunOf, paidRunsNote, withPaidRuns } from '../../../../../nodes/MediaGen/run/runErrors';
+import { paidRunsNote, paidRunsOf, withPaidRuns } from '../../../../../nodes/MediaGen/run/runErrors';
 import { runRecord } from '../../../../helpers/runRecord';
 
 describe('runs already paid for when a step stops', () => {
@@ -33,16 +33,32 @@ describe('every item that may have been charged is named (issue 41)', () => {
 	test('a run known or named in its error, and a submission whose answer was lost; a refunded run is not', () => {
 		const lost = { context: { requestKey: 'k-2', mayBeCharged: true } };
 		const mismatch = { context: { runId: 'gen_m', status: 'SUCCEEDED', cost: 25, requestKey: 'k-3' } };
-		expect(chargedRunOf(1, undefined, lost)).toEqual({ itemIndex: 1, requestKey: 'k-2' });
-		expect(chargedRunOf(2, undefined, mismatch)).toEqual({
-			id: 'gen_m',
-			itemIndex: 2,
-			cost: 25,
-			status: 'SUCCEEDED',
-			requestKey: 'k-3',
-		});
-		expect(chargedRunOf(3, undefined, { context: { requestKey: 'k-4' } })).toBeUndefined();
-		expect(chargedRunOf(4, runRecord({ status: 'FAILED' }))).toBeUndefined();
+		const charges = [
+			{ itemIndex: 1, requestKey: 'k-1', error: lost },
+			{ itemIndex: 2, requestKey: 'k-2', error: mismatch },
+			{ itemIndex: 3, requestKey: 'k-4', error: { context: { requestKey: 'k-4' } } },
+			{ itemIndex: 4, requestKey: 'k-5', run: runRecord({ status: 'FAILED' }) },
+		];
+		expect(paidRunsOf(charges)).toEqual([
+			{ itemIndex: 1, requestKey: 'k-2' },
+			{ id: 'gen_m', itemIndex: 2, cost: 25, status: 'SUCCEEDED', requestKey: 'k-3' },
+		]);
+	});
+
+	test('the key the item was last sent with, when its error names none; a stale status is not shown', () => {
+		const running = runRecord({ id: 'gen_r', status: 'RUNNING', cost: 5 });
+		expect(
+			paidRunsOf([
+				{ itemIndex: 0, requestKey: 'k-1-r2', error: { context: { mayBeCharged: true } } },
+				{ itemIndex: 1, requestKey: 'k-2', run: running, stale: true },
+				{ itemIndex: 2, requestKey: 'k-3', unconfirmed: true },
+				{ itemIndex: 3, requestKey: 'k-4' },
+			]),
+		).toEqual([
+			{ itemIndex: 0, requestKey: 'k-1-r2' },
+			{ id: 'gen_r', itemIndex: 1, cost: 5, requestKey: 'k-2' },
+			{ itemIndex: 2, requestKey: 'k-3', unconfirmed: true },
+		]);
 	});
 
 	test('the note and the context name them, with the advice that sends every key again', () => {

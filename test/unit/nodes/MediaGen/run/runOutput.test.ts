@@ -5,6 +5,7 @@ import {
 	withErrorOutput,
 	isErrorOutputItem,
 	outcomeHints,
+	stepOutput,
 	withSameColumns,
 } from '../../../../../nodes/MediaGen/run/runOutput';
 
@@ -96,5 +97,42 @@ describe('withErrorOutput', () => {
 	test('under any other On Error setting the items stay as they are', () => {
 		for (const onError of [undefined, 'continueRegularOutput', 'stopWorkflow'])
 			expect(withErrorOutput(ctx(onError), items())).toEqual(items());
+	});
+});
+
+describe('stepOutput', () => {
+	const ctx = { getNode: () => ({}) } as unknown as IExecuteFunctions;
+	const batch = { inputCount: 4, items: [0, 1, 2, 3].map((i) => ({ itemIndex: i, key: `k-${i}` })) };
+	const results = () => [
+		{ itemIndex: 3, requestKey: 'k-3' },
+		{
+			itemIndex: 2,
+			requestKey: 'k-2',
+			error: new Error('late'),
+			item: item({ error: 'late', errorCode: 'time_limit' }),
+		},
+		{ itemIndex: 1, requestKey: 'k-1', error: new Error('lost'), item: item({ error: 'lost' }), unanswered: true },
+		{ itemIndex: 0, requestKey: 'k-0', run: { id: 'gen_0', status: 'SUCCEEDED', cost: 5 } as never, item: item({}) },
+	];
+
+	test('without Continue On Fail: the first failure, naming the paid runs and the items never started', () => {
+		let thrown: Error & { description?: string } = new Error();
+		try {
+			stepOutput(ctx, results(), { continueOnFail: false, batch });
+		} catch (error) {
+			thrown = error as typeof thrown;
+		}
+		expect(thrown.message).toBe('lost');
+		expect(thrown.description).toContain('Runs of this step already paid for: gen_0 (item 1, 5 credits, SUCCEEDED');
+		expect(thrown.description).not.toContain('item 2, request key k-1');
+		expect(thrown.description).toContain('Items 4 were not started and cost nothing.');
+	});
+
+	test('with it: every item in input order with the same columns, and the hints', () => {
+		const hints: string[] = [];
+		const addHints = (h: Array<{ message: string }>) => hints.push(...h.map((x) => x.message));
+		const out = stepOutput(ctx, results(), { continueOnFail: true, batch, addHints });
+		expect(out.map((i) => i.json.error)).toEqual([null, 'lost', 'late']);
+		expect(hints).toEqual(['Time limit: item 3 could not be sent in time, so nothing was charged for it.']);
 	});
 });
