@@ -10,21 +10,19 @@ import { submitUnderCap, type SpendingCap } from '../run/spendingCap';
 import { submitKeyed } from '../run/submission';
 import { itemDeadline } from '../run/timeLimit';
 import { waitForRun } from '../run/waitForRun';
-import { runPool, type Settled } from './pool';
+import { runPool } from './pool';
 import { failedItem, typedRequest, type CheckedItems } from './prepareItems';
 
-/** Each ready item's outcome (undefined: never started), and the runs the items got. */
-export interface Outcomes {
-	settled: Array<Settled<INodeExecutionData> | undefined>;
-	runs: Map<number, RunRecord>;
-}
-
-/** Uploads each item's files, submits it under the cap, waits for its run and makes its output item. */
-export async function submitAndWait(
+/**
+ * Uploads each item's files, submits it under the cap, waits for its run and makes its output item; then the step's
+ * output. Under a cap, items whose key may give back a run paid for earlier go first: new runs must not use it up.
+ */
+export async function pollRuns(
 	ctx: IExecuteFunctions,
-	ready: RunRequest[],
+	items: CheckedItems,
 	cap: SpendingCap | undefined,
-): Promise<Outcomes> {
+): Promise<INodeExecutionData[]> {
+	const ready = cap ? cap.sendingOrder(items.ready) : items.ready;
 	const runs = new Map<number, RunRecord>();
 	const job = async (n: number): Promise<INodeExecutionData> => {
 		const p = ready[n];
@@ -43,14 +41,11 @@ export async function submitAndWait(
 		return await runToItem(ctx, run, p.settings, p.itemIndex, { requestKey, ...p.extraJson });
 	};
 	const width = await concurrencyOf(ctx, ready.length);
-	return { settled: await runPool(ready.length, width, job, !ctx.continueOnFail()), runs };
-}
-
-export function outputOf(ctx: IExecuteFunctions, items: CheckedItems, outcomes: Outcomes): INodeExecutionData[] {
-	const results = items.ready.map((p, n): ItemResult => {
-		const r = outcomes.settled[n];
+	const settled = await runPool(ready.length, width, job, !ctx.continueOnFail());
+	const results = ready.map((p, n): ItemResult => {
+		const r = settled[n];
 		const { itemIndex } = p;
-		const charge = { itemIndex, requestKey: String(p.body.requestKey), run: outcomes.runs.get(itemIndex) };
+		const charge = { itemIndex, requestKey: String(p.body.requestKey), run: runs.get(itemIndex) };
 		if (!r || r.ok) return { ...charge, item: r?.value };
 		return { ...charge, error: r.error, item: failedItem(r.error, itemIndex, askedFor(p)) };
 	});

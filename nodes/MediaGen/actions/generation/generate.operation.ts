@@ -15,7 +15,7 @@ import { parseKind } from '../../../shared/records';
 import { checkedRequest } from '../../run/checkRequest';
 import { splitList } from '../../../shared/fields';
 import { resolveOptions } from '../../catalogue/modelOptions';
-import { outputOf, submitAndWait } from '../../batch/pollRuns';
+import { pollRuns } from '../../batch/pollRuns';
 import { prepareItems, type PrepareItem } from '../../batch/prepareItems';
 import { pauseRuns } from '../../pause/pauseRuns';
 import { spendingCapFor } from '../../run/spendingCap';
@@ -285,10 +285,7 @@ export async function generateRuns(ctx: IExecuteFunctions, prepareItem: PrepareI
 	const items = await prepareItems(ctx, prepareItem);
 	const cap = await spendingCapFor(ctx, items.ready);
 	if (items.ready[0]?.settings.mode === 'pause') return await pauseRuns(ctx, items.ready, items.refused, cap);
-	// Under a cap, items whose key may return a run paid for earlier go first: new runs must not use the cap up.
-	if (cap) items.ready = cap.sendingOrder(items.ready);
-	const outcomes = await submitAndWait(ctx, items.ready, cap);
-	return outputOf(ctx, items, outcomes);
+	return await pollRuns(ctx, items, cap);
 }
 
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
