@@ -4,7 +4,7 @@ import type { IExecuteFunctions, INodeExecutionData, NodeExecutionHint } from 'n
 
 import type { RunRecord } from '../../shared/records';
 import { concurrencyOf } from '../run/concurrency';
-import { askedFor, withFileAddresses, type RunRequest } from '../run/runRequest';
+import { askedFor, withFileAddresses } from '../run/runRequest';
 import { runToItem, stepOutput, type ItemResult } from '../run/runOutput';
 import { submitUnderCap, type SpendingCap } from '../run/spendingCap';
 import { submitKeyed } from '../run/submission';
