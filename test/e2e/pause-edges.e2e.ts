@@ -124,9 +124,9 @@ async function restartCase(prompts: string[], forced: boolean) {
 	// of those early answers lost a resume. One delivery at least resumed it; the first one after the restart may
 	// finish the whole batch (it reads every run back), and a delivery after that gets n8n's "finished already"
 	// (409) or is still waiting for the service's next retry. Before that: n8n down (no answer) or starting (404).
-	const lastAnswers = answers.map((attempts) => attempts[attempts.length - 1]);
-	expect(lastAnswers.some((last) => last !== null && last >= 200 && last < 300)).toBe(true);
+	// The one that resumed it may be the service's own retry landing as n8n came up, before the forced ones.
 	const after = answers.flat();
+	expect(after.some((s) => s !== null && s >= 200 && s < 300)).toBe(true);
 	expect(after.filter((s) => !(s === null || (s >= 200 && s < 300) || [404, 409, 503].includes(s)))).toEqual([]);
 }
 
