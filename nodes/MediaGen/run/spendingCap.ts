@@ -99,8 +99,8 @@ export class SpendingCap {
 
 	/** Items whose typed key may return a run made earlier first, the others after them, each in item order. */
 	sendingOrder<T extends CappedRequest>(ready: T[]): T[] {
-		const first = (r: T) => Number(this.twinOf(r) !== undefined);
-		return [...ready].sort((a, b) => first(b) - first(a));
+		const first = new Set(ready.filter((r) => this.twinOf(r) !== undefined));
+		return [...first, ...ready.filter((r) => !first.has(r))];
 	}
 
 	/** The sum of the prices known in advance, when it alone (with what is spent) would cross the cap. */
