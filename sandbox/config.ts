@@ -31,10 +31,11 @@ export interface RateLimits {
 
 /**
  * drop: the connection is cut before the request is handled; drop_after: handled, then the answer is lost;
- * slow: answered after slowMs; 404 / 429: answered so without handling; malformed: handled, then answered
- * with the same status and an empty JSON object.
+ * late: read whole, the connection cut unanswered, then handled lateMs later (the client gave up, the service
+ * still made and charged the run); slow: answered after slowMs; 404 / 429: answered so without handling;
+ * malformed: handled, then answered with the same status and an empty JSON object.
  */
-export type FaultKind = '500' | '502' | '503' | 'drop' | 'drop_after' | 'slow' | '404' | '429' | 'malformed';
+export type FaultKind = '500' | '502' | '503' | 'drop' | 'drop_after' | 'late' | 'slow' | '404' | '429' | 'malformed';
 
 /**
  * How an injected 429 says when to come back: Retry-After in seconds (the default), Retry-After as an HTTP date,
@@ -53,6 +54,8 @@ export interface FaultRule {
 	seed?: number;
 	/** Delay for "slow" answers. */
 	slowMs?: number;
+	/** How long after the cut a "late" request is handled, before the clock scale (default: drawn from 1–7 s). */
+	lateMs?: number;
 	/** Retry-After of injected 429 answers, in seconds (default 1). */
 	retryAfterSeconds?: number;
 	/** Which headers an injected 429 carries (default 'retry-after-seconds'). */

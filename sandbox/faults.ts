@@ -17,20 +17,29 @@ export function seeded(seed: number): () => number {
 export interface PickedFault {
 	kind: FaultKind;
 	slowMs: number;
+	/** Only for "late" (and "drop", handled late in strict mode): how long after the cut the request is handled, before the clock scale. */
+	lateMs?: number;
 	retryAfterSeconds: number;
 	/** Set only when the rule sets it; injected 429s default to Retry-After in seconds. */
 	rateLimitStyle?: RateLimitStyle;
 }
 
-function faultOf(rule: FaultRule, kind: FaultKind): PickedFault {
-	const fault: PickedFault = { kind, slowMs: rule.slowMs ?? 2000, retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
-	if (rule.rateLimitStyle) fault.rateLimitStyle = rule.rateLimitStyle;
-	return fault;
-}
-
 interface ActiveRule extends FaultRule {
 	random: () => number;
 	position: number;
+}
+
+/** A "late" request is handled 1 to 7 s after the cut (before the clock scale), drawn so a seed repeats it. */
+const LATE_MIN_MS = 1000;
+const LATE_SPREAD_MS = 6000;
+
+function faultOf(rule: ActiveRule, kind: FaultKind): PickedFault {
+	const fault: PickedFault = { kind, slowMs: rule.slowMs ?? 2000, retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
+	// A cut submission is handled late in strict mode (sandbox/http/injectedFault.ts), so a drop draws its delay too.
+	if (kind === 'late' || kind === 'drop')
+		fault.lateMs = rule.lateMs ?? Math.round(LATE_MIN_MS + LATE_SPREAD_MS * rule.random());
+	if (rule.rateLimitStyle) fault.rateLimitStyle = rule.rateLimitStyle;
+	return fault;
 }
 
 export class FaultInjector {

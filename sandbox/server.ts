@@ -30,6 +30,8 @@ export interface Sandbox {
 	config: SandboxConfig;
 	faults: FaultInjector;
 	limiter: RateLimiter;
+	/** Resolves once every request cut unanswered by the fault "late" has been handled (and charged, if it was). */
+	lateRequestsHandled(): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -103,6 +105,9 @@ export async function startSandbox(overrides: Partial<SandboxConfig> = {}): Prom
 		config,
 		faults: ctx.faults,
 		limiter: ctx.limiter,
+		lateRequestsHandled: async () => {
+			while (ctx.pendingLate.size) await Promise.all([...ctx.pendingLate]);
+		},
 		close: async () => {
 			engine.stopTimers();
 			for (const socket of sockets) socket.destroy();

@@ -21,6 +21,8 @@ export interface SandboxContext {
 	uploadDir: string;
 	/** The `sig` of an upload slot's PUT URL, so only the URL handed out can fill the slot. */
 	signUpload(uploadId: string): string;
+	/** Requests cut unanswered that the sandbox has still to handle (the fault "late"). */
+	pendingLate: Set<Promise<void>>;
 }
 
 /** One request and its answer, with what the router learnt about it. */
@@ -55,5 +57,6 @@ export function createSandboxContext(config: SandboxConfig): SandboxContext {
 		limiter: new RateLimiter(() => MINUTE * config.timeScale),
 		uploadDir: mkdtempSync(path.join(os.tmpdir(), 'mediagen-sandbox-')),
 		signUpload: (uploadId) => createHmac('sha256', signingKey).update(uploadId).digest('hex').slice(0, 32),
+		pendingLate: new Set(),
 	};
 }

@@ -1,6 +1,7 @@
 /* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // What each injected fault kind does to a /v1 request: cut it, delay it, answer for it, or spoil its answer.
 import http from 'node:http';
+import { Readable } from 'node:stream';
 
 import { ApiFailure } from '../apiFailure';
 import type { PickedFault } from '../faults';
@@ -38,20 +39,71 @@ function handleUnseen(exchange: Exchange, handle: ApiRequestHandler): Promise<nu
 	return handle({ ...exchange, res: sink }, false).catch((e) => (e instanceof ApiFailure ? e.status : 500));
 }
 
+/** How the sandbox applies faults: its mode, its clock scale, and where requests handled late are tracked. */
+export interface FaultSetting {
+	strict: boolean;
+	timeScale: number;
+	/** Requests cut unanswered and not handled yet ("late"): a test waits for them before it reads the ledger. */
+	pendingLate: Set<Promise<void>>;
+}
+
+/** A request already read whole, as a handler reads it: its headers and its body again. */
+function replayOf(req: http.IncomingMessage, body: Buffer): http.IncomingMessage {
+	const { headers, method, url, httpVersion, httpVersionMajor, httpVersionMinor } = req;
+	const replay = Readable.from([body]);
+	return Object.assign(replay, {
+		headers,
+		method,
+		url,
+		httpVersion,
+		httpVersionMajor,
+		httpVersionMinor,
+		socket: {},
+	}) as never;
+}
+
+/**
+ * "late": the request is read whole, its connection cut with no answer, and `lateMs` (scaled) later it is handled as
+ * if it had just arrived: a run is made and charged after the client gave up on it.
+ */
+async function handleLate(exchange: Exchange, fault: PickedFault, handle: ApiRequestHandler, setting: FaultSetting) {
+	const chunks: Buffer[] = [];
+	for await (const chunk of exchange.req) chunks.push(chunk as Buffer);
+	exchange.req.socket.destroy();
+	const delayMs = (fault.lateMs ?? 0) * setting.timeScale;
+	const handled = new Promise<void>((resolve) => setTimeout(resolve, delayMs).unref())
+		.then(() => handleUnseen({ ...exchange, req: replayOf(exchange.req, Buffer.concat(chunks)) }, handle))
+		.then((status) => {
+			exchange.entry.status = status;
+		})
+		.finally(() => setting.pendingLate.delete(handled));
+	setting.pendingLate.add(handled);
+}
+
+/** The connection cut: strict mode takes the least convenient reading of a cut submission, that it took effect late. */
+function isCutHandledLate(exchange: Exchange, strict: boolean): boolean {
+	return strict && exchange.method === 'POST' && exchange.url.pathname === '/v1/generations';
+}
+
 /** Applies the fault, handling the request too where the fault kind says it is handled. */
 export async function handleWithFault(
 	exchange: Exchange,
-	fault: PickedFault,
+	picked: PickedFault,
 	handle: ApiRequestHandler,
-	strict = false,
+	setting: FaultSetting,
 ): Promise<void> {
 	const { entry, req, url } = exchange;
+	const { strict } = setting;
+	const cutLate = picked.kind === 'drop' && isCutHandledLate(exchange, strict);
+	const fault: PickedFault = cutLate ? { ...picked, kind: 'late' } : picked;
 	entry.fault = fault.kind;
 	let providerFailure = false;
 	switch (fault.kind) {
 		case 'drop':
 			req.socket.destroy();
 			return;
+		case 'late':
+			return handleLate(exchange, fault, handle, setting);
 		case 'slow':
 			await new Promise((resolve) => setTimeout(resolve, fault.slowMs));
 			break;

@@ -35,7 +35,10 @@ const CALLER_ROUTES: Route<CallerApiHandler>[] = [
 export async function handleApiRequest(ctx: SandboxContext, exchange: Exchange): Promise<void> {
 	const handle = (ex: Exchange, providerFailure: boolean) => routeApiRequest(ctx, ex, providerFailure);
 	const fault = ctx.faults.pick(faultRouteOf(exchange.method, exchange.url.pathname));
-	if (fault) return handleWithFault(exchange, fault, handle, ctx.config.strict);
+	if (fault) {
+		const { strict, timeScale } = ctx.config;
+		return handleWithFault(exchange, fault, handle, { strict, timeScale, pendingLate: ctx.pendingLate });
+	}
 	exchange.entry.status = await handle(exchange, false);
 }
 

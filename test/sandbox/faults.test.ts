@@ -115,3 +115,64 @@ describe('injected 429s in each header style', () => {
 		expect(Number(headers.get('x-ratelimit-reset'))).toBe(3);
 	});
 });
+
+describe('a request handled late (the client gave up, the service did not)', () => {
+	const submit = (sandbox: Awaited<ReturnType<typeof startSandbox>>, key: string) =>
+		fetch(`${sandbox.baseUrl}/generations`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${account.keys[0]}`, 'content-type': 'application/json' },
+			body: JSON.stringify({
+				kind: 'image',
+				model: 'studio-image-v1',
+				prompt: 'a lighthouse',
+				options: { resolution: '1K' },
+				requestKey: key,
+			}),
+		});
+	let account: { id: string; keys: string[] };
+
+	test.each([
+		['"late" on POST /generations', { route: 'POST /generations', script: ['late' as const], lateMs: 1500 }, false],
+		['a cut submission in strict mode', { route: 'POST /generations', script: ['drop' as const], lateMs: 1500 }, true],
+	])('%s: no answer, then the run is made and charged after the cut', async (_name, rule, strict) => {
+		const sandbox = await startSandbox({ faults: [rule], strict, timeScale: 1 });
+		try {
+			account = sandbox.engine.createAccount({ tier: 'paid', credits: 1000, concurrency: 3 });
+			const cutAt = Date.now();
+			await expect(submit(sandbox, 'late-1')).rejects.toThrow();
+			// Nothing exists yet when the client has given up.
+			expect([...sandbox.engine.runs.values()].filter((r) => r.ownerId === account.id)).toHaveLength(0);
+			await sandbox.lateRequestsHandled();
+			expect(Date.now() - cutAt).toBeGreaterThanOrEqual(1400);
+			const runs = [...sandbox.engine.runs.values()].filter((r) => r.ownerId === account.id);
+			expect(runs.map((r) => r.requestKey)).toEqual(['late-1']);
+			expect(sandbox.engine.accounts.get(account.id)!.credits).toBe(1000 - runs[0].cost);
+			const entry = sandbox.engine.log.find((e) => e.method === 'POST' && e.fault === 'late');
+			expect(entry?.status).toBe(202);
+			// The same key afterwards returns that run, charged once.
+			const again = (await (await submit(sandbox, 'late-1')).json()) as { generation: { id: string } };
+			expect(again.generation.id).toBe(runs[0].id);
+			expect(sandbox.engine.accounts.get(account.id)!.credits).toBe(1000 - runs[0].cost);
+		} finally {
+			await sandbox.close();
+		}
+	});
+
+	test("a lenient cut (drop) is never handled; a late delay is drawn from 1 to 7 s by the rule's seed", async () => {
+		const injector = new FaultInjector();
+		injector.set([{ route: 'POST /generations', rate: 1, kinds: ['late'], seed: 9 }]);
+		const delays = Array.from({ length: 200 }, () => injector.pick('POST /generations')!.lateMs!);
+		expect(Math.min(...delays)).toBeGreaterThanOrEqual(1000);
+		expect(Math.max(...delays)).toBeLessThanOrEqual(7000);
+		expect(new Set(delays).size).toBeGreaterThan(50);
+		const sandbox = await startSandbox({ faults: [{ route: 'POST /generations', script: ['drop'] }], strict: false });
+		try {
+			account = sandbox.engine.createAccount({ tier: 'paid', credits: 1000, concurrency: 3 });
+			await expect(submit(sandbox, 'cut-1')).rejects.toThrow();
+			await sandbox.lateRequestsHandled();
+			expect([...sandbox.engine.runs.values()].filter((r) => r.ownerId === account.id)).toHaveLength(0);
+		} finally {
+			await sandbox.close();
+		}
+	});
+});
