@@ -32,10 +32,21 @@ export interface RateLimits {
 /**
  * drop: the connection is cut before the request is handled; drop_after: handled, then the answer is lost;
  * late: read whole, the connection cut unanswered, then handled lateMs later (the client gave up, the service
- * still made and charged the run); slow: answered after slowMs; 404 / 429: answered so without handling;
- * malformed: handled, then answered with the same status and an empty JSON object.
+ * still made and charged the run); slow: answered after slowMs; 404 / 409 (busy) / 429: answered so without
+ * handling; malformed: handled, then answered with the same status and an empty JSON object.
  */
-export type FaultKind = '500' | '502' | '503' | 'drop' | 'drop_after' | 'late' | 'slow' | '404' | '429' | 'malformed';
+export type FaultKind =
+	| '500'
+	| '502'
+	| '503'
+	| 'drop'
+	| 'drop_after'
+	| 'late'
+	| 'slow'
+	| '404'
+	| '409'
+	| '429'
+	| 'malformed';
 
 /**
  * How an injected 429 says when to come back: Retry-After in seconds (the default), Retry-After as an HTTP date,

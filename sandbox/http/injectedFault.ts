@@ -123,6 +123,8 @@ export async function handleWithFault(
 			break;
 		case '404':
 			throw new ApiFailure(404, 'not_found', 'No such record (injected)');
+		case '409':
+			throw new ApiFailure(409, 'busy', 'Too many concurrent runs (injected)');
 		case '429':
 			throw new ApiFailure(
 				429,
