@@ -24,7 +24,6 @@ export const FOLDER_ORDER: readonly string[] = [
 	'nodes/MediaGen/batch',
 	'nodes/MediaGen/pause',
 	'nodes/MediaGen/run',
-	'nodes/MediaGen/cost',
 	'nodes/MediaGen/files',
 	'nodes/MediaGen/catalogue',
 	'nodes/shared',

@@ -1,4 +1,7 @@
 // scripts/importGraph.ts: the import rules of the shipped code (npm run lint:imports), on made-up file lists.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
 import {
 	cyclesOf,
 	folderOf,
@@ -45,6 +48,11 @@ describe('reading imports', () => {
 		expect(folderOf('sandbox/server.ts')).toBeUndefined();
 		for (const folder of ['nodes/MediaGen/run', 'nodes/MediaGen/pause', 'nodes/MediaGen/batch', 'credentials'])
 			expect(FOLDER_ORDER).toContain(folder);
+	});
+
+	test('FOLDER_ORDER names only folders that exist (a folder removed leaves the order too)', () => {
+		const root = path.resolve(__dirname, '../../..');
+		expect(FOLDER_ORDER.filter((folder) => !existsSync(path.join(root, folder)))).toEqual([]);
 	});
 });
 

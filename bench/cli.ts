@@ -3,12 +3,13 @@
 // the sandbox (bench/run.ts). `n8n`: one job four ways in real n8n (bench/n8n/run.ts, `--scale <s>`).
 // `memory-modes`: n8n's own memory per binary data mode (bench/n8n/memoryModes.ts). `--write` stores the figures
 // in bench/RESULTS.md, each suite in its own part of it. `pause-scale`: pause mode and Poll at 40, 300 and 1,000
-// images in real n8n, each supported version (bench/n8n/pauseScale.ts, issue #45).
+// images in real n8n, each supported version (bench/n8n/pauseScale.ts, issue #45). The entry lives in bench/, which
+// imports scripts/ (realN8n.ts) and is never imported by it: one direction only.
 const SUITES: Record<string, () => Promise<unknown>> = {
-	'': () => import('../bench/run'),
-	n8n: () => import('../bench/n8n/run'),
-	'memory-modes': () => import('../bench/n8n/memoryModes'),
-	'pause-scale': () => import('../bench/n8n/pauseScale'),
+	'': () => import('./run'),
+	n8n: () => import('./n8n/run'),
+	'memory-modes': () => import('./n8n/memoryModes'),
+	'pause-scale': () => import('./n8n/pauseScale'),
 };
 
 const first = process.argv[2];
