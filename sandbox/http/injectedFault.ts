@@ -7,7 +7,7 @@ import { ApiFailure } from '../apiFailure';
 import type { PickedFault } from '../faults';
 import type { Exchange } from './context';
 import { rateHeaders } from './rateBudget';
-import { sendJson } from './respond';
+import { readBody, sendJson } from './respond';
 
 /** Handles a /v1 request normally; `providerFailure` makes a submission fail upstream after its checks. */
 export type ApiRequestHandler = (exchange: Exchange, providerFailure: boolean) => Promise<number>;
@@ -38,6 +38,8 @@ function handleUnseen(exchange: Exchange, handle: ApiRequestHandler): Promise<nu
 	const sink = new http.ServerResponse(exchange.req);
 	return handle({ ...exchange, res: sink }, false).catch((e) => (e instanceof ApiFailure ? e.status : 500));
 }
+
+const ANSWERED_UNHANDLED = new Set(['500', '503', '404', '409', '429']);
 
 /** How the sandbox applies faults: its mode, its clock scale, and where requests handled late are tracked. */
 export interface FaultSetting {
@@ -70,6 +72,11 @@ async function handleLate(exchange: Exchange, fault: PickedFault, handle: ApiReq
 	const chunks: Buffer[] = [];
 	for await (const chunk of exchange.req) chunks.push(chunk as Buffer);
 	exchange.req.socket.destroy();
+	try {
+		exchange.entry.body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+	} catch {
+		// not JSON: the handler refuses it when it is handled
+	}
 	const delayMs = (fault.lateMs ?? 0) * setting.timeScale;
 	const handled = new Promise<void>((resolve) => setTimeout(resolve, delayMs).unref())
 		.then(() => handleUnseen({ ...exchange, req: replayOf(exchange.req, Buffer.concat(chunks)) }, handle))
@@ -97,6 +104,9 @@ export async function handleWithFault(
 	const cutLate = picked.kind === 'drop' && isCutHandledLate(exchange, strict);
 	const fault: PickedFault = cutLate ? { ...picked, kind: 'late' } : picked;
 	entry.fault = fault.kind;
+	// A submission answered for (an injected 5xx, 404, 409 or 429) is read first, so the log names its request key.
+	if (ANSWERED_UNHANDLED.has(fault.kind) && exchange.method === 'POST' && url.pathname === '/v1/generations')
+		entry.body = await readBody(req).catch(() => undefined);
 	let providerFailure = false;
 	switch (fault.kind) {
 		case 'drop':

@@ -1,20 +1,22 @@
-// Waiting → Poll for Generate and Run Look: each ready item submitted under the spending cap and waited for, as many
-// at once as the account allows (without Continue On Fail no new item starts after a failure), then the step's output.
+// Waiting → Poll for Generate and Run Look: each ready item sent under the spending cap and waited for, as many at once
+// as the account allows (without Continue On Fail no new item starts after a failure), then the step's output. Each
+// item's ledger entry says where it stands; it is kept in memory for the step.
 import type { IExecuteFunctions, INodeExecutionData, NodeExecutionHint } from 'n8n-workflow';
 
-import type { RunRecord } from '../../shared/records';
 import { concurrencyOf } from '../run/concurrency';
 import { askedFor, withFileAddresses } from '../run/runRequest';
+import { sendFailure } from '../run/runErrors';
 import { runToItem, stepOutput, type ItemResult } from '../run/runOutput';
-import { submitUnderCap, type SpendingCap } from '../run/spendingCap';
-import { submitKeyed } from '../run/submission';
-import { itemDeadline } from '../run/timeLimit';
+import { sendUnderCap, type SpendingCap } from '../run/spendingCap';
+import { itemDeadline, timeLimitMs } from '../run/timeLimit';
 import { waitForRun } from '../run/waitForRun';
+import { ledgerItem, learnRun } from '../run/ledger';
 import { runPool } from './pool';
 import { failedItem, typedRequest, type CheckedItems } from './prepareItems';
+import { pollLimits, sendItem } from '../run/send';
 
 /**
- * Uploads each item's files, submits it under the cap, waits for its run and makes its output item; then the step's
+ * Uploads each item's files, sends it under the cap, waits for its run and makes its output item; then the step's
  * output. Under a cap, items whose key may give back a run paid for earlier go first: new runs must not use it up.
  */
 export async function pollRuns(
@@ -23,34 +25,35 @@ export async function pollRuns(
 	cap: SpendingCap | undefined,
 ): Promise<INodeExecutionData[]> {
 	const ready = cap ? cap.sendingOrder(items.ready) : items.ready;
-	const runs = new Map<number, RunRecord>();
+	const ledger = ready.map((p) => ledgerItem(p.itemIndex, String(p.body.requestKey)));
 	const job = async (n: number): Promise<INodeExecutionData> => {
-		const p = ready[n];
+		const [p, item] = [ready[n], ledger[n]];
+		const kind = String(p.body.kind);
 		// The time limit covers the whole item: waiting for a slot or a rate window counts too.
-		const deadline = itemDeadline(String(p.body.kind), p.settings.timeoutMs);
-		const s = { ctx, settings: p.settings, itemIndex: p.itemIndex, deadline, batch: p.batchKeys };
-		p.body = await withFileAddresses(ctx, p);
-		let run = await submitUnderCap(cap, ctx.getNode(), p, async () => await submitKeyed(s, p.body, true));
-		runs.set(p.itemIndex, run);
-		const requestKey = String(p.body.requestKey);
+		const deadline = itemDeadline(kind, p.settings.timeoutMs);
+		const body = await withFileAddresses(ctx, p);
+		await sendUnderCap(cap, ctx.getNode(), p, item, () => sendItem(ctx, item, body, pollLimits(p.settings, deadline)));
+		if (!item.run || item.state === 'refused') {
+			throw sendFailure(ctx, item, items.keys, timeLimitMs(kind, p.settings.timeoutMs));
+		}
+		let run = item.run;
 		if (p.settings.wait) {
-			run = await waitForRun(ctx, run, { ...p.settings, deadline }, p.itemIndex, requestKey);
-			runs.set(p.itemIndex, run);
+			run = await waitForRun(ctx, run, { ...p.settings, deadline }, p.itemIndex, item.key);
+			learnRun(item, run);
 		}
 		if (run.status === 'FAILED') cap?.refund(run);
-		return await runToItem(ctx, run, p.settings, p.itemIndex, { requestKey, ...p.extraJson });
+		return await runToItem(ctx, run, p.settings, p.itemIndex, { requestKey: item.key, ...p.extraJson });
 	};
 	const width = await concurrencyOf(ctx, ready.length);
 	const settled = await runPool(ready.length, width, job, !ctx.continueOnFail());
 	const results = ready.map((p, n): ItemResult => {
 		const r = settled[n];
 		const { itemIndex } = p;
-		const charge = { itemIndex, requestKey: String(p.body.requestKey), run: runs.get(itemIndex) };
-		if (!r || r.ok) return { ...charge, item: r?.value };
-		return { ...charge, error: r.error, item: failedItem(r.error, itemIndex, askedFor(p)) };
+		if (!r || r.ok) return { itemIndex, ledger: ledger[n], output: r?.value };
+		return { itemIndex, ledger: ledger[n], error: r.error, output: failedItem(r.error, itemIndex, askedFor(p)) };
 	});
 	for (const { itemIndex, error } of items.refused)
-		results.push({ itemIndex, item: failedItem(error, itemIndex, typedRequest(ctx, itemIndex)) });
+		results.push({ itemIndex, output: failedItem(error, itemIndex, typedRequest(ctx, itemIndex)) });
 	const addHints = (hints: NodeExecutionHint[]) => ctx.addExecutionHints(...hints);
 	return stepOutput(ctx, results, { continueOnFail: ctx.continueOnFail(), batch: items.keys, addHints });
 }

@@ -1,45 +1,28 @@
-// Pause mode, on a delivery: what this process knows of the batch, where each item stands, and sending what freed slots
-// are owed. Runs are tied to items by ID or by the run a re-sent key returns uncharged, never by content.
+// Pause mode, on a delivery: this process's ledger of the batch, and sending what freed slots are owed, through the one
+// send path. Runs are tied to items by ID or by the run a re-sent key returns uncharged, never by content.
 import type { IWebhookFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
-import { generationAnswerProblem } from '../../shared/responseChecks';
-import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
-import { apiRequest, isBusySubmission, isLostAnswer, isOutOfCredits, isTransientFailure } from '../../shared/transport';
-import { paidRunsOf, refusalOf, withPaidRuns, type ItemCharge, type Refusal } from '../run/runErrors';
+import type { RunRecord } from '../../shared/records';
+import { creditsOf, isSettled, ledgerItem, learnRun, refuse, type LedgerItem } from '../run/ledger';
+import { mismatchOf, sendItem, type SendLimits } from '../run/send';
+import { paidRunsOf, withPaidRuns } from '../run/runErrors';
 import { getRun, listRuns } from '../run/waitForRun';
-import { keyTakenError, mismatchOf } from '../run/submission';
 import { pauseCapRefusal } from './pauseCap';
 import { batchKeysOf, requestBodyOf, type PauseState } from './pauseState';
 
-interface KnownRun {
-	run: RunRecord;
-	/** This process will hear the run's delivery (it sent the run); other runs are read. */
-	watched: boolean;
-	/** The status recorded at the pause, not delivered or read since: it may be out of date. */
-	stale?: boolean;
-}
-
 /**
- * What this n8n process has learnt about a paused batch between deliveries. Only for speed: a process without it
+ * What this n8n process knows of a paused batch between deliveries: its ledger. Only for speed: a process without it
  * learns each item's run exactly by re-sending its request key, which returns that run uncharged.
  */
 export class BatchMemory {
-	readonly runs = new Map<number, KnownRun>();
-	/** Items the service refused after the pause (their outcome). */
-	readonly refused = new Map<number, Refusal>();
+	/** The ledger, by position in the batch. */
+	readonly items: LedgerItem[];
+	/** Runs this process sent: it will hear their deliveries (others are read). */
+	readonly watched = new Set<number>();
 	/** Items some call is sending right now (two calls never send the same item). */
 	readonly sending = new Set<number>();
-	/** Items sent whose answer was lost: the run may have been made and charged, so the key is sent again. */
-	readonly unanswered = new Set<number>();
 	/** This process knows every item sent so far (it paused the batch, or learnt them): any other was never sent. */
 	complete = false;
-	/** Items another process (webhook process, or the one before a restart) may have sent: an unowned run matches. */
-	readonly maybeSent = new Set<number>();
-	/** Refused here for want of credits (402): after a refund another process may send the key and be charged. */
-	readonly refusedForCredits = new Set<number>();
-	/** Items whose key, sent after the pause, brought back a run made before this execution's first new run. */
-	readonly earlier = new Set<number>();
 	/** Read-backs under way, by run ID: calls naming the same run share one read. */
 	readonly readingBack = new Map<string, Promise<RunRecord | undefined>>();
 	/** Set while a call learns which items were sent: other calls wait for it. */
@@ -53,27 +36,47 @@ export class BatchMemory {
 	resumingSince?: number;
 	touchedAt = Date.now();
 
+	/** From the record saved at the pause; items it names no run or refusal for are `unsent` or `unknown`. */
+	constructor(state: PauseState, pausing: boolean) {
+		this.complete = pausing;
+		this.items = state.items.map((entry) => {
+			const key = String(entry.body.requestKey);
+			const item = ledgerItem(entry.item, key, pausing ? 'unsent' : 'unknown');
+			if (entry.firstKey) Object.assign(item, { firstKey: entry.firstKey, attempt: entry.attempt });
+			if (entry.runId) {
+				learnRun(item, {
+					id: entry.runId,
+					status: 'PENDING',
+					createdAt: entry.createdAt ?? 0,
+					cost: entry.cost,
+				} as RunRecord);
+				item.stale = true;
+				item.earlier = entry.earlier;
+			} else if (entry.refused) {
+				item.state = entry.refused.mayBeCharged ? 'refusedAfterLost' : 'refused';
+				item.failure = entry.refused;
+			} else if (entry.lost) item.state = 'answerLost';
+			return item;
+		});
+	}
+
 	positionOf(runId: unknown): number | undefined {
-		for (const [position, known] of this.runs) if (known.run.id === runId) return position;
-		return undefined;
+		const position = this.items.findIndex((item) => item.run?.id === runId);
+		return position < 0 ? undefined : position;
 	}
 
 	isFinal(position: number): boolean {
-		const known = this.runs.get(position);
-		return !!known && FINAL_STATUSES.includes(known.run.status);
+		return this.items[position]?.state === 'finished';
 	}
 
 	inFlight(): number {
-		let count = this.sending.size;
-		for (const position of this.runs.keys()) if (!this.isFinal(position)) count++;
-		return count;
+		return this.items.filter((item, p) => this.sending.has(p) || item.state === 'running').length;
 	}
 
 	/** Records a run record, keeping the newest state (a final record is never replaced by an older one). */
-	learn(position: number, run: RunRecord, watched: boolean, stale = false): void {
-		const known = this.runs.get(position);
-		if (known && known.run.id === run.id && this.isFinal(position) && !FINAL_STATUSES.includes(run.status)) return;
-		this.runs.set(position, { run, watched: watched || !!known?.watched, ...(stale ? { stale } : {}) });
+	learn(position: number, run: RunRecord, watched: boolean): void {
+		learnRun(this.items[position], run);
+		if (watched) this.watched.add(position);
 	}
 }
 
@@ -86,12 +89,12 @@ const memories = new Map<string, BatchMemory>();
 const MAX_BATCHES = 200;
 const FORGET_AFTER_MS = 24 * 3600_000;
 
-/** This process's memory of a paused batch, knowing at least the runs its record names. */
-export function batchMemoryOf(state: PauseState, executionId: string, nodeName: string): BatchMemory {
+/** This process's memory of a paused batch (`pausing`: made by the process that pauses it, knowing every send). */
+export function batchMemoryOf(state: PauseState, executionId: string, nodeName: string, pausing = false): BatchMemory {
 	// Batches paused by older versions have no ID: named by their execution, node and pause time.
 	const key = state.batchId ?? `${executionId}|${nodeName}|${state.pausedAt}`;
 	const now = Date.now();
-	const memory = memories.get(key) ?? new BatchMemory();
+	const memory = memories.get(key) ?? new BatchMemory(state, pausing);
 	memories.delete(key);
 	memory.touchedAt = now;
 	memories.set(key, memory);
@@ -99,64 +102,27 @@ export function batchMemoryOf(state: PauseState, executionId: string, nodeName: 
 		if (memories.size <= MAX_BATCHES && now - touchedAt <= FORGET_AFTER_MS) break;
 		memories.delete(old);
 	}
-	state.items.forEach(({ runId, createdAt, cost }, position) => {
-		if (!runId || memory.runs.has(position)) return;
-		const run = { id: runId, status: 'PENDING', createdAt: createdAt ?? 0, cost } as RunRecord;
-		memory.runs.set(position, { run, watched: false, stale: true });
-	});
 	return memory;
 }
 
-/** `stale`: the status recorded at the pause, not read since; `unconfirmed`: this process cannot tell it was sent. */
-export type Outcome =
-	| { position: number; kind: 'finished' | 'running'; run: RunRecord; stale?: boolean }
-	| ({ position: number; kind: 'refused' } & Refusal)
-	| { position: number; kind: 'unsent' | 'unconfirmed' | 'unanswered'; refusedForCredits?: true };
-
 export interface BatchReport {
-	outcomes: Outcome[];
+	/** The ledger as the output reads it: an item being sent by another call may yet be made and charged. */
+	items: LedgerItem[];
 	/** Every item has an outcome that will not change. */
 	complete: boolean;
 	inFlight: number;
 }
 
-export function reportOf(state: PauseState, memory: BatchMemory): BatchReport {
-	const outcomes = state.items.map((entry, position): Outcome => {
-		const refusal = entry.refused ?? memory.refused.get(position);
-		if (refusal) return { position, kind: 'refused', ...refusal };
-		const known = memory.runs.get(position);
-		if (known) {
-			const final = FINAL_STATUSES.includes(known.run.status);
-			const stale = known.stale && !final ? { stale: true } : {};
-			return { position, kind: final ? 'finished' : 'running', run: known.run, ...stale };
-		}
-		// Being sent by another call counts as sent: its answer may yet say it was made and charged.
-		if (memory.unanswered.has(position) || memory.sending.has(position)) return { position, kind: 'unanswered' };
-		const kind = memory.complete && !memory.maybeSent.has(position) ? 'unsent' : 'unconfirmed';
-		return { position, kind, ...(memory.refusedForCredits.has(position) ? { refusedForCredits: true } : {}) };
-	});
-	return {
-		outcomes,
-		complete: outcomes.every((o) => o.kind === 'finished' || o.kind === 'refused'),
-		inFlight: memory.inFlight(),
-	};
+export function reportOf(memory: BatchMemory): BatchReport {
+	const items = memory.items.map((item, p) =>
+		memory.sending.has(p) && !item.run ? { ...item, state: 'answerLost' as const } : item,
+	);
+	return { items, complete: items.every(isSettled), inFlight: memory.inFlight() };
 }
 
-/** What finds an item's charge, from its outcome. */
-export function chargeOf(state: PauseState, o: Outcome): ItemCharge {
-	const entry = state.items[o.position];
-	return {
-		itemIndex: entry.item,
-		requestKey: String(entry.body.requestKey),
-		...('run' in o ? { run: o.run, stale: o.stale } : {}),
-		unanswered: o.kind === 'unanswered' || (o.kind === 'refused' && o.mayBeCharged),
-		unconfirmed: o.kind === 'unconfirmed',
-	};
-}
-
-/** Names in `error` what `outcomes` were or may have been charged for, with the advice to send their keys again. */
-export function withBatchPaidRuns<E>(error: E, state: PauseState, outcomes: Outcome[]): E {
-	return withPaidRuns(error, paidRunsOf(outcomes.map((o) => chargeOf(state, o))), [], batchKeysOf(state));
+/** Names in `error` what the batch's items were or may have been charged for, with the advice to send them again. */
+export function withBatchPaidRuns<E>(error: E, state: PauseState, items: LedgerItem[]): E {
+	return withPaidRuns(error, paidRunsOf(items), [], batchKeysOf(state));
 }
 
 /** A webhook call answers within seconds: its requests never wait out a long Retry-After. */
@@ -167,11 +133,11 @@ const CLOCK_SKEW_MS = 60_000;
 /** Request keys re-sent per call to learn runs this process has not seen (each counts as a submission). */
 const LEARN_PER_CALL = 10;
 
-/** One batch as one call sees it: the record saved before the pause, this process's memory and the service. */
+/** One batch as one call sees it: the record saved before the pause, this process's ledger and the service. */
 export class BatchWalk {
 	/** When this call's requests must be done by: a few seconds, renewed once the delivery is answered. */
 	private callDeadline = Date.now() + CALL_BUDGET_MS;
-	/** When this execution's first new run was made (service clock): an older one a key brings back was paid before. */
+	/** Service clock: a run made before this execution's first new run (or well before the pause) was paid before. */
 	private readonly firstNewRun: number;
 
 	constructor(
@@ -180,77 +146,51 @@ export class BatchWalk {
 		readonly memory: BatchMemory,
 	) {
 		const made = state.items.flatMap((e) => (e.runId && !e.earlier && e.createdAt ? [e.createdAt] : []));
-		this.firstNewRun = made.length ? Math.min(...made) : -Infinity;
+		this.firstNewRun = made.length ? Math.min(...made) : state.pausedAt - CLOCK_SKEW_MS;
 	}
 
 	renewBudget(): void {
 		this.callDeadline = Date.now() + CALL_BUDGET_MS;
 	}
 
-	/**
-	 * Sends an item with its key (the run that key made, or a new one) and records its run or refusal; false when a
-	 * later call must try again (slots busy, or a passing failure twice). A lost answer keeps the item unanswered
-	 * (maybe charged) until an answer says what its key made: a busy answer or refusal after it does not show none.
-	 */
+	/** A resume call's tries: within its few seconds, never waiting for a slot (a later delivery frees one). */
+	private limits(): SendLimits {
+		const isEarlier = (run: RunRecord) => run.createdAt < this.firstNewRun;
+		return {
+			deadline: Math.min(this.callDeadline, this.state.deadline),
+			waitForSlot: false,
+			pollIntervalMs: 1000,
+			retryTransient: 1,
+			movesOn: isEarlier,
+			isEarlier,
+		};
+	}
+
+	/** Sends an item with its key (the run that key made, or a new one); false when a later call must try again. */
 	private async send(position: number, watched: boolean): Promise<boolean> {
-		const { item } = this.state.items[position];
-		const body = requestBodyOf(this.state, position);
-		let lost = false;
-		for (let tries = 1; ; tries++) {
-			try {
-				const res = await apiRequest<{ generation: RunRecord }>(this.ctx, {
-					method: 'POST',
-					path: '/generations',
-					body,
-					itemIndex: item,
-					deadline: this.callDeadline,
-					expect: generationAnswerProblem,
-				});
-				this.memory.unanswered.delete(position);
-				// A typed key used before for another request brings that run back: refused, as in Poll.
-				const run = res.body.generation;
-				const taken = keyTakenError(this.ctx, run, body, item);
-				if (taken) this.memory.refused.set(position, refusalOf(taken));
-				else this.memory.learn(position, run, watched);
-				if (run.createdAt < this.firstNewRun) this.memory.earlier.add(position);
-				return true;
-			} catch (error) {
-				if (isBusySubmission(error)) return false;
-				if (!isTransientFailure(error)) {
-					const mayBeCharged = this.memory.unanswered.delete(position) ? { mayBeCharged: true as const } : {};
-					this.memory.refused.set(position, { ...refusalOf(error), ...mayBeCharged });
-					if (isOutOfCredits(error)) this.memory.refusedForCredits.add(position);
-					return true;
-				}
-				lost ||= isLostAnswer(error);
-				if (tries >= 2 || Date.now() + 1000 > this.callDeadline) {
-					if (lost) this.memory.unanswered.add(position);
-					return false;
-				}
-				await sleep(1000);
-			}
-		}
+		const item = this.memory.items[position];
+		await sendItem(this.ctx, item, requestBodyOf(this.state, position), this.limits());
+		if (item.run && watched) this.memory.watched.add(position);
+		return isSettled(item) || item.state === 'running';
 	}
 
 	private readonly costOf = (position: number): number | undefined => {
-		const known = this.memory.runs.get(position);
-		if (!known) return undefined;
+		const item = this.memory.items[position];
+		const entry = this.state.items[position];
 		// A run an earlier execution made with this key was charged then: it costs this step nothing.
-		if (this.state.items[position].earlier || this.memory.earlier.has(position)) return 0;
-		const cost = Number(known.run.cost);
-		return Number.isFinite(cost) ? cost : (this.state.items[position].price ?? 0);
+		if (entry.earlier && item.run) return 0;
+		return creditsOf(item, entry.price);
 	};
 
 	private isKnown(position: number): boolean {
-		const { memory } = this;
-		const settled = !!this.state.items[position].refused || memory.refused.has(position);
-		return settled || memory.runs.has(position) || memory.sending.has(position);
+		const item = this.memory.items[position];
+		return isSettled(item) || item.state === 'running' || this.memory.sending.has(position);
 	}
 
 	/**
 	 * Sends the items not known to be sent, in input order, one at a time, each checked against the cap on the costs
 	 * of all before it. `learning`: this process has not seen every submission, so re-sends the keys after those it
-	 * knows; a busy answer leaves the item unconfirmed (the pausing process may still be sending it). Else only while
+	 * knows; a busy answer leaves the item unknown (the pausing process may still be sending it). Else only while
 	 * slots are free and no other call is sending. True when it stopped before the end.
 	 */
 	private async sendUnknown(learning: boolean): Promise<boolean> {
@@ -261,9 +201,10 @@ export class BatchWalk {
 			// Past the time limit nothing may be submitted, and a re-sent key of a never-sent item would be.
 			if (Date.now() > this.state.deadline) return true;
 			if (learning ? budget-- <= 0 : this.memory.inFlight() >= this.state.lanes) return true;
-			const overCap = !this.memory.unanswered.has(position) && pauseCapRefusal(this.state, position, this.costOf);
+			const item = this.memory.items[position];
+			const overCap = item.state !== 'answerLost' && pauseCapRefusal(this.state, position, this.costOf);
 			if (overCap) {
-				this.memory.refused.set(position, overCap);
+				refuse(item, overCap);
 				continue;
 			}
 			if (!learning) this.memory.sending.add(position);
@@ -276,11 +217,15 @@ export class BatchWalk {
 
 	/** Reads runs not final that this process will not hear about, or (`evenWatched`, past the limit) all of them. */
 	async readUnfinished(evenWatched = false): Promise<void> {
-		for (const [position, known] of [...this.memory.runs.entries()]) {
-			if ((known.watched && !evenWatched) || this.memory.isFinal(position) || Date.now() >= this.callDeadline) continue;
+		for (const [position, item] of this.memory.items.entries()) {
+			if (item.state !== 'running' || (this.memory.watched.has(position) && !evenWatched)) continue;
+			if (Date.now() >= this.callDeadline) return;
 			try {
-				const { item } = this.state.items[position];
-				this.memory.learn(position, await getRun(this.ctx, known.run.id, item, undefined, this.callDeadline, 1), false);
+				this.memory.learn(
+					position,
+					await getRun(this.ctx, item.run!.id, item.itemIndex, undefined, this.callDeadline, 1),
+					false,
+				);
 			} catch {
 				// read again on a later call
 			}
@@ -292,17 +237,13 @@ export class BatchWalk {
 	 * may have sent it (after a refund freed credits, the same key may have made a run there). An item with a run of
 	 * its request made since the pause that no item owns, or any if the list cannot be read in full, may have.
 	 */
-	async confirmUnsent(report: BatchReport): Promise<BatchReport> {
-		const { memory } = this;
-		const refusedForCredits = (o: Outcome) =>
-			o.kind === 'refused' && !this.state.items[o.position].refused && memory.refusedForCredits.has(o.position);
-		const unsent = report.outcomes.filter((o) => o.kind === 'unsent' || refusedForCredits(o)).map((o) => o.position);
-		if (!unsent.length) return report;
-		const maybeSent = (position: number) => {
-			memory.refused.delete(position);
-			memory.maybeSent.add(position);
-		};
-		const owned = new Set([...this.memory.runs.values()].map((known) => known.run.id));
+	async confirmUnsent(): Promise<BatchReport> {
+		const savedRefusal = (p: number) => !!this.state.items[p].refused;
+		const unsent = this.memory.items.flatMap((item, p) =>
+			item.state === 'unsent' || (item.state === 'refused' && item.outOfCredits && !savedRefusal(p)) ? [p] : [],
+		);
+		if (!unsent.length) return reportOf(this.memory);
+		const owned = new Set(this.memory.items.flatMap((item) => (item.run ? [item.run.id] : [])));
 		// On the service's clock: from the first run sent before the pause, else a minute before the pause (n8n's).
 		const made = this.state.items.flatMap((entry) => (entry.createdAt ? [entry.createdAt] : []));
 		const from = made.length ? Math.min(...made) : this.state.pausedAt - CLOCK_SKEW_MS;
@@ -315,9 +256,10 @@ export class BatchWalk {
 		const strangers = listed.filter((run) => run.createdAt >= from && !owned.has(run.id));
 		for (const position of unsent) {
 			const { body } = this.state.items[position];
-			if (!full || strangers.some((run) => !mismatchOf(run, body).length)) maybeSent(position);
+			if (!full || strangers.some((run) => !mismatchOf(run, body).length))
+				this.memory.items[position].state = 'unknown';
 		}
-		return reportOf(this.state, this.memory);
+		return reportOf(this.memory);
 	}
 
 	/** Moves the batch on as far as this call can, and says where every item stands. */
@@ -329,6 +271,6 @@ export class BatchWalk {
 		}
 		await this.readUnfinished();
 		if (this.memory.complete && !stopped) await this.sendUnknown(false);
-		return reportOf(this.state, this.memory);
+		return reportOf(this.memory);
 	}
 }

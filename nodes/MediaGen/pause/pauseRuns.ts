@@ -6,16 +6,17 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { describeWebhookCredentialProblem } from '../../shared/signingSecret';
 import { identityOf, isBusySubmission } from '../../shared/transport';
+import { creditsOf, refuse } from '../run/ledger';
+import { pollLimits, sendItem } from '../run/send';
 import { isPrivateHost } from '../run/checkRequest';
 import { concurrencyOf } from '../run/concurrency';
 import { withFileAddresses, type RunRequest } from '../run/runRequest';
 import { requestKeyAdvice } from '../run/requestKey';
-import { NOTHING_SENT, refusalOf, runDetailsOf } from '../run/runErrors';
+import { NOTHING_SENT, refusalOf, sendFailure } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
 import type { SpendingCap } from '../run/spendingCap';
-import { submitKeyed, wasMadeEarlier } from '../run/submission';
-import { batchDeadline } from '../run/timeLimit';
-import { batchMemoryOf, reportOf, withBatchPaidRuns } from './batchWalk';
+import { batchDeadline, itemDeadline, timeLimitMs } from '../run/timeLimit';
+import { batchMemoryOf, withBatchPaidRuns } from './batchWalk';
 import { capRefusalsBeforePause, expectedSpend, pauseCapRefusal } from './pauseCap';
 import { batchKeysOf, PAUSE_STATE_KEY, requestBodyOf, type PausedItem, type PauseState } from './pauseState';
 import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './signatureFailure';
@@ -174,45 +175,55 @@ export async function pauseRuns(
 	};
 	// The first runs go out now, in input order, one per free slot; a refused one hands its slot to the next item.
 	const capped = new Set(items.flatMap((entry, position) => (plan?.refusals.has(position) ? [entry.item] : [])));
-	const memory = batchMemoryOf(state, ctx.getExecutionId(), ctx.getNode().name);
-	memory.complete = true;
-	const costOf = (position: number) => {
-		const entry = items[position];
-		return entry.runId ? (entry.earlier ? 0 : entry.cost) : undefined;
-	};
+	const memory = batchMemoryOf(state, ctx.getExecutionId(), ctx.getNode().name, true);
+	const costOf = (position: number) => creditsOf(memory.items[position], items[position].price);
 	for (const [position, entry] of items.entries()) {
 		if (memory.inFlight() === lanes) break;
-		if (entry.refused) continue;
+		if (entry.refused) {
+			refuse(memory.items[position], entry.refused);
+			continue;
+		}
 		// Checked again on what the plan really charged for the runs sent so far (pauseCap.ts).
 		const overCap = pauseCapRefusal(state, position, costOf);
 		if (overCap) {
 			entry.refused = overCap;
+			refuse(memory.items[position], overCap);
 			capped.add(entry.item);
 			continue;
 		}
-		const { settings, batchKeys: batch } = ready[position];
-		const s = { ctx, settings, itemIndex: entry.item, batch };
+		const { settings } = ready[position];
+		const item = memory.items[position];
 		// Only the first waits for a slot: when other batches hold them all, deliveries send this item and the next.
 		const first = memory.inFlight() === 0;
-		try {
-			const run = await submitKeyed(s, requestBodyOf(state, position), first);
-			entry.runId = run.id;
-			entry.createdAt = run.createdAt;
-			entry.cost = Number(run.cost) || 0;
-			if (wasMadeEarlier(run)) entry.earlier = true;
-			memory.learn(position, run, true, true);
-		} catch (error) {
-			if (!first && isBusySubmission(error)) {
-				// After a lost answer it may have a run: until its key brings that run back, it may have been charged.
-				if (runDetailsOf(error).mayBeCharged) memory.unanswered.add(position);
-				break;
-			}
-			if (!continueOnFail) {
-				// Runs already started keep going and are charged: named in the error.
-				throw withBatchPaidRuns(error, state, reportOf(state, memory).outcomes);
-			}
-			entry.refused = refusalOf(error);
+		const deadline = itemDeadline(String(entry.body.kind), settings.timeoutMs);
+		await sendItem(ctx, item, requestBodyOf(state, position), {
+			...pollLimits(settings, deadline),
+			waitForSlot: first,
+		});
+		entry.body.requestKey = item.key;
+		if (item.attempt) Object.assign(entry, { firstKey: item.firstKey, attempt: item.attempt });
+		if (item.run) {
+			Object.assign(entry, { runId: item.run.id, createdAt: item.run.createdAt, cost: Number(item.run.cost) || 0 });
+			if (item.earlier) entry.earlier = true;
+			memory.watched.add(position);
+			item.stale = true;
+			continue;
 		}
+		// Left to the resume calls: a busy answer, or a lost answer after which the run may exist (and be charged).
+		if (!first && (item.state === 'unsent' || item.state === 'answerLost') && isBusySubmission(item.failure)) {
+			if (item.state === 'answerLost') entry.lost = true;
+			break;
+		}
+		const error = sendFailure(ctx, item, batchKeysOf(state), timeLimitMs(String(entry.body.kind), settings.timeoutMs));
+		// Runs already started keep going and are charged: named in the error.
+		if (!continueOnFail)
+			throw withBatchPaidRuns(
+				error,
+				state,
+				memory.items.filter((other) => other !== item),
+			);
+		entry.refused = refusalOf(error);
+		refuse(item, error);
 	}
 	if (cap) cap.plan(expectedSpend(state, costOf) - cap.spent);
 	// Shown above the step's output while it waits. The resume call cannot add hints (n8n's webhook context has no

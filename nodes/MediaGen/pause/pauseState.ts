@@ -12,8 +12,11 @@ const ITEM_PARAM = 'mgItem';
 
 export interface PausedItem {
 	item: number;
-	/** The request (files already uploaded), with its request key; its webhook URL only in older versions' records. */
+	/** The request (files already uploaded), with its request key as sent; its webhook URL only in older records. */
 	body: IDataObject;
+	/** The key the item started with, when its run came back failed (refunded) and it moved on to -r`attempt`. */
+	firstKey?: string;
+	attempt?: number;
 	/** The run submitted before the pause: its ID, the service's createdAt and the credits charged (`cost`). */
 	runId?: string;
 	createdAt?: number;
@@ -24,6 +27,8 @@ export interface PausedItem {
 	price?: number;
 	/** A submission refused before the pause (the item's outcome). */
 	refused?: Refusal;
+	/** Sent before the pause and no answer told what its key made: the run may have been made and charged. */
+	lost?: true;
 	download: boolean;
 	binaryProperty: string;
 	extraJson?: IDataObject;

@@ -14,17 +14,10 @@ import type { RunRecord } from '../../shared/records';
 import { verifyDelivery } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
 import { requestKeyAdvice } from '../run/requestKey';
-import { addRunDetails, errorItem, failedRunError, runDetailsOf } from '../run/runErrors';
+import { addRunDetails, errorItem, failedRunError, runDetailsOf, sendFailure } from '../run/runErrors';
 import { isErrorOutputItem, runToItem, stepOutput, type ItemResult } from '../run/runOutput';
-import {
-	batchMemoryOf,
-	BatchWalk,
-	chargeOf,
-	reportOf,
-	type BatchMemory,
-	type BatchReport,
-	type Outcome,
-} from './batchWalk';
+import type { LedgerItem } from '../run/ledger';
+import { batchMemoryOf, BatchWalk, reportOf, type BatchMemory, type BatchReport } from './batchWalk';
 import { batchKeysOf, PAUSE_STATE_KEY, pauseStateOf, type PauseState } from './pauseState';
 import { callsAnonymously, unsignedWarning, wakeUp, type Answer, type CallEnd } from './signatureFailure';
 
@@ -95,7 +88,7 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	answer(200, { received: true });
 	let report = await batch.walk();
 	// A process that learnt this item's run only now (by its request key) can take the delivery now.
-	if (!taken && takeDelivery(memory, delivered)) report = reportOf(state, memory);
+	if (!taken && takeDelivery(memory, delivered)) report = reportOf(memory);
 	if (!report.complete && Date.now() <= state.deadline) {
 		// Runs still in flight: their deliveries carry the batch on (and retry what the service refused now).
 		if (report.inFlight > 0 || claimActive(memory)) return { respond: { noWebhookResponse: true } };
@@ -108,87 +101,87 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	batch.renewBudget();
 	if (!report.complete) await batch.readUnfinished(true);
 	// Also when complete: an item refused here for want of credits may have been sent by another process since.
-	report = await batch.confirmUnsent(reportOf(state, memory));
+	report = await batch.confirmUnsent();
 	return { build: { report, state, memory } };
 }
 
 /** An item without a final run (timed out, or refused here and maybe sent elsewhere): what is known, how to get it. */
-function noteFor(outcome: Outcome, state: PauseState): string {
-	const { kind } = outcome;
-	if (kind === 'unsent')
+function noteFor(item: LedgerItem, state: PauseState): string {
+	if (item.state === 'unsent')
 		return 'Not submitted within the time limit, so nothing was charged for it. Run it again to make it.';
 	const rerun =
 		`Run this step again with ${requestKeyAdvice(batchKeysOf(state))}: you get its run if it was made, without ` +
 		'paying again, or a new one if not.';
-	if ('refusedForCredits' in outcome)
+	if (item.outOfCredits)
 		return (
 			'This n8n process saw it refused for want of credits, but another n8n process may have submitted it after a ' +
 			`refund freed credits, so it may have been charged. ${rerun}`
 		);
 	const unconfirmed = `The time limit passed before this n8n process could confirm whether it was submitted. ${rerun}`;
-	if (kind !== 'unanswered') return unconfirmed;
+	if (item.state !== 'answerLost') return unconfirmed;
 	return (
 		'Its submission was sent, but the answer never reached n8n, and sending it again with the same request key did ' +
 		`not bring its run back before the time limit: the run may have been made and charged. ${unconfirmed}`
 	);
 }
 
-function timedOutItem(state: PauseState, outcome: Outcome): INodeExecutionData {
-	const entry = state.items[outcome.position];
-	const run = 'run' in outcome ? outcome.run : undefined;
+function timedOutItem(state: PauseState, position: number, item: LedgerItem): INodeExecutionData {
+	const { run } = item;
 	const json: IDataObject = {
-		...(run
-			? (run as unknown as IDataObject)
-			: { status: outcome.kind === 'unsent' ? 'NOT_SUBMITTED' : 'UNCONFIRMED' }),
-		...entry.extraJson,
-		requestKey: entry.body.requestKey,
+		...(run ? (run as unknown as IDataObject) : { status: item.state === 'unsent' ? 'NOT_SUBMITTED' : 'UNCONFIRMED' }),
+		...state.items[position].extraJson,
+		requestKey: item.key,
 		// Refused for credits here, possibly sent elsewhere: not a time-out.
-		...('refusedForCredits' in outcome ? {} : { timedOut: true }),
+		...(item.outOfCredits ? {} : { timedOut: true }),
 		note: run
 			? `Not finished within the time limit. The run keeps going: pick it up with Generation → Wait (run ID ${run.id}).`
-			: noteFor(outcome, state),
+			: noteFor(item, state),
 	};
 	if (run) json.runId = run.id;
-	return { json, pairedItem: { item: entry.item } };
+	return { json, pairedItem: { item: item.itemIndex } };
 }
 
 /** One item's output, or its error (returned: stepOutput decides between error item and failure). */
 async function itemFor(
 	ctx: IWebhookFunctions,
 	state: PauseState,
-	outcome: Outcome,
+	position: number,
+	item: LedgerItem,
 ): Promise<INodeExecutionData | Error> {
-	const entry = state.items[outcome.position];
-	const requestKey = String(entry.body.requestKey);
-	if (outcome.kind === 'refused') {
-		const error = new NodeOperationError(ctx.getNode(), outcome.message, {
-			description: outcome.description,
+	const entry = state.items[position];
+	const requestKey = item.key;
+	if (item.state === 'refusedAfterLost')
+		return sendFailure(ctx, item, batchKeysOf(state), state.deadline - state.pausedAt);
+	if (item.state === 'refused') {
+		const refusal = item.failure as { message?: string; description?: string | null; context?: IDataObject };
+		const error = new NodeOperationError(ctx.getNode(), String(refusal?.message ?? refusal), {
+			description: refusal?.description ?? undefined,
 			itemIndex: entry.item,
 		});
+		if (refusal?.context) error.context = { ...refusal.context };
 		return addRunDetails(error, { requestKey });
 	}
-	if (outcome.kind !== 'finished') return timedOutItem(state, outcome);
-	if (outcome.run.status !== 'SUCCEEDED') return failedRunError(ctx, outcome.run, entry.item, requestKey);
+	if (item.state !== 'finished' || !item.run) return timedOutItem(state, position, item);
+	if (item.run.status !== 'SUCCEEDED') return failedRunError(ctx, item.run, entry.item, requestKey);
 	const settings = { download: entry.download, binaryProperty: entry.binaryProperty };
 	const extra = { requestKey, ...entry.extraJson };
-	return await runToItem(ctx, outcome.run, settings, entry.item, extra).catch((error: Error) => error);
+	return await runToItem(ctx, item.run, settings, entry.item, extra).catch((error: Error) => error);
 }
 
 async function outputItems(
 	ctx: IWebhookFunctions,
 	state: PauseState,
-	outcomes: Outcome[],
+	ledger: LedgerItem[],
 ): Promise<INodeExecutionData[]> {
-	const results: ItemResult[] = state.invalid.map((bad) => ({ itemIndex: bad.item, item: errorItem(bad, bad.item) }));
-	for (const outcome of outcomes) {
-		const { item: itemIndex, body, extraJson } = state.items[outcome.position];
-		const result = await itemFor(ctx, state, outcome);
-		const charge = chargeOf(state, outcome);
-		if (!(result instanceof Error)) results.push({ ...charge, item: result });
+	const results: ItemResult[] = state.invalid.map((bad) => ({ itemIndex: bad.item, output: errorItem(bad, bad.item) }));
+	for (const [position, item] of ledger.entries()) {
+		const { item: itemIndex, body, extraJson } = state.items[position];
+		const result = await itemFor(ctx, state, position, item);
+		if (!(result instanceof Error)) results.push({ itemIndex, ledger: item, output: result });
 		else {
 			// What it asked for beside the error, as Poll mode's failed items have it.
 			const request = { kind: body.kind, model: body.model, prompt: body.prompt, ...extraJson };
-			results.push({ ...charge, error: result, item: errorItem(result, itemIndex, request) });
+			results.push({ itemIndex, ledger: item, error: result, output: errorItem(result, itemIndex, request) });
 		}
 	}
 	return stepOutput(ctx, results, { continueOnFail: state.continueOnFail, batch: batchKeysOf(state) });
@@ -222,7 +215,7 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	// Told once per execution: on the first item, or in the error that ends the step.
 	const warning = memory.readBackTaken > 0 ? unsignedWarning(this, memory, await callsAnonymously(this)) : undefined;
 	try {
-		const items = await outputItems(this, state, report.outcomes).catch((error: Error) => {
+		const items = await outputItems(this, state, report.items).catch((error: Error) => {
 			// A resume call's error reaches the user only as the execution's, in a notification showing the message
 			// alone (n8n gives the step an empty item), so the refund goes into the message.
 			const { refunded } = runDetailsOf(error);

@@ -8,7 +8,7 @@ import type { RunRecord } from '../../shared/records';
 import { isWrongSecret, type VerifyResult } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
 import { paidRunsOf, withPaidRuns } from '../run/runErrors';
-import { chargeOf, reportOf, type BatchMemory } from './batchWalk';
+import { reportOf, type BatchMemory } from './batchWalk';
 import { batchKeysOf, positionFromQuery, type PauseState } from './pauseState';
 
 export type Answer = (status: number, body: IDataObject) => IWebhookResponseData;
@@ -36,7 +36,7 @@ export async function callsAnonymously(ctx: IWebhookFunctions): Promise<boolean>
 /** The run a call may wake: one this batch knows by the ID in the body, else the one at the URL's position. */
 function wakeTarget(state: PauseState, memory: BatchMemory, body: unknown, query: unknown) {
 	const position = memory.positionOf((body as { id?: unknown } | undefined)?.id) ?? positionFromQuery(query, state);
-	const runId = position === undefined ? undefined : memory.runs.get(position)?.run.id;
+	const runId = position === undefined ? undefined : memory.items[position]?.run?.id;
 	return runId ? { position: position!, runId } : undefined;
 }
 
@@ -99,7 +99,7 @@ function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: Batch
 		: "Put your account's signing secret (account settings → Webhooks), which signs deliveries to a run's own " +
 			'Webhook URL, into the Webhook Signing Secret credential (keep the old one as the previous secret while you ' +
 			'switch).';
-	const paid = paidRunsOf(reportOf(state, memory).outcomes.map((o) => chargeOf(state, o)));
+	const paid = paidRunsOf(reportOf(memory).items);
 	const error = new NodeOperationError(ctx.getNode(), SIGNATURE_FAILURE, {
 		description:
 			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +

@@ -34,12 +34,24 @@ export function defaultRequestKey(ctx: IExecuteFunctions, itemIndex: number): st
 	);
 }
 
-/** Typed keys shared by several items (a fixed value, not a per-item expression) get "-<item number>". Pure. */
+/**
+ * Typed keys shared by several items (a fixed value, not a per-item expression) get "-<item number>", and a further
+ * "-2", "-3" … where that is another item's key already: two items never get one key. Pure.
+ */
 export function uniquePerItem(keys: Array<{ itemIndex: number; key: string; typed: boolean }>): Map<number, string> {
 	const count = new Map<string, number>();
 	for (const k of keys) count.set(k.key, (count.get(k.key) ?? 0) + 1);
 	const shared = (k: { key: string; typed: boolean }) => k.typed && count.get(k.key)! > 1;
-	return new Map(keys.map((k) => [k.itemIndex, shared(k) ? withSuffix(k.key, `-${k.itemIndex + 1}`) : k.key]));
+	const taken = new Set(keys.filter((k) => !shared(k)).map((k) => k.key));
+	return new Map(
+		keys.map((k) => {
+			if (!shared(k)) return [k.itemIndex, k.key];
+			let key = withSuffix(k.key, `-${k.itemIndex + 1}`);
+			for (let n = 2; taken.has(key); n++) key = withSuffix(k.key, `-${k.itemIndex + 1}-${n}`);
+			taken.add(key);
+			return [k.itemIndex, key];
+		}),
+	);
 }
 
 /** The key for the n-th attempt after refunded failures: the first key, then "-r2", "-r3" … */

@@ -5,7 +5,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { RunRecord } from '../../shared/records';
 import { isLostAnswer, MediaGenApiError } from '../../shared/transport';
+import { mayBeCharged, type LedgerItem } from './ledger';
 import { requestKeyAdvice, type BatchKeys } from './requestKey';
+import { TIME_LIMIT_CODE } from './timeLimit';
 
 /** The one wording of a refusal before anything was sent (a step or item refused, a batch over the cap). */
 export const NOTHING_SENT = 'Nothing was submitted and nothing was charged';
@@ -49,6 +51,7 @@ const DETAIL_KEYS = [
 ] as const;
 
 type WithContext = { context?: IDataObject };
+type Ctx = IExecuteFunctions | IWebhookFunctions;
 
 /** Without overwriting what the error already says. */
 export function addRunDetails<E>(error: E, details: RunDetails): E {
@@ -127,6 +130,44 @@ export function refusalOf(error: unknown): Refusal {
 	};
 }
 
+/**
+ * The error of an item its sends did not bring a run for, as the ledger knows it: sent and maybe charged (its key and
+ * how to get the run back), refused (the refusal), or never sent within its time limit (nothing charged).
+ */
+export function sendFailure(ctx: Ctx, item: LedgerItem, batch: BatchKeys, limitMs: number): Error {
+	const requestKey = item.key;
+	const last = item.failure;
+	if (mayBeCharged(item)) {
+		// A lost answer's own description says what to check (more often a wrong Base URL or a proxy than a broken
+		// service); a service answer is named by its code only, since its wording speaks of that one send.
+		const hint =
+			isLostAnswer(last) && last instanceof MediaGenApiError && last.description ? ` ${last.description}` : '';
+		const description =
+			`Its request key is ${requestKey}. To get that run without paying again, run this step again with ` +
+			`${requestKeyAdvice(batch)}: the service then returns the run it made for each key (or makes one if it ` +
+			`made none) and charges nothing twice.${last ? ` Last problem: ${failureInBrief(last)}.${hint}` : ''}`;
+		const message =
+			'No usable answer to the submission of this run within its time limit: the run may have started and been ' +
+			'charged';
+		const error = new NodeOperationError(ctx.getNode(), message, { description, itemIndex: item.itemIndex });
+		return addRunDetails(error, { requestKey, mayBeCharged: true });
+	}
+	if (last) return addRunDetails(last as Error, { requestKey });
+	// It waited (for the spending cap's turn or a run slot) until its deadline: it is not sent at all.
+	const error = new NodeOperationError(
+		ctx.getNode(),
+		`Not submitted within its time limit (${Math.round(limitMs / 1000)} seconds): it waited for earlier runs of ` +
+			'this step',
+		{
+			description:
+				'Nothing was charged for it. Raise "Time Limit" under Waiting, or send fewer items at once: under Max ' +
+				'Credits per Execution the runs are submitted one at a time.',
+			itemIndex: item.itemIndex,
+		},
+	);
+	return addRunDetails(error, { errorCode: TIME_LIMIT_CODE, requestKey });
+}
+
 /** A "Continue On Fail" item: what it asked for, the error, and the run details (its run ID also as `id`). */
 export function errorItem(error: unknown, itemIndex: number, asked: IDataObject = {}): INodeExecutionData {
 	const e = error as { message?: string; description?: string | null; httpCode?: string | null };
@@ -150,35 +191,17 @@ export interface PaidRun {
 	unconfirmed?: boolean;
 }
 
-/** How an item's charge is found: its run (or an error naming one), else whether a send may have made one. */
-export interface ItemCharge {
-	itemIndex: number;
-	/** As last sent (-r2 … after a refund), unless its error names one. */
-	requestKey?: string;
-	run?: RunRecord;
-	error?: unknown;
-	/** The status recorded at the pause, not read since: not shown. */
-	stale?: boolean;
-	unanswered?: boolean;
-	unconfirmed?: boolean;
-}
-
 /** What the items of a stopped step were or may have been charged for: each run unless refunded, else its key. */
-export function paidRunsOf(items: ItemCharge[]): PaidRun[] {
-	return items.flatMap(({ itemIndex, run, error, stale, unanswered, unconfirmed, ...item }): PaidRun[] => {
-		const details = runDetailsOf(error);
-		const id = details.runId ?? run?.id;
-		const requestKey = details.requestKey ?? item.requestKey;
-		if (!id) {
-			if (unconfirmed) return [{ itemIndex, requestKey, unconfirmed }];
-			return unanswered || details.mayBeCharged ? [{ itemIndex, requestKey }] : [];
+export function paidRunsOf(items: LedgerItem[]): PaidRun[] {
+	return items.flatMap((item): PaidRun[] => {
+		const { itemIndex, run, key: requestKey } = item;
+		if (!run) {
+			if (item.state === 'unknown') return [{ itemIndex, requestKey, unconfirmed: true }];
+			return mayBeCharged(item) ? [{ itemIndex, requestKey }] : [];
 		}
-		const status = details.status ?? run?.status;
-		if (status === 'FAILED') return [];
-		const cost = details.cost ?? run?.cost;
-		return [
-			{ id, itemIndex, ...(cost === undefined ? {} : { cost }), ...(status && !stale ? { status } : {}), requestKey },
-		];
+		if (run.status === 'FAILED') return [];
+		const status = item.stale ? {} : { status: run.status };
+		return [{ id: run.id, itemIndex, ...(run.cost === undefined ? {} : { cost: run.cost }), ...status, requestKey }];
 	});
 }
 

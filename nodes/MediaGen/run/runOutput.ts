@@ -11,7 +11,8 @@ import type {
 import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, runJson, type RunRecord } from '../../shared/records';
 import type { BatchKeys } from './requestKey';
-import { failedRunError, paidRunsOf, runError, withPaidRuns, type ItemCharge } from './runErrors';
+import type { LedgerItem } from './ledger';
+import { failedRunError, paidRunsOf, runError, withPaidRuns } from './runErrors';
 import type { RunSettings } from './runSettings';
 import { CAP_CODE } from './spendingCap';
 import { TIME_LIMIT_CODE } from './timeLimit';
@@ -84,9 +85,12 @@ export function itemsInInputOrder(byItem: Map<number, INodeExecutionData>): INod
 	return withSameColumns([...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!));
 }
 
-/** An item of a step: its output item, or the error it failed with (and its error item), or neither: not started. */
-export interface ItemResult extends ItemCharge {
-	item?: INodeExecutionData;
+/** An item of a step: its ledger entry (none: refused by its checks), its output item, and the error it failed with. */
+export interface ItemResult {
+	itemIndex: number;
+	ledger?: LedgerItem;
+	output?: INodeExecutionData;
+	error?: unknown;
 }
 
 /** `addHints`: where hints go (a resume call has none). */
@@ -98,10 +102,12 @@ export function stepOutput(
 	const failed = results.filter((r) => r.error).sort((a, b) => a.itemIndex - b.itemIndex)[0];
 	if (failed && !how.continueOnFail) {
 		const others = results.filter((r) => r !== failed);
-		const notStarted = others.filter((r) => !r.item && !r.error).map((r) => r.itemIndex);
-		throw withPaidRuns(failed.error, paidRunsOf(others), notStarted, how.batch);
+		const notStarted = others.filter((r) => !r.output && !r.error).map((r) => r.itemIndex);
+		const paid = paidRunsOf(others.flatMap((r) => (r.ledger ? [r.ledger] : [])));
+		throw withPaidRuns(failed.error, paid, notStarted, how.batch);
 	}
-	const output = itemsInInputOrder(new Map(results.flatMap((r) => (r.item ? [[r.itemIndex, r.item] as const] : []))));
+	const byItem = new Map(results.flatMap((r) => (r.output ? [[r.itemIndex, r.output] as const] : [])));
+	const output = itemsInInputOrder(byItem);
 	const hints = outcomeHints(output);
 	if (hints.length) how.addHints?.(hints);
 	return withErrorOutput(ctx, output);

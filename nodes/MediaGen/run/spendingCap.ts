@@ -4,9 +4,9 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { priceBookFor, type Price, type PriceBook, type Priced } from './priceBook';
-import { addRunDetails, NOTHING_SENT, runDetailsOf } from './runErrors';
+import { mayBeCharged, refuse, type LedgerItem } from './ledger';
+import { addRunDetails, NOTHING_SENT } from './runErrors';
 import type { RunRequest } from './runRequest';
-import { wasMadeEarlier } from './submission';
 
 type CappedRequest = Priced & Partial<Pick<RunRequest, 'typedKey'>>;
 
@@ -110,30 +110,22 @@ export class SpendingCap {
 		return this.spent + total > this.cap ? { total, count: known.length } : undefined;
 	}
 
-	/** Runs `submit` if the run fits under the cap, one submission at a time, and counts it; else the refusal. */
-	async submit<T extends { cost: number; id: string }>(
-		request: CappedRequest,
-		submit: () => Promise<T>,
-	): Promise<T | CapRefusal> {
+	/** Sends the item if its run fits under the cap, one item at a time, and counts what the ledger then says. */
+	async send(item: LedgerItem, request: CappedRequest, send: () => Promise<void>): Promise<CapRefusal | undefined> {
 		const turn = this.queue.then(async () => {
 			const price = this.priceOf(request);
 			const over = price.credits === null ? this.spent >= this.cap : this.spent + price.credits > this.cap;
 			if (over) return { cap: this.cap, spent: this.spent, price } as CapRefusal;
-			const run = await submit().catch(async (error: unknown) => {
-				// It may still be charged: a run its error names (a key taken by another request) at its cost; a lost
-				// answer at the predicted price, else as all that is left under the cap (no second unknown price goes).
-				const details = runDetailsOf(error);
-				if (details.runId && details.status !== 'FAILED')
-					this.count(details.runId, Number(details.cost ?? price.credits) || 0);
-				else if (details.mayBeCharged)
-					this.count(`key:${details.requestKey}`, price.credits ?? Math.max(0, this.cap - this.spent));
-				return await Promise.reject(error);
-			});
+			await send();
+			const { run } = item;
+			if (run && request.typedKey && this.book.earlierRunsLike(request).includes(run.id)) this.returned.add(run.id);
 			// A run an earlier execution made with this key was charged then: it costs this execution nothing.
-			if (request.typedKey && this.book.earlierRunsLike(request).includes(run.id)) this.returned.add(run.id);
-			else if (!wasMadeEarlier(run)) this.count(run.id, Number(run.cost) || 0);
-			this.book.learn(request, run);
-			return run;
+			else if (run && !item.earlier) this.count(run.id, Number(run.cost) || 0);
+			// A lost answer counts at the predicted price, else as all that is left (no second unknown price goes).
+			else if (!run && mayBeCharged(item))
+				this.count(`key:${item.key}`, price.credits ?? Math.max(0, this.cap - this.spent));
+			if (run) this.book.learn(request, run);
+			return undefined;
 		});
 		this.queue = turn.catch(() => undefined);
 		return await turn;
@@ -160,10 +152,6 @@ export class SpendingCap {
 	plan(credits: number): void {
 		this.total.spent += credits;
 	}
-}
-
-export function isCapRefusal(value: unknown): value is CapRefusal {
-	return typeof value === 'object' && value !== null && 'price' in value && 'cap' in value && !('id' in value);
 }
 
 export function capRefusalMessage(refusal: CapRefusal, spentWord = 'spent'): string {
@@ -199,19 +187,19 @@ export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]
 	throw addRunDetails(error, { errorCode: CAP_CODE });
 }
 
-/** Submits under the cap (if any), or throws its refusal: nothing is sent then. */
-export async function submitUnderCap<T extends { cost: number; id: string }>(
+/** Sends the item under the cap (if any); the cap's refusal is the item's (nothing is sent then). */
+export async function sendUnderCap(
 	cap: SpendingCap | undefined,
 	node: INode,
 	p: RunRequest,
-	submit: () => Promise<T>,
-): Promise<T> {
-	if (!cap) return await submit();
-	const accepted = await cap.submit(p, submit);
-	if (!isCapRefusal(accepted)) return accepted;
-	const error = new NodeOperationError(node, capRefusalMessage(accepted), {
+	item: LedgerItem,
+	send: () => Promise<void>,
+): Promise<void> {
+	const refusal = cap ? await cap.send(item, p, send) : await send();
+	if (!refusal) return;
+	const error = new NodeOperationError(node, capRefusalMessage(refusal), {
 		description: CAP_ADVICE,
 		itemIndex: p.itemIndex,
 	});
-	throw addRunDetails(error, { errorCode: CAP_CODE });
+	refuse(item, addRunDetails(error, { errorCode: CAP_CODE }));
 }

@@ -104,3 +104,14 @@ describe('the advice to run a step again with Request Key (issue 41)', () => {
 		);
 	});
 });
+
+test('numbering a shared key never gives an item a key another item has (issue 52, finding 4)', () => {
+	const keys = uniquePerItem([
+		{ itemIndex: 0, key: 'k', typed: true },
+		{ itemIndex: 1, key: 'k', typed: true },
+		{ itemIndex: 2, key: 'k-1', typed: true },
+		{ itemIndex: 3, key: 'k-1-2', typed: true },
+	]);
+	expect([...keys.values()]).toEqual(['k-1-3', 'k-2', 'k-1', 'k-1-2']);
+	expect(new Set(keys.values()).size).toBe(4);
+});

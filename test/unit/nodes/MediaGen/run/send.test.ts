@@ -1,5 +1,5 @@
-// nodes/MediaGen/run/submission.ts: how a run returned for a request key is told from a run of another request.
-import { mismatchOf, sameOptionValue } from '../../../../../nodes/MediaGen/run/submission';
+// nodes/MediaGen/run/send.ts: how a run returned for a request key is told from a run of another request.
+import { mismatchOf, sameOptionValue } from '../../../../../nodes/MediaGen/run/send';
 import { runRecord as run } from '../../../../helpers/runRecord';
 
 describe('request keys', () => {
