@@ -5,7 +5,7 @@ import type { IExecuteFunctions, INodeExecutionData, NodeExecutionHint } from 'n
 
 import { concurrencyOf } from '../run/concurrency';
 import { askedFor, withFileAddresses } from '../run/runRequest';
-import { sendFailure } from '../run/runErrors';
+import { addRunDetails, sendFailure } from '../run/runErrors';
 import { runToItem, stepOutput, type ItemResult } from '../run/runOutput';
 import { sendUnderCap, type SpendingCap } from '../run/spendingCap';
 import { itemDeadline, timeLimitMs } from '../run/timeLimit';
@@ -31,7 +31,10 @@ export async function pollRuns(
 		const kind = String(p.body.kind);
 		// The time limit covers the whole item: waiting for a slot or a rate window counts too.
 		const deadline = itemDeadline(kind, p.settings.timeoutMs);
-		const body = await withFileAddresses(ctx, p);
+		// A file that could not be uploaded stops the item before anything is sent for it.
+		const body = await withFileAddresses(ctx, p).catch((error: Error) => {
+			throw addRunDetails(error, { nothingCharged: true });
+		});
 		await sendUnderCap(cap, ctx.getNode(), p, item, () => sendItem(ctx, item, body, pollLimits(p.settings, deadline)));
 		if (!item.run || item.state === 'refused') {
 			throw sendFailure(ctx, item, items.keys, timeLimitMs(kind, p.settings.timeoutMs));

@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { assignRequestKeys, type BatchKeys } from '../run/requestKey';
-import { errorItem, NOTHING_SENT, saysNothingSent } from '../run/runErrors';
+import { addRunDetails, errorItem, NOTHING_SENT, saysNothingSent } from '../run/runErrors';
 import type { RunRequest } from '../run/runRequest';
 
 /** An operation's reading of one item into its checked request (it throws the item's refusal). */
@@ -53,13 +53,14 @@ function invalidItemsError(ctx: IExecuteFunctions, refused: CheckedItems['refuse
 	const message =
 		total === 1 ? first.error.message : `${refused.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
 	const advice = one ? ((first.error as { description?: string }).description ?? '') : '';
-	return new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
+	const error = new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
 		description:
 			`${NOTHING_SENT}: fix ${one ? 'this item' : 'these items'} and run again.` +
 			`${advice ? ` ${advice}` : ''}${one ? '' : `\n${lines.join('\n')}`}`,
 		// n8n would add its own "[item N]", counted from 0, to a message that names items already.
 		...(total === 1 ? { itemIndex: first.itemIndex } : {}),
 	});
+	return addRunDetails(error, { nothingCharged: true });
 }
 
 /**

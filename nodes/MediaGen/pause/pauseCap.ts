@@ -4,7 +4,7 @@ import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { RunRequest } from '../run/runRequest';
-import { NOTHING_SENT, type Refusal } from '../run/runErrors';
+import { addRunDetails, NOTHING_SENT, type Refusal } from '../run/runErrors';
 import { CAP_ADVICE, capRefusalMessage, type SpendingCap } from '../run/spendingCap';
 import type { PauseState } from './pauseState';
 
@@ -26,12 +26,13 @@ export function capRefusalsBeforePause(node: INode, ready: RunRequest[], cap: Sp
 	const unknown = prices.findIndex((price) => price.credits === null);
 	if (unknown >= 0 && !continueOnFail) {
 		const why = prices[unknown].why ?? 'unknown';
-		throw new NodeOperationError(node, `${UNKNOWN_IN_PAUSE} (item ${ready[unknown].itemIndex + 1}: ${why})`, {
+		const error = new NodeOperationError(node, `${UNKNOWN_IN_PAUSE} (item ${ready[unknown].itemIndex + 1}: ${why})`, {
 			description:
 				`${NOTHING_SENT}. Choose Waiting → Poll, which sends such a run alone and ` +
 				'waits for its price, or remove the cap, or run this model with these options once so that its price is ' +
 				"in your account's history.",
 		});
+		throw addRunDetails(error, { nothingCharged: true });
 	}
 	for (const [position, price] of prices.entries()) {
 		if (price.credits === null) {

@@ -12,7 +12,7 @@ import { isPrivateHost } from '../run/checkRequest';
 import { concurrencyOf } from '../run/concurrency';
 import { withFileAddresses, type RunRequest } from '../run/runRequest';
 import { requestKeyAdvice } from '../run/requestKey';
-import { NOTHING_SENT, refusalOf, sendFailure } from '../run/runErrors';
+import { addRunDetails, NOTHING_SENT, refusalOf, sendFailure } from '../run/runErrors';
 import { capRefusalHint } from '../run/runOutput';
 import type { SpendingCap } from '../run/spendingCap';
 import { batchDeadline, itemDeadline, timeLimitMs } from '../run/timeLimit';
@@ -50,7 +50,9 @@ export function resumeUrlProblem(resumeUrl: string, baseUrl: string): string | u
 /** Refuses pause mode, before anything is sent, when the service could not call back or its calls not be checked. */
 async function checkCallBack(ctx: IExecuteFunctions, resumeUrl: string): Promise<void> {
 	const refusal = (message: string, advice: string) =>
-		new NodeOperationError(ctx.getNode(), message, { description: `${advice} ${NOTHING_SENT}.` });
+		addRunDetails(new NodeOperationError(ctx.getNode(), message, { description: `${advice} ${NOTHING_SENT}.` }), {
+			nothingCharged: true,
+		});
 	const identity = await identityOf(ctx);
 	const urlProblem = resumeUrlProblem(resumeUrl, identity.baseUrl);
 	if (urlProblem) {
@@ -120,6 +122,7 @@ export function timerOutcomeItems(state: PauseState, inputCount: number): INodeE
 		byItem.set(entry.item, {
 			...entry.extraJson,
 			error: entry.refused?.message ?? TIMER_ERROR,
+			...(entry.refused && !entry.refused.mayBeCharged ? { nothingCharged: true } : {}),
 			description: entry.refused ? (entry.refused.description ?? '') : note,
 			requestKey: entry.body.requestKey,
 			timedOut: !entry.refused,

@@ -138,6 +138,7 @@ function timedOutItem(state: PauseState, position: number, item: LedgerItem): IN
 			: noteFor(item, state),
 	};
 	if (run) json.runId = run.id;
+	if (item.state === 'unsent') json.nothingCharged = true;
 	return { json, pairedItem: { item: item.itemIndex } };
 }
 
@@ -159,7 +160,7 @@ async function itemFor(
 			itemIndex: entry.item,
 		});
 		if (refusal?.context) error.context = { ...refusal.context };
-		return addRunDetails(error, { requestKey });
+		return addRunDetails(error, { requestKey, nothingCharged: true });
 	}
 	if (item.state !== 'finished' || !item.run) return timedOutItem(state, position, item);
 	if (item.run.status !== 'SUCCEEDED') return failedRunError(ctx, item.run, entry.item, requestKey);

@@ -12,10 +12,11 @@ import { TIME_LIMIT_CODE } from './timeLimit';
 /** The one wording of a refusal before anything was sent (a step or item refused, a batch over the cap). */
 export const NOTHING_SENT = 'Nothing was submitted and nothing was charged';
 
+/** Says, in the one wording and the one field (`nothingCharged`), that nothing was sent or charged for the error. */
 export function saysNothingSent<E>(error: E): E {
 	const e = error as { description?: string | null };
 	e.description = e.description ? `${NOTHING_SENT}. ${e.description}` : `${NOTHING_SENT}.`;
-	return error;
+	return addRunDetails(error, { nothingCharged: true });
 }
 
 /** A service answer by its status and code only: its "nothing was charged" speaks of that request, not of the run. */
@@ -36,6 +37,11 @@ export interface RunDetails {
 	issues?: string[];
 	/** The submission's answer was lost: its run may have been made and charged (under `requestKey`). */
 	mayBeCharged?: boolean;
+	/**
+	 * The node's one claim that nothing was charged: for the error's item (its `requestKey`), or for the whole step
+	 * when the error names no item. Set from the ledger or a check before sending, never from a service's wording.
+	 */
+	nothingCharged?: boolean;
 }
 
 /** The fields of RunDetails, in the order error items show them; they live in the error's `context`. */
@@ -48,6 +54,7 @@ const DETAIL_KEYS = [
 	'errorCode',
 	'issues',
 	'mayBeCharged',
+	'nothingCharged',
 ] as const;
 
 type WithContext = { context?: IDataObject };
@@ -152,7 +159,8 @@ export function sendFailure(ctx: Ctx, item: LedgerItem, batch: BatchKeys, limitM
 		const error = new NodeOperationError(ctx.getNode(), message, { description, itemIndex: item.itemIndex });
 		return addRunDetails(error, { requestKey, mayBeCharged: true });
 	}
-	if (last) return addRunDetails(last as Error, { requestKey });
+	// Every send heard a refusal, busy or a passing failure, none was lost: nothing was made for it.
+	if (last) return addRunDetails(last as Error, { requestKey, nothingCharged: true });
 	// It waited (for the spending cap's turn or a run slot) until its deadline: it is not sent at all.
 	const error = new NodeOperationError(
 		ctx.getNode(),
@@ -165,7 +173,7 @@ export function sendFailure(ctx: Ctx, item: LedgerItem, batch: BatchKeys, limitM
 			itemIndex: item.itemIndex,
 		},
 	);
-	return addRunDetails(error, { errorCode: TIME_LIMIT_CODE, requestKey });
+	return addRunDetails(error, { errorCode: TIME_LIMIT_CODE, requestKey, nothingCharged: true });
 }
 
 /** A "Continue On Fail" item: what it asked for, the error, and the run details (its run ID also as `id`). */
@@ -251,6 +259,11 @@ export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] 
 	if (!note) return error;
 	const e = error as { description?: string | null; context?: IDataObject };
 	e.description = e.description ? `${e.description}\n\n${note}` : note;
+	if (notStarted.length) {
+		e.context ??= {};
+		// The items the note says cost nothing, counted from 0 as itemIndex is.
+		e.context.notStarted = notStarted;
+	}
 	if (runs.length) {
 		e.context ??= {};
 		e.context.paidRuns = runs.map((run) => ({

@@ -184,7 +184,7 @@ export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]
 		`Max Credits per Execution is ${cap.cap}: ${runs} ${overrun.total} credits at the prices known in advance${spent}`,
 		{ description: `${NOTHING_SENT}. Raise the cap, send fewer items, or pick a cheaper model. ${CAP_BOUND}` },
 	);
-	throw addRunDetails(error, { errorCode: CAP_CODE });
+	throw addRunDetails(error, { errorCode: CAP_CODE, nothingCharged: true });
 }
 
 /** Sends the item under the cap (if any); the cap's refusal is the item's (nothing is sent then). */
@@ -201,5 +201,5 @@ export async function sendUnderCap(
 		description: CAP_ADVICE,
 		itemIndex: p.itemIndex,
 	});
-	refuse(item, addRunDetails(error, { errorCode: CAP_CODE }));
+	refuse(item, addRunDetails(error, { errorCode: CAP_CODE, nothingCharged: true }));
 }

@@ -70,7 +70,9 @@ function withDescription(error: unknown): unknown {
 function refusalResult(error: unknown): IDataObject | undefined {
 	const details = runDetailsOf(error);
 	const message = (error as { message?: unknown })?.message;
-	if (details.runId || details.requestKey || typeof message !== 'string') return undefined;
+	// Only what the node itself says charged nothing: an error naming other items' paid runs is no refusal.
+	const paidRuns = (error as { context?: IDataObject })?.context?.paidRuns;
+	if (details.runId || details.requestKey || paidRuns || typeof message !== 'string') return undefined;
 	return { error: String((withDescription(error) as { message: string }).message), nothingCharged: true };
 }
 

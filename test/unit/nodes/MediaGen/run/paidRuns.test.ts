@@ -1,4 +1,12 @@
-// nodes/MediaGen/run/runErrors.ts: the note naming runs already paid for when a step stops.
+// nodes/MediaGen/run/runErrors.ts: the note naming runs already paid for when a step stops, from the ledger.
+import {
+	learn,
+	learnRun,
+	ledgerItem,
+	refuse,
+	type LedgerItem,
+	type SendOutcome,
+} from '../../../../../nodes/MediaGen/run/ledger';
 import { paidRunsNote, paidRunsOf, withPaidRuns } from '../../../../../nodes/MediaGen/run/runErrors';
 import { runRecord } from '../../../../helpers/runRecord';
 
@@ -29,35 +37,54 @@ describe('runs already paid for when a step stops', () => {
 	});
 });
 
-describe('every item that may have been charged is named (issue 41)', () => {
-	test('a run known or named in its error, and a submission whose answer was lost; a refunded run is not', () => {
-		const lost = { context: { requestKey: 'k-2', mayBeCharged: true } };
-		const mismatch = { context: { runId: 'gen_m', status: 'SUCCEEDED', cost: 25, requestKey: 'k-3' } };
-		const charges = [
-			{ itemIndex: 1, requestKey: 'k-1', error: lost },
-			{ itemIndex: 2, requestKey: 'k-2', error: mismatch },
-			{ itemIndex: 3, requestKey: 'k-4', error: { context: { requestKey: 'k-4' } } },
-			{ itemIndex: 4, requestKey: 'k-5', run: runRecord({ status: 'FAILED' }) },
+describe('every item that may have been charged is named (issues 41, 52)', () => {
+	const lost = { noAnswer: new Error('no usable answer') };
+	const refused = { refused: new Error('400 invalid') };
+	/** Item `itemIndex` (key k-<itemIndex + 1>) after sends that ended with `outcomes`. */
+	const sent = (itemIndex: number, ...outcomes: SendOutcome[]): LedgerItem => {
+		const item = ledgerItem(itemIndex, `k-${itemIndex + 1}`);
+		for (const outcome of outcomes) learn(item, outcome);
+		return item;
+	};
+
+	test('a run known, a send whose answer was lost (refused or busy after it); refunded or refused ones are not', () => {
+		// The run of another request its key brought back is not this step's: refused, named in the error as takenBy.
+		const taken = ledgerItem(2, 'k-3');
+		const context = { requestKey: 'k-3', takenBy: 'gen_m' };
+		refuse(taken, Object.assign(new Error('Request key "k-3" already belongs to run gen_m'), { context }));
+		const items = [
+			sent(0, lost),
+			sent(1, { run: runRecord({ id: 'gen_r', status: 'RUNNING', cost: 25 }) }),
+			taken,
+			sent(3, refused),
+			sent(4, { run: runRecord({ status: 'FAILED' }) }),
+			sent(5, lost, refused),
+			sent(6, lost, { busy: new Error('409') }),
+			sent(7, { busy: new Error('409') }, { passing: new Error('503') }),
+			sent(8, { ...refused, lostBefore: true }),
 		];
-		expect(paidRunsOf(charges)).toEqual([
-			{ itemIndex: 1, requestKey: 'k-2' },
-			{ id: 'gen_m', itemIndex: 2, cost: 25, status: 'SUCCEEDED', requestKey: 'k-3' },
+		expect(paidRunsOf(items)).toEqual([
+			{ itemIndex: 0, requestKey: 'k-1' },
+			{ id: 'gen_r', itemIndex: 1, cost: 25, status: 'RUNNING', requestKey: 'k-2' },
+			{ itemIndex: 5, requestKey: 'k-6' },
+			{ itemIndex: 6, requestKey: 'k-7' },
+			{ itemIndex: 8, requestKey: 'k-9' },
 		]);
 	});
 
-	test('the key the item was last sent with, when its error names none; a stale status is not shown', () => {
-		const running = runRecord({ id: 'gen_r', status: 'RUNNING', cost: 5 });
+	test('the key last sent (-r2 after a refund); a stale status is not shown; an unknown item is unconfirmed', () => {
+		const moved = Object.assign(ledgerItem(0, 'k-1-r2'), { firstKey: 'k-1', attempt: 2 });
+		learn(moved, lost);
+		const stale = ledgerItem(1, 'k-2');
+		learnRun(stale, runRecord({ id: 'gen_r', status: 'RUNNING', cost: 5 }));
+		stale.stale = true;
 		expect(
-			paidRunsOf([
-				{ itemIndex: 0, requestKey: 'k-1-r2', error: { context: { mayBeCharged: true } } },
-				{ itemIndex: 1, requestKey: 'k-2', run: running, stale: true },
-				{ itemIndex: 2, requestKey: 'k-3', unconfirmed: true },
-				{ itemIndex: 3, requestKey: 'k-4' },
-			]),
+			paidRunsOf([moved, stale, ledgerItem(2, 'k-3', 'unknown'), ledgerItem(3, 'k-4'), sent(4, { run: runRecord() })]),
 		).toEqual([
 			{ itemIndex: 0, requestKey: 'k-1-r2' },
 			{ id: 'gen_r', itemIndex: 1, cost: 5, requestKey: 'k-2' },
 			{ itemIndex: 2, requestKey: 'k-3', unconfirmed: true },
+			{ id: 'gen_1', itemIndex: 4, cost: 5, status: 'PENDING', requestKey: 'k-5' },
 		]);
 	});
 
@@ -83,7 +110,7 @@ describe('every item that may have been charged is named (issue 41)', () => {
 });
 
 describe('items a restarted pause-mode process cannot tell were sent', () => {
-	test('are named apart from lost answers, as may have been charged, with the advice; UNCONFIRMED in the context', () => {
+	test('are named apart from lost answers, as maybe charged, with the advice; UNCONFIRMED in the context', () => {
 		const error = Object.assign(new Error('stopped'), { context: {} as Record<string, unknown> });
 		withPaidRuns(error, [
 			{ itemIndex: 0, requestKey: 'k-1' },

@@ -1,7 +1,9 @@
 // nodes/MediaGen/run/runOutput.ts: a batch's output items, run or failed, given the same columns.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { learn, ledgerItem, type LedgerItem, type SendOutcome } from '../../../../../nodes/MediaGen/run/ledger';
 import {
+	type ItemResult,
 	withErrorOutput,
 	isErrorOutputItem,
 	outcomeHints,
@@ -102,17 +104,36 @@ describe('withErrorOutput', () => {
 
 describe('stepOutput', () => {
 	const ctx = { getNode: () => ({}) } as unknown as IExecuteFunctions;
-	const batch = { inputCount: 4, items: [0, 1, 2, 3].map((i) => ({ itemIndex: i, key: `k-${i}` })) };
-	const results = () => [
-		{ itemIndex: 3, requestKey: 'k-3' },
+	const batch = { inputCount: 5, items: [0, 1, 2, 3].map((i) => ({ itemIndex: i, key: `k-${i}` })) };
+	/** Item `i`'s ledger entry after sends that ended with `outcomes`. */
+	const ledger = (i: number, ...outcomes: SendOutcome[]): LedgerItem => {
+		const entry = ledgerItem(i, `k-${i}`);
+		for (const outcome of outcomes) learn(entry, outcome);
+		return entry;
+	};
+	const results = (): ItemResult[] => [
+		// Never started: its ledger entry is unsent, and it has no output.
+		{ itemIndex: 3, ledger: ledger(3) },
+		// Not sent within its time limit (it waited for a slot): unsent.
 		{
 			itemIndex: 2,
-			requestKey: 'k-2',
+			ledger: ledger(2, { busy: new Error('409') }),
 			error: new Error('late'),
-			item: item({ error: 'late', errorCode: 'time_limit' }),
+			output: item({ error: 'late', errorCode: 'time_limit' }),
 		},
-		{ itemIndex: 1, requestKey: 'k-1', error: new Error('lost'), item: item({ error: 'lost' }), unanswered: true },
-		{ itemIndex: 0, requestKey: 'k-0', run: { id: 'gen_0', status: 'SUCCEEDED', cost: 5 } as never, item: item({}) },
+		{
+			itemIndex: 1,
+			ledger: ledger(1, { noAnswer: new Error('lost') }),
+			error: new Error('lost'),
+			output: item({ error: 'lost' }),
+		},
+		{
+			itemIndex: 0,
+			ledger: ledger(0, { run: { id: 'gen_0', status: 'SUCCEEDED', cost: 5 } as never }),
+			output: item({}),
+		},
+		// Refused by its checks before it had a ledger entry.
+		{ itemIndex: 4, error: new Error('invalid'), output: item({ error: 'invalid', errorCode: 'invalid' }) },
 	];
 
 	test('without Continue On Fail: the first failure, naming the paid runs and the items never started', () => {
@@ -125,14 +146,30 @@ describe('stepOutput', () => {
 		expect(thrown.message).toBe('lost');
 		expect(thrown.description).toContain('Runs of this step already paid for: gen_0 (item 1, 5 credits, SUCCEEDED');
 		expect(thrown.description).not.toContain('item 2, request key k-1');
+		expect(thrown.description).not.toContain('k-2');
 		expect(thrown.description).toContain('Items 4 were not started and cost nothing.');
+	});
+
+	test("another failed item's lost answer is named as maybe charged, with its key", () => {
+		const lost = results()[2];
+		const invalid = { itemIndex: 0, error: new Error('invalid'), output: item({ error: 'invalid' }) };
+		let thrown: Error & { description?: string } = new Error();
+		try {
+			stepOutput(ctx, [lost, invalid], { continueOnFail: false, batch });
+		} catch (error) {
+			thrown = error as typeof thrown;
+		}
+		expect(thrown.message).toBe('invalid');
+		expect(thrown.description).toContain(
+			'Submissions whose answer was lost, so they may have been charged: item 2, request key k-1.',
+		);
 	});
 
 	test('with it: every item in input order with the same columns, and the hints', () => {
 		const hints: string[] = [];
 		const addHints = (h: Array<{ message: string }>) => hints.push(...h.map((x) => x.message));
 		const out = stepOutput(ctx, results(), { continueOnFail: true, batch, addHints });
-		expect(out.map((i) => i.json.error)).toEqual([null, 'lost', 'late']);
+		expect(out.map((i) => i.json.error)).toEqual([null, 'lost', 'late', 'invalid']);
 		expect(hints).toEqual(['Time limit: item 3 could not be sent in time, so nothing was charged for it.']);
 	});
 });
