@@ -18,6 +18,7 @@ import {
 	storedRuns as storedRunsOf,
 	type PauseStack,
 } from './pauseStack';
+import { postSigned } from '../helpers/signing';
 import { untilN8n } from './shared';
 
 const WORKFLOW_ID = 'mgPauseBatch0001';
@@ -146,21 +147,7 @@ test('replayed deliveries, and one signed with another secret, resume nothing; a
 	expect((await executions()).find((e) => e.id === waiting.id)?.status).toBe('waiting');
 	// Replayed with another signature (right URL and token): a wake-up call. The run it names reads back as
 	// finished, which the batch knew already, so it is taken (200) and changes nothing.
-	const ts = Math.floor(Date.now() / 1000);
-	const body = quick.body;
-	const other = Buffer.alloc(24, 9);
-	const { createHmac } = await import('node:crypto');
-	const signature = `v1,${createHmac('sha256', other).update(`msg_forged.${ts}.${body}`).digest('base64')}`;
-	const forged = await fetch(quick.url, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': 'msg_forged',
-			'webhook-timestamp': String(ts),
-			'webhook-signature': signature,
-		},
-		body,
-	});
+	const forged = await postSigned(quick.url, Buffer.alloc(24, 9), 'msg_forged', quick.body);
 	expect(forged.status).toBe(200);
 	expect((await executions()).find((e) => e.id === waiting.id)?.status).toBe('waiting');
 	// The stuck run fails after the service's 30 minutes (18 s here) and is refunded: the execution fails, naming it.

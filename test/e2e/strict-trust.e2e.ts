@@ -5,7 +5,7 @@
 // (b) the trigger fed such a delivery starts once with an API credential attached, and answers 401 without one;
 // (c) a submission whose answers are lost never returns an identical run of another execution;
 // (d) the trigger with Download Outputs answers a delivery of a large file before it downloads it.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import type { Account } from '../../sandbox/types';
 import { newWebhookSecret } from '../../sandbox/webhooks';
@@ -25,6 +25,7 @@ import {
 	type PauseStack,
 } from './pauseStack';
 import { heldVideoRun, startHeldFileServer } from '../helpers/heldFileServer';
+import { postSigned } from '../helpers/signing';
 import { triggerWorkflow, untilMarkerRan, untilN8n } from './shared';
 
 const PAUSED = 'mgStrictPause001';
@@ -189,20 +190,7 @@ test('(d) Download Outputs: the delivery of a large file is answered before the 
 	try {
 		const run = heldVideoRun(files, 'gen_strictbig');
 		const body = JSON.stringify(run);
-		const id = 'msg_gen_strictbig_succeeded';
-		const ts = String(Math.floor(Date.now() / 1000));
-		const key = Buffer.from(DOWNLOAD_SECRET.slice(6), 'base64');
-		const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
-		const answer = await fetch(triggerUrl(DOWNLOADS), {
-			method: 'POST',
-			headers: {
-				'content-type': 'application/json',
-				'webhook-id': id,
-				'webhook-timestamp': ts,
-				'webhook-signature': signature,
-			},
-			body,
-		});
+		const answer = await postSigned(triggerUrl(DOWNLOADS), DOWNLOAD_SECRET, 'msg_gen_strictbig_succeeded', body);
 		// Answered while the file is held back by its server.
 		expect(answer.status).toBe(200);
 		await untilN8n(() => files.requested(), 'the download to begin');

@@ -6,7 +6,7 @@
 //     read; one whose webhook-id is not its run's costs none;
 // (c) with every read taking 12 s, the service's sender (10 s limit) sees every attempt answered, and the run
 //     starts exactly one execution.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
@@ -15,6 +15,7 @@ import { rest, stopServer, type N8nInstance } from '../../scripts/realN8n';
 import {
 	SANDBOX_KEY,
 	sandboxKeyCredential,
+	sendSigned,
 	startN8nWith,
 	triggerWorkflow,
 	untilMarkerRan,
@@ -57,20 +58,7 @@ async function submit(body: Record<string, unknown>): Promise<string> {
 }
 
 /** A call to the trigger signed with a secret of the caller's own. */
-async function forged(id: string, body: string): Promise<number> {
-	const ts = String(Math.floor(Date.now() / 1000));
-	const key = Buffer.from(newWebhookSecret().slice(6), 'base64');
-	const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
-	const headers = {
-		'content-type': 'application/json',
-		'webhook-id': id,
-		'webhook-timestamp': ts,
-		'webhook-signature': signature,
-	};
-	const res = await fetch(hookUrl, { method: 'POST', headers, body });
-	await res.text();
-	return res.status;
-}
+const forged = (id: string, body: string): Promise<number> => sendSigned(hookUrl, newWebhookSecret(), id, body);
 
 beforeAll(async () => {
 	sb = await startSandbox({

@@ -10,9 +10,9 @@ import { runNode, type RunResult } from '../helpers/engine';
 import { runCharges } from '../helpers/ledger';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import type { TestBackend } from '../helpers/sandbox';
+import { postSigned } from '../helpers/signing';
 import type { WaitingHost } from '../helpers/waitingHost';
 import type { Account, Run } from '../../sandbox/types';
-import { signWebhook } from '../../sandbox/webhooks';
 
 let backend: TestBackend;
 let host: WaitingHost;
@@ -246,18 +246,7 @@ test('a run read back as CANCELED is labelled canceled, with what is known of it
 	const target = runsOf(own.id).find((r) => r.prompt === 'canceled 2 [stuck]')!;
 	target.status = 'CANCELED';
 	const body = JSON.stringify(backend.sandbox.engine.publicRun(target));
-	const msgId = `msg_${target.id}_canceled`;
-	const timestamp = Math.floor(Date.now() / 1000);
-	const answer = await fetch(target.webhookUrl!, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': msgId,
-			'webhook-timestamp': String(timestamp),
-			'webhook-signature': signWebhook(own.webhookSecret, msgId, timestamp, body),
-		},
-		body,
-	});
+	const answer = await postSigned(target.webhookUrl!, own.webhookSecret, `msg_${target.id}_canceled`, body);
 	expect(answer.status).toBe(200);
 	const resumed = await host.resumed(paused.executionId);
 	const item = resumed.items[1].json;

@@ -2,12 +2,12 @@
 // in strict mode signs those deliveries with a secret of its own, which no credential holds: each delivery is
 // then a wake-up call, its run read back with the API credential and taken when final, with one warning.
 // Forged calls change nothing and cost at most one read.
-import { createHmac } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runNode } from '../helpers/engine';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import type { TestBackend } from '../helpers/sandbox';
+import { postSigned } from '../helpers/signing';
 import type { WaitingHost } from '../helpers/waitingHost';
 
 let backend: TestBackend;
@@ -74,23 +74,8 @@ test('a failed run taken on its read-back without Continue On Fail: the error sa
 });
 
 describe('forged calls change nothing and cost at most one read', () => {
-	function forge(url: string, body: IDataObject): Promise<Response> {
-		const id = `msg_forged_${Math.random().toString(36).slice(2)}`;
-		const ts = String(Math.floor(Date.now() / 1000));
-		const raw = JSON.stringify(body);
-		const key = Buffer.alloc(32, 7);
-		const sig = createHmac('sha256', key).update(`${id}.${ts}.${raw}`).digest('base64');
-		return fetch(url, {
-			method: 'POST',
-			headers: {
-				'content-type': 'application/json',
-				'webhook-id': id,
-				'webhook-timestamp': ts,
-				'webhook-signature': `v1,${sig}`,
-			},
-			body: raw,
-		});
-	}
+	const forge = (url: string, body: IDataObject): Promise<Response> =>
+		postSigned(url, Buffer.alloc(32, 7), `msg_forged_${Math.random().toString(36).slice(2)}`, JSON.stringify(body));
 
 	test('unknown ids get no read; a known id or position gets one; the execution waits on, nothing charged twice', async () => {
 		const own = ownAccount();

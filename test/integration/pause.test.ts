@@ -1,11 +1,11 @@
 // Pause mode through WorkflowExecute: the execution waits (no worker held) while the sandbox's runs go on,
 // and the sandbox's signed deliveries to the resume URL (served as n8n's WaitingWebhooks does) move
 // the batch on and resume it with the same items, files and errors as Poll mode.
-import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { NO_SIGNING_SECRET_CHOSEN, TIMER_ERROR } from '../../nodes/MediaGen/pause/pauseRuns';
 import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/pause/signatureFailure';
+import { signWebhook } from '../../sandbox/webhooks';
 import { resumeByTimer, runNode } from '../helpers/engine';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import { until } from '../helpers/until';
@@ -98,12 +98,13 @@ test('forged and replayed deliveries resume nothing', async () => {
 	});
 	const now = Math.floor(Date.now() / 1000);
 	const forgedSecret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
-	const signature = `v1,${createHmac('sha256', Buffer.from(forgedSecret.slice(6), 'base64'))
-		.update(`msg_x.${now}.${body}`)
-		.digest('base64')}`;
 	const forged = await fetch(url.replace('mgItem=0', 'mgItem=1'), {
 		method: 'POST',
-		headers: { 'webhook-id': 'msg_x', 'webhook-timestamp': String(now), 'webhook-signature': signature },
+		headers: {
+			'webhook-id': 'msg_x',
+			'webhook-timestamp': String(now),
+			'webhook-signature': signWebhook(forgedSecret, 'msg_x', now, body),
+		},
 		body,
 	});
 	expect(forged.status).toBe(401);
