@@ -23,6 +23,7 @@ import {
 } from '../../scripts/realN8n';
 import { bootStack, exampleId } from '../../scripts/stack';
 import { postSigned } from '../helpers/signing';
+import { deliveryOf } from '../helpers/world';
 import { manualStart, SANDBOX_KEY, untilMarkerRan, untilN8n, untilRegistered } from './shared';
 
 let sb: Sandbox;
@@ -359,7 +360,7 @@ describe("(b, c) the trigger workflow on n8n's production webhook URL", () => {
 		const bad = await submit('trigger me too [fail]');
 		const list = await waitForExecutions(idOf(6), exampleDeliveries + 2);
 		expect(list).toHaveLength(exampleDeliveries + 2);
-		const delivery = sb.engine.webhooks.deliveries.find((d) => d.runId === ok.id)!;
+		const delivery = deliveryOf(sb, ok.id)!;
 		expect(delivery.delivered).toBe(true);
 		const attempts = delivery.attempts.length;
 		sb.engine.webhooks.resend(delivery.id);

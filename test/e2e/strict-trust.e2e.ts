@@ -26,6 +26,7 @@ import {
 } from './pauseStack';
 import { heldVideoRun, startHeldFileServer } from '../helpers/heldFileServer';
 import { postSigned } from '../helpers/signing';
+import { deliveryOf } from '../helpers/world';
 import { triggerWorkflow, untilMarkerRan, untilN8n } from './shared';
 
 const PAUSED = 'mgStrictPause001';
@@ -133,20 +134,18 @@ async function submit(body: Record<string, unknown>): Promise<string> {
 	return ((await res.json()) as { generation: { id: string } }).generation.id;
 }
 
-const deliveryOf = (runId: string) => stack.sb.engine.webhooks.deliveries.find((d) => d.runId === runId);
-
 test('(b) a per-run delivery signed with another secret: one execution with the API credential, 401 without', async () => {
 	const withKey = await submit({ prompt: 'strict trigger with key', webhookUrl: triggerUrl(WITH_KEY) });
 	const withoutKey = await submit({ prompt: 'strict trigger without key', webhookUrl: triggerUrl(WITHOUT_KEY) });
 	await untilN8n(
-		() => !!deliveryOf(withKey)?.attempts.length && !!deliveryOf(withoutKey)?.attempts.length,
+		() => !!deliveryOf(stack.sb, withKey)?.attempts.length && !!deliveryOf(stack.sb, withoutKey)?.attempts.length,
 		'both deliveries to be tried',
 	);
-	expect(deliveryOf(withKey)!.attempts[0].status).toBe(200);
-	expect(deliveryOf(withoutKey)!.attempts[0].status).toBe(401);
+	expect(deliveryOf(stack.sb, withKey)!.attempts[0].status).toBe(200);
+	expect(deliveryOf(stack.sb, withoutKey)!.attempts[0].status).toBe(401);
 	// The service resends the accepted one: still one execution.
-	stack.sb.engine.webhooks.resend(deliveryOf(withKey)!.id);
-	await untilN8n(() => deliveryOf(withKey)!.attempts.length >= 2, 'the resend to be answered');
+	stack.sb.engine.webhooks.resend(deliveryOf(stack.sb, withKey)!.id);
+	await untilN8n(() => deliveryOf(stack.sb, withKey)!.attempts.length >= 2, 'the resend to be answered');
 	// A marker sent after the resend's answer: once its execution has run, a second one the resend wrongly
 	// started would be listed too.
 	const marked = await untilMarkerRan(stack.n8n, stack.cookie, WITH_KEY, triggerUrl(WITH_KEY), account.webhookSecret);

@@ -12,6 +12,7 @@ import { runEnded, startBackend, type TestBackend } from '../helpers/sandbox';
 import { postSigned } from '../helpers/signing';
 import { until } from '../helpers/until';
 import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
+import { deliveryOf } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WebhookHost | undefined;
@@ -36,15 +37,14 @@ async function submit(body: Record<string, unknown>): Promise<{ id: string }> {
 	return ((await res.json()) as { generation: { id: string } }).generation;
 }
 
-const deliveryOf = (runId: string) => backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === runId);
-
-const delivered = (runId: string) => until(() => !!deliveryOf(runId)?.attempts.length, `the delivery of ${runId}`);
+const delivered = (runId: string) =>
+	until(() => !!deliveryOf(backend.sandbox, runId)?.attempts.length, `the delivery of ${runId}`);
 
 test('a per-run delivery signed with another secret starts the workflow once when an API credential is attached', async () => {
 	host = await hostTrigger({}, { secret: backend.account.webhookSecret }, 0, { apiCredentials: api() });
 	const run = await submit({ prompt: 'read me back', webhookUrl: host.url });
 	await delivered(run.id);
-	const delivery = deliveryOf(run.id)!;
+	const delivery = deliveryOf(backend.sandbox, run.id)!;
 	expect(delivery.attempts[0].status).toBe(200);
 	// Resent by the service twice more: still one execution.
 	backend.sandbox.engine.webhooks.resend(delivery.id);
@@ -66,7 +66,7 @@ test('without an API credential the same delivery gets 401, starts nothing, and 
 		host = await hostTrigger({}, { secret: backend.account.webhookSecret });
 		const run = await submit({ prompt: 'refused', webhookUrl: host.url });
 		await delivered(run.id);
-		expect(deliveryOf(run.id)!.attempts[0].status).toBe(401);
+		expect(deliveryOf(backend.sandbox, run.id)!.attempts[0].status).toBe(401);
 		expect(host.started).toHaveLength(0);
 		const logged = JSON.stringify(warn.mock.calls);
 		expect(logged).toMatch(/refused a delivery \(Signature does not match\)/);

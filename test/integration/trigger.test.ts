@@ -9,6 +9,7 @@ import { activateTrigger, hostTrigger, type WebhookHost } from '../helpers/webho
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { postSigned } from '../helpers/signing';
 import { until } from '../helpers/until';
+import { deliveryOf } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WebhookHost | undefined;
@@ -55,7 +56,7 @@ test('a per-run webhookUrl: the sandbox retries a delivery whose answer was lost
 	const original = host.url;
 	const run = await submit({ prompt: 'retried', webhookUrl: original });
 	await delivered('the scheduled retry delivered', 1, [run.id]);
-	const delivery = backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === run.id)!;
+	const delivery = deliveryOf(backend.sandbox, run.id)!;
 	backend.sandbox.engine.webhooks.resend(delivery.id);
 	backend.sandbox.engine.webhooks.resend(delivery.id);
 	await until(() => delivery.attempts.length >= 4, 'both resends answered');
