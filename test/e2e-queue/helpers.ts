@@ -233,17 +233,18 @@ export const replay = (delivery: Delivery, url: string, secret: string): Promise
 	sendSigned(url, secret, delivery.msgId, delivery.body);
 
 /** Runs the node submitted under an execution (default key `n8n-<instance>-<execution>-<node>-<run>-<item>`). */
-export const runsOf = (sb: Sandbox, executionId: string): Run[] =>
+export const runsOfExecution = (sb: Sandbox, executionId: string): Run[] =>
 	[...sb.engine.runs.values()].filter((r) => r.requestKey?.split('-')[2] === executionId);
 export const runsKeyed = (sb: Sandbox, prefix: string): Run[] =>
 	[...sb.engine.runs.values()].filter((r) => r.requestKey?.startsWith(prefix));
-export const chargesOf = (sb: Sandbox, runs: Run[]) => {
+/** The ledger's charge entries of `runs`. */
+export const chargesOfRuns = (sb: Sandbox, runs: Run[]) => {
 	const ids = new Set(runs.map((r) => r.id));
 	return sb.engine.ledger.filter((l) => l.reason === 'charge' && l.runId && ids.has(l.runId));
 };
 /** Which items (the key's last two parts: <runIndex>-<item>) were charged among `runs`. */
 export const chargedItems = (sb: Sandbox, runs: Run[]): Set<string> => {
-	const charged = new Set(chargesOf(sb, runs).map((l) => l.runId));
+	const charged = new Set(chargesOfRuns(sb, runs).map((l) => l.runId));
 	return new Set(runs.filter((r) => charged.has(r.id)).map((r) => r.requestKey!.split('-').slice(-2).join('-')));
 };
 export const overlap = (a: Set<string>, b: Set<string>) => [...a].filter((x) => b.has(x)).length;
