@@ -7,7 +7,15 @@
 // 9 charges in all. Figures are printed at the end.
 import { localiseWorkflow, N8N_VERSIONS, ownerSession } from '../../scripts/realN8n';
 import { bootQueueStack, type QueueStack } from '../../scripts/queueStack';
-import { chargesOf, execution, pausedBatch, postHook, runsOf, settledExecutions, workersOf } from './helpers';
+import {
+	chargesOfRuns,
+	execution,
+	pausedBatch,
+	postHook,
+	runsOfExecution,
+	settledExecutions,
+	workersOf,
+} from './helpers';
 
 const VERSIONS = N8N_VERSIONS;
 const WORKFLOW_ID = 'mgQueueCapPause1';
@@ -59,7 +67,7 @@ describe.each(VERSIONS)('n8n %s', (version) => {
 		const [done] = await settledExecutions(stack.main, cookie, WORKFLOW_ID, 1, 300_000);
 		const detail = await execution(stack.main, cookie, done.id);
 		const passes = detail.runData['Generate Images'] ?? [];
-		const runs = runsOf(stack.sandbox, done.id);
+		const runs = runsOfExecution(stack.sandbox, done.id);
 		const workers = workersOf(stack, done.id);
 		const message = passes[1]?.error?.message ?? detail.error?.message;
 		Object.assign(figures, { execution: done.id, status: done.status, workers, runs: runs.length, message });
@@ -74,6 +82,6 @@ describe.each(VERSIONS)('n8n %s', (version) => {
 				'(45 already spent by this step in this execution)',
 		);
 		expect(runs).toHaveLength(9);
-		expect(chargesOf(stack.sandbox, runs)).toHaveLength(9);
+		expect(chargesOfRuns(stack.sandbox, runs)).toHaveLength(9);
 	});
 });

@@ -2,7 +2,6 @@
 // Helpers for the queue-mode end-to-end tests: workflows started by a Webhook node (production
 // executions, which n8n hands to its workers), reading executions back through the main process's
 // REST API, and telling which worker ran an execution from the workers' logs.
-import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -11,7 +10,7 @@ import type { Run } from '../../sandbox/types';
 import type { Delivery } from '../../sandbox/webhooks';
 import { localiseWorkflow, ownerSession, readExample, rest, type N8nInstance } from '../../scripts/realN8n';
 import { bootQueueStack, type QueueStack, type QueueStackOptions } from '../../scripts/queueStack';
-import { parseFlatted, untilN8n } from '../e2e/shared';
+import { parseFlatted, sendSigned, untilN8n } from '../e2e/shared';
 
 export const IDS = {
 	batchHook: 'mgQueueBatchHook',
@@ -230,36 +229,22 @@ export function comparable(items: Item[]): unknown[] {
 }
 
 /** Posts a delivery again to `url`, signed now with `secret`, with its original webhook-id and body. */
-export async function replay(delivery: Delivery, url: string, secret: string): Promise<number> {
-	const now = Math.floor(Date.now() / 1000);
-	const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-	const signature = createHmac('sha256', key).update(`${delivery.msgId}.${now}.${delivery.body}`).digest('base64');
-	const res = await fetch(url, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': delivery.msgId,
-			'webhook-timestamp': String(now),
-			'webhook-signature': `v1,${signature}`,
-		},
-		body: delivery.body,
-	});
-	await res.text();
-	return res.status;
-}
+export const replay = (delivery: Delivery, url: string, secret: string): Promise<number> =>
+	sendSigned(url, secret, delivery.msgId, delivery.body);
 
 /** Runs the node submitted under an execution (default key `n8n-<instance>-<execution>-<node>-<run>-<item>`). */
-export const runsOf = (sb: Sandbox, executionId: string): Run[] =>
+export const runsOfExecution = (sb: Sandbox, executionId: string): Run[] =>
 	[...sb.engine.runs.values()].filter((r) => r.requestKey?.split('-')[2] === executionId);
 export const runsKeyed = (sb: Sandbox, prefix: string): Run[] =>
 	[...sb.engine.runs.values()].filter((r) => r.requestKey?.startsWith(prefix));
-export const chargesOf = (sb: Sandbox, runs: Run[]) => {
+/** The ledger's charge entries of `runs`. */
+export const chargesOfRuns = (sb: Sandbox, runs: Run[]) => {
 	const ids = new Set(runs.map((r) => r.id));
 	return sb.engine.ledger.filter((l) => l.reason === 'charge' && l.runId && ids.has(l.runId));
 };
 /** Which items (the key's last two parts: <runIndex>-<item>) were charged among `runs`. */
 export const chargedItems = (sb: Sandbox, runs: Run[]): Set<string> => {
-	const charged = new Set(chargesOf(sb, runs).map((l) => l.runId));
+	const charged = new Set(chargesOfRuns(sb, runs).map((l) => l.runId));
 	return new Set(runs.filter((r) => charged.has(r.id)).map((r) => r.requestKey!.split('-').slice(-2).join('-')));
 };
 export const overlap = (a: Set<string>, b: Set<string>) => [...a].filter((x) => b.has(x)).length;

@@ -8,7 +8,7 @@ import { executeWorkflow, type RunData } from '../../scripts/realN8n';
 import type { QueueStack } from '../../scripts/queueStack';
 import {
 	bootWithOwner,
-	chargesOf,
+	chargesOfRuns,
 	comparable,
 	execution,
 	HOOK_PATHS,
@@ -17,7 +17,7 @@ import {
 	outputOf,
 	queueWorkflows,
 	runOnWorkers,
-	runsOf,
+	runsOfExecution,
 	workerOf,
 	workersOf,
 	type Item,
@@ -65,9 +65,14 @@ describe('workers run our node with the outputs of single-process mode', () => {
 		// `n8n execute` falls back to regular mode: the same workflow in one process, same database
 		const single = baselineItems(await executeWorkflow(stack.main, IDS.batchBase), 'Generate Images');
 		expect(comparable(items)).toEqual(comparable(single));
-		expect(chargesOf(stack.sandbox, runsOf(stack.sandbox, done.id))).toHaveLength(9);
-		const runs = runsOf(stack.sandbox, done.id);
-		figures.batch = { execution: done.id, worker, runs: runs.length, charges: chargesOf(stack.sandbox, runs).length };
+		expect(chargesOfRuns(stack.sandbox, runsOfExecution(stack.sandbox, done.id))).toHaveLength(9);
+		const runs = runsOfExecution(stack.sandbox, done.id);
+		figures.batch = {
+			execution: done.id,
+			worker,
+			runs: runs.length,
+			charges: chargesOfRuns(stack.sandbox, runs).length,
+		};
 	});
 
 	test('an app look runs on a worker', async () => {
@@ -95,12 +100,12 @@ describe('workers run our node with the outputs of single-process mode', () => {
 		for (const e of done) {
 			const items = outputOf(await execution(stack.main, cookie, e.id), 'Generate Images');
 			expect(items.map((i) => i.json.status)).toEqual(Array(9).fill('SUCCEEDED'));
-			const runs = runsOf(stack.sandbox, e.id);
+			const runs = runsOfExecution(stack.sandbox, e.id);
 			expect(new Set(runs.map((r) => r.requestKey)).size).toBe(9);
 			expect(runs).toHaveLength(9);
-			expect(chargesOf(stack.sandbox, runs)).toHaveLength(9);
+			expect(chargesOfRuns(stack.sandbox, runs)).toHaveLength(9);
 		}
-		const keys = done.flatMap((e) => runsOf(stack.sandbox, e.id)).map((r) => r.requestKey!);
+		const keys = done.flatMap((e) => runsOfExecution(stack.sandbox, e.id)).map((r) => r.requestKey!);
 		const instanceParts = new Set(keys.map((k) => k.split('-')[1]));
 		expect(instanceParts.size).toBe(1); // every process derives the same instance id from the encryption key
 		const counts = { submissions: submissions.length, busy409: busy, rateLimited429: limited, charges: 18 };
@@ -117,9 +122,9 @@ describe('pause mode in queue mode', () => {
 		const items = outputOf(await execution(stack.main, cookie, done.id), 'Generate Images');
 		expect(items.map((i) => i.json.prompt)).toEqual(NINE_PROMPTS);
 		for (const i of items) expect(i.binary?.data.mimeType).toBe('image/png');
-		const runs = runsOf(stack.sandbox, done.id);
+		const runs = runsOfExecution(stack.sandbox, done.id);
 		expect(runs).toHaveLength(9);
-		expect(chargesOf(stack.sandbox, runs)).toHaveLength(9);
+		expect(chargesOfRuns(stack.sandbox, runs)).toHaveLength(9);
 		// Every delivery went to the webhook process; a worker ran the execution before and after the pause.
 		const deliveries = stack.sandbox.engine.webhooks.deliveries
 			.slice(mark)

@@ -6,7 +6,7 @@
 import type { QueueStack } from '../../scripts/queueStack';
 import {
 	chargedItems,
-	chargesOf,
+	chargesOfRuns,
 	execution,
 	executionsOf,
 	HOOK_PATHS,
@@ -15,7 +15,7 @@ import {
 	postHook,
 	runOnWorkers,
 	runsKeyed,
-	runsOf,
+	runsOfExecution,
 	settledExecutions,
 	workerOf,
 	workersOf,
@@ -54,8 +54,8 @@ export async function killMidBatch(
 /** killMidBatch on the nine-image batch with default request keys; also counts what was charged by then. */
 export async function killBatchWithDefaultKeys(ctx: Ctx) {
 	const sb = ctx().stack.sandbox;
-	const killed = await killMidBatch(ctx, IDS.batchHook, HOOK_PATHS.batch, {}, (e) => runsOf(sb, e).length);
-	return { ...killed, chargedBeforeKill: chargesOf(sb, runsOf(sb, killed.id)).length };
+	const killed = await killMidBatch(ctx, IDS.batchHook, HOOK_PATHS.batch, {}, (e) => runsOfExecution(sb, e).length);
+	return { ...killed, chargedBeforeKill: chargesOfRuns(sb, runsOfExecution(sb, killed.id)).length };
 }
 
 export async function withSlowImages(stack: QueueStack, fn: () => Promise<void>): Promise<void> {
@@ -91,14 +91,14 @@ export function sigkillTests(ctx: Ctx): void {
 			let retried: { id: string; status: string } | undefined;
 			if (retry.ok) {
 				retried = (JSON.parse(retryText) as { data: { id: string; status: string } }).data;
-				const runs = runsOf(sb, retried.id);
+				const runs = runsOfExecution(sb, retried.id);
 				Object.assign(retryFigures, {
 					execution: retried.id,
 					status: retried.status,
 					error: (await execution(stack.main, cookie, retried.id)).error?.message,
 					worker: workerOf(stack, retried.id) ?? 'main',
-					charges: chargesOf(sb, runs).length,
-					itemsChargedTwice: overlap(chargedItems(sb, runsOf(sb, id)), chargedItems(sb, runs)),
+					charges: chargesOfRuns(sb, runs).length,
+					itemsChargedTwice: overlap(chargedItems(sb, runsOfExecution(sb, id)), chargedItems(sb, runs)),
 				});
 			} else retryFigures.answer = retryText.slice(0, 300);
 			// a re-run: the same webhook call again, a new execution
@@ -110,7 +110,7 @@ export function sigkillTests(ctx: Ctx): void {
 			const ours = [id, rerun.id, retried?.id];
 			const automaticReruns =
 				after.filter((e) => !before.has(e.id) && !ours.includes(e.id)).length + workersOf(stack, id).length - 1;
-			const submittedAfterKill = runsOf(sb, id).filter((r) => r.createdAt > killedAt).length;
+			const submittedAfterKill = runsOfExecution(sb, id).filter((r) => r.createdAt > killedAt).length;
 			sigkillFigures.defaultKeys = {
 				execution: id,
 				worker,
@@ -125,8 +125,11 @@ export function sigkillTests(ctx: Ctx): void {
 				rerun: {
 					execution: rerun.id,
 					status: rerun.status,
-					charges: chargesOf(sb, runsOf(sb, rerun.id)).length,
-					itemsChargedTwice: overlap(chargedItems(sb, runsOf(sb, id)), chargedItems(sb, runsOf(sb, rerun.id))),
+					charges: chargesOfRuns(sb, runsOfExecution(sb, rerun.id)).length,
+					itemsChargedTwice: overlap(
+						chargedItems(sb, runsOfExecution(sb, id)),
+						chargedItems(sb, runsOfExecution(sb, rerun.id)),
+					),
 				},
 			};
 			expect(final?.status).toBe('error');
@@ -148,7 +151,7 @@ export function sigkillTests(ctx: Ctx): void {
 				{ batchId },
 				() => runsKeyed(sb, `${batchId}-`).length,
 			);
-			const chargedBeforeKill = chargesOf(sb, runsKeyed(sb, `${batchId}-`)).length;
+			const chargedBeforeKill = chargesOfRuns(sb, runsKeyed(sb, `${batchId}-`)).length;
 			// re-run straight away, while n8n still counts the killed execution as running
 			expect(await postHook(stack, HOOK_PATHS.keyed, { batchId })).toBe(200);
 			const settled = await settledExecutions(stack.main, cookie, IDS.batchKeyed, 2, 240_000);
@@ -159,13 +162,13 @@ export function sigkillTests(ctx: Ctx): void {
 				killed: { execution: id, worker, status: settled.find((e) => e.id === id)?.status, chargedBeforeKill },
 				rerun: { execution: rerun.id, worker: workerOf(stack, rerun.id), status: rerun.status },
 				runs: runs.length,
-				charges: chargesOf(sb, runs).length,
+				charges: chargesOfRuns(sb, runs).length,
 			};
 			expect(rerun.status).toBe('success');
 			const items = (await execution(stack.main, cookie, rerun.id)).runData['Generate Images'][0].data!.main[0];
 			expect(items.map((i) => i.json.status)).toEqual(Array(9).fill('SUCCEEDED'));
 			expect(runs).toHaveLength(9);
-			expect(chargesOf(sb, runs)).toHaveLength(9);
+			expect(chargesOfRuns(sb, runs)).toHaveLength(9);
 		});
 	});
 }

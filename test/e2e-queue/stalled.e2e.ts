@@ -10,12 +10,12 @@ import type { QueueStack } from '../../scripts/queueStack';
 import {
 	bootWithOwner,
 	chargedItems,
-	chargesOf,
+	chargesOfRuns,
 	execution,
 	IDS,
 	outputOf,
 	queueWorkflows,
-	runsOf,
+	runsOfExecution,
 	settledExecutions,
 	workersOf,
 } from './helpers';
@@ -56,8 +56,8 @@ test('a worker killed mid-batch: another worker re-runs the same execution; 9 it
 		const mine = settled.filter((e) => !before.has(e.id));
 		const detail = await execution(stack.main, cookie, id);
 		const items = detail.status === 'success' ? outputOf(detail, 'Generate Images') : [];
-		const runs = runsOf(sb, id);
-		const charges = chargesOf(sb, runs).length;
+		const runs = runsOfExecution(sb, id);
+		const charges = chargesOfRuns(sb, runs).length;
 		figures.killedWorker = {
 			execution: id,
 			killed: worker,

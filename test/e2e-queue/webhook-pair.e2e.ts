@@ -6,7 +6,7 @@
 // quotes them). n8n saves static data whole and offers the trigger no lock, so a repeat that lands
 // on the other process while the first copy is still being accepted can start a second execution.
 import { execFile } from 'node:child_process';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -34,25 +34,8 @@ const runBody = (n: number) =>
 const msgId = (n: number) => `msg_gen_pair${n}_succeeded`;
 
 /** One signed delivery of id `n` to `base` (a retry or resend is signed afresh with the same webhook-id). */
-async function deliver(base: string, n: number): Promise<number> {
-	const ts = String(Math.floor(Date.now() / 1000));
-	const key = Buffer.from(stack.webhookSecret.slice('whsec_'.length), 'base64');
-	const signature = createHmac('sha256', key)
-		.update(`${msgId(n)}.${ts}.${runBody(n)}`)
-		.digest('base64');
-	const res = await fetch(`${base}${HOOK}`, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': msgId(n),
-			'webhook-timestamp': ts,
-			'webhook-signature': `v1,${signature}`,
-		},
-		body: runBody(n),
-	});
-	await res.text();
-	return res.status;
-}
+const deliver = (base: string, n: number): Promise<number> =>
+	sendSigned(`${base}${HOOK}`, stack.webhookSecret, msgId(n), runBody(n));
 
 /** Delivers `ns` to `base` with at most `width` requests in flight; returns the answers that were not 2xx. */
 async function deliverAll(base: string, ns: number[], width: number): Promise<number[]> {

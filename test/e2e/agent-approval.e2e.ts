@@ -34,6 +34,7 @@ import {
 	type ScriptedChatModel,
 	type ScriptedTurn,
 } from '../helpers/scriptedChatModel';
+import { runCharges } from '../helpers/ledger';
 import { pageOf, postForm, settledStatus } from './recipes/formClient';
 import { parseFlatted, untilN8n } from './shared';
 import { problemsOf, type WorkflowNode } from './recipes/nodeIssues';
@@ -231,8 +232,7 @@ if (N8N_MAJOR >= 2)
 			expect(clickStatus).toBe(200);
 			const runs = generations(APPROVED_PROMPT);
 			expect(runs).toHaveLength(1);
-			const charged = sb.engine.ledger.filter((l) => l.runId === runs[0].id && l.delta < 0).map((l) => -l.delta);
-			expect(charged).toEqual([5]);
+			expect(runCharges(sb, runs[0].id)).toEqual([5]);
 			expect(answer).toContain(`Here is your picture: ${sb.rootUrl}`);
 			// The model saw Estimate Cost's answer (credits and basis) before it asked to generate.
 			const estimate = toolResults(

@@ -149,7 +149,6 @@ function workflow(): Record<string, unknown> {
 }
 
 const spent = () => spentBy(sb, ownerId);
-const chargesOf = (runId: string) => runCharges(sb, runId);
 
 beforeAll(async () => {
 	sb = await startSandbox({ durations: { pendingMs: 200, image: 1500, video: 8000, music: 2000 } });
@@ -237,7 +236,7 @@ test('the image call makes one run, charged once, and returns its file link', ()
 	const image = answerOf(toolResults(model.requests[1])[0].text);
 	expect(image).toMatchObject({ status: 'SUCCEEDED', kind: 'image', model: 'studio-image-v1', cost: 5 });
 	expect(String((image.outputs as Array<{ url: string }>)[0].url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\//);
-	expect(chargesOf(String(image.runId))).toEqual([5]);
+	expect(runCharges(sb, String(image.runId))).toEqual([5]);
 });
 
 test("a video longer than the tool's time limit comes back as still running with its run ID; Wait with that ID gets the file", () => {
@@ -250,7 +249,7 @@ test("a video longer than the tool's time limit comes back as still running with
 	expect(waited).toMatchObject({ runId: video.runId, status: 'SUCCEEDED', kind: 'video' });
 	expect(String((waited.outputs as Array<{ url: string }>)[0].url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\//);
 	const cost = Number(waited.cost);
-	expect(chargesOf(String(video.runId))).toEqual([cost]);
+	expect(runCharges(sb, String(video.runId))).toEqual([cost]);
 	// One video run: the Wait call started nothing.
 	expect([...sb.engine.runs.values()].filter((r) => r.kind === 'video')).toHaveLength(1);
 });

@@ -65,7 +65,6 @@ async function connect(kind: 'streamable' | 'sse'): Promise<Client> {
 }
 
 /** Charge lines per run in the sandbox's ledger (refunds aside). */
-const chargesOf = (runId: string) => runCharges(sb, runId);
 const spent = () => spentBy(sb, ownerId);
 const mcpReady = () => untilRegistered(n8n, mcpUrl, 'The MCP Server Trigger');
 
@@ -133,7 +132,7 @@ describe('Streamable HTTP', () => {
 			firstRuns.push(String(run.runId));
 		}
 		expect(new Set(firstRuns).size).toBe(3);
-		for (const id of firstRuns) expect(chargesOf(id)).toEqual([5]);
+		for (const id of firstRuns) expect(runCharges(sb, id)).toEqual([5]);
 		expect(spent() - before).toBe(15);
 	});
 
@@ -142,11 +141,11 @@ describe('Streamable HTTP', () => {
 		const again = await call(client, 'Generate_Media', { prompt: 'a red kite over a beach' });
 		const againId = String(again.json![0].runId);
 		expect(firstRuns).not.toContain(againId);
-		expect(chargesOf(againId)).toEqual([5]);
+		expect(runCharges(sb, againId)).toEqual([5]);
 		const keyed = await call(client, 'Generate_Media', { prompt: 'a green door', requestKey: 'order-1001' });
 		const repeat = await call(client, 'Generate_Media', { prompt: 'a green door', requestKey: 'order-1001' });
 		expect(repeat.json![0].runId).toBe(keyed.json![0].runId);
-		expect(chargesOf(String(keyed.json![0].runId))).toEqual([5]);
+		expect(runCharges(sb, String(keyed.json![0].runId))).toEqual([5]);
 		expect(spent() - before).toBe(10);
 	});
 
@@ -188,7 +187,7 @@ test('SSE: a second MCP session lists the same tools and its calls make their ow
 		expect(new Set(ids).size).toBe(2);
 		// The first session made a run of the same prompt: this session's calls are runs of their own.
 		for (const id of ids) expect(firstRuns).not.toContain(id);
-		for (const id of ids) expect(chargesOf(id)).toEqual([5]);
+		for (const id of ids) expect(runCharges(sb, id)).toEqual([5]);
 		expect(spent() - before).toBe(10);
 		expect(sb.engine.runs.get(ids[0])?.options.aspect).toBe('16:9');
 	} finally {

@@ -11,7 +11,7 @@ import {
 	executions as executionsOf,
 	GENERATE,
 	restartN8n,
-	runsOf as runsIn,
+	runsWithPrompts,
 	startBatch,
 	startPauseStack,
 	stopPauseStack,
@@ -33,7 +33,7 @@ async function stepRuns(id: string): Promise<Array<{ prompts: unknown[] }>> {
 }
 
 const charged = () => chargedTo(stack.sb, account);
-const runsOf = (prompts: string[]) => runsIn(stack.sb, prompts);
+const runsWith = (prompts: string[]) => runsWithPrompts(stack.sb, prompts);
 
 // One batch workflow (Webhook → Split Out → Generate videos with Waiting → Pause) on an account with concurrency 3.
 beforeAll(async () => {
@@ -68,14 +68,14 @@ async function restartCase(prompts: string[], forced: boolean) {
 		// retry comes 30 scaled minutes (18 s) later, not while n8n starts. A delivery that lands while n8n migrates
 		// its database is answered 200 "n8n is starting up" and is lost (ARCHITECTURE.md, Where n8n bends; issue 28 point 3).
 		await untilN8n(async () => {
-			const runs = runsOf(prompts);
+			const runs = runsWith(prompts);
 			for (const r of runs) sb.engine.settle(r);
 			const failed = sb.engine.webhooks.deliveries.filter(
 				(d) => runs.some((r) => r.id === d.runId) && !d.delivered && d.attempts.length >= 3,
 			);
 			return runs.length === 3 && runs.every((r) => r.status === 'SUCCEEDED') && failed.length === 3 ? true : undefined;
 		}, 'every run finished, each delivery failed 3 times');
-		deliveries = sb.engine.webhooks.deliveries.filter((d) => runsOf(prompts).some((r) => r.id === d.runId));
+		deliveries = sb.engine.webhooks.deliveries.filter((d) => runsWith(prompts).some((r) => r.id === d.runId));
 		attemptsBefore = deliveries.map((d) => d.attempts.length);
 	});
 	const upAt = Date.now();
@@ -116,8 +116,8 @@ async function restartCase(prompts: string[], forced: boolean) {
 	expect(ended[0].prompts).toEqual(prompts);
 	expect((await executions()).filter((e) => !known.has(e.id)).map((e) => e.id)).toEqual([done.id]);
 	// Built once: each run's file downloaded once. Charged once: 3 runs, 3 charges.
-	for (const run of runsOf(prompts)) expect(sb.engine.outputDownloads.get(run.id)).toBe(1);
-	expect(runsOf(prompts)).toHaveLength(3);
+	for (const run of runsWith(prompts)) expect(sb.engine.outputDownloads.get(run.id)).toBe(1);
+	expect(runsWith(prompts)).toHaveLength(3);
 	expect(charged() - before).toBe(3 * 20);
 	// No resume lost, none twice: a delivery is answered 2xx as soon as a running n8n takes it, before the step's work
 	// (the service gives an answer 10 s); the success, the one build and the one charge per run above show that none

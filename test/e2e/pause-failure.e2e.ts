@@ -11,7 +11,7 @@ import {
 	executions,
 	GENERATE,
 	knownIds,
-	runsOf,
+	runsWithPrompts,
 	startBatch,
 	startPauseStack,
 	stopPauseStack,
@@ -49,10 +49,10 @@ async function failingBatch(workflowId: string) {
 		'the batch to pause',
 	);
 	const done = await endOf(stack, workflowId, started.id);
-	const failed = runsOf(stack.sb, [prompts[1]])[0];
+	const failed = runsWithPrompts(stack.sb, [prompts[1]])[0];
 	expect(failed.status).toBe('FAILED');
 	// The failed run is refunded: only the fine one stays charged.
-	expect(chargedTo(stack.sb, account) - before).toBe(runsOf(stack.sb, [prompts[0]])[0].cost);
+	expect(chargedTo(stack.sb, account) - before).toBe(runsWithPrompts(stack.sb, [prompts[0]])[0].cost);
 	const stored = await execution(stack, done.id);
 	const output = (name: string, index = 0) =>
 		(stored.runData?.[name]?.at(-1)?.data?.main[index] ?? []).map((i) => i.json);

@@ -13,13 +13,14 @@ import {
 	generationPosts,
 	knownIds,
 	nextEnded,
-	runsOf,
+	runsWithPrompts,
 	startBatch,
 	startPauseStack,
 	stopPauseStack,
 	type ItemData,
 	type PauseStack,
 } from './pauseStack';
+import { runCharges } from '../helpers/ledger';
 import { untilN8n } from './shared';
 
 /** Images on a 3-slot account (identical items, re-runs, concurrent executions). */
@@ -81,7 +82,7 @@ function expectOwnRuns(executionId: string, items: ItemData[]): string[] {
 		expect(item.binary?.data.mimeType).toMatch(/^image\//);
 		expect(run.requestKey).toBe(item.json.requestKey);
 		expect(run.webhookUrl).toMatch(new RegExp(`/${executionId}\\?.*mgItem=${i}$`));
-		expect(sb.engine.ledger.filter((l) => l.runId === run.id && l.reason === 'charge')).toHaveLength(1);
+		expect(runCharges(sb, run.id)).toHaveLength(1);
 		// The output is built once: each run's file downloaded once, by the one call that resumed.
 		expect(sb.engine.outputDownloads.get(run.id)).toBe(1);
 	}
@@ -99,7 +100,7 @@ describe('identical requests in one batch: a run of its own for every item', () 
 		expect(done.status).toBe('success');
 		const ids = expectOwnRuns(done.id, await generateOutput(stack, done.id));
 		expect(
-			runsOf(sb, prompts)
+			runsWithPrompts(sb, prompts)
 				.map((r) => r.id)
 				.sort(),
 		).toEqual([...ids].sort());
@@ -133,7 +134,7 @@ test('the same batch again right after, and two executions of it at once: each g
 	}
 	expect(new Set(ids).size).toBe(20);
 	expect(new Set(keys).size).toBe(20);
-	expect(runsOf(sb, prompts)).toHaveLength(20);
+	expect(runsWithPrompts(sb, prompts)).toHaveLength(20);
 	expect(charged(sb, accounts[3]) - before).toBe(20 * IMAGE_CREDITS);
 });
 
@@ -155,12 +156,12 @@ test('nothing is submitted after the time limit; items never sent come out uncha
 	const items = await generateOutput(stack, done.id);
 	const charges = sb.engine.ledger.filter((l) => l.ownerId === accounts[1].id && l.reason === 'charge');
 	for (const charge of charges) expect(charge.at).toBeLessThanOrEqual(limit);
-	for (const run of runsOf(sb, prompts)) expect(run.createdAt).toBeLessThanOrEqual(limit);
+	for (const run of runsWithPrompts(sb, prompts)) expect(run.createdAt).toBeLessThanOrEqual(limit);
 	const unsent = items.filter((i) => i.json.status === 'NOT_SUBMITTED');
 	expect(unsent.length).toBeGreaterThan(0);
 	for (const item of unsent) expect(item.json).toMatchObject({ timedOut: true, requestKey: expect.any(String) });
-	expect(charged(sb, accounts[1])).toBe(IMAGE_CREDITS * runsOf(sb, prompts).length);
-	expect(runsOf(sb, prompts).length + unsent.length).toBe(4);
+	expect(charged(sb, accounts[1])).toBe(IMAGE_CREDITS * runsWithPrompts(sb, prompts).length);
+	expect(runsWithPrompts(sb, prompts).length + unsent.length).toBe(4);
 	console.log(`real n8n, 3 s limit on 1 slot: ${charges.length} of 4 submitted before it, ${unsent.length} not sent`);
 });
 

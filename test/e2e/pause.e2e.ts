@@ -11,13 +11,14 @@ import {
 	generateOutput as outputOf,
 	generationPosts,
 	restartN8n,
-	runsOf as runsIn,
+	runsWithPrompts,
 	startBatch,
 	startPauseStack,
 	stopPauseStack,
 	storedRuns as storedRunsOf,
 	type PauseStack,
 } from './pauseStack';
+import { postSigned } from '../helpers/signing';
 import { untilN8n } from './shared';
 
 const WORKFLOW_ID = 'mgPauseBatch0001';
@@ -31,7 +32,7 @@ const generateOutput = (id: string) => outputOf(stack, id);
 const storedRuns = (id: string) => storedRunsOf(stack, id);
 const start = (prompts: string[], workflowId = WORKFLOW_ID) => startBatch(stack, workflowId, prompts);
 const charged = () => chargedTo(stack.sb, account);
-const runsOf = (prompts: string[]) => runsIn(stack.sb, prompts);
+const runsWith = (prompts: string[]) => runsWithPrompts(stack.sb, prompts);
 
 beforeAll(async () => {
 	stack = await startPauseStack(
@@ -55,7 +56,7 @@ test('5 videos on 3 slots: the execution waits with nothing running, then finish
 	);
 	// While the runs are in progress: waiting, and no execution running.
 	const inProgress = () =>
-		runsOf(prompts)
+		runsWith(prompts)
 			.map((r) => stack.sb.engine.settle(r))
 			.some((r) => r.status === 'PROCESSING');
 	await untilN8n(async () => (inProgress() ? true : undefined), 'runs in progress');
@@ -74,7 +75,7 @@ test('5 videos on 3 slots: the execution waits with nothing running, then finish
 		expect(item.binary?.data.mimeType).toBe('video/mp4');
 	}
 	expect(charged() - before).toBe(5 * 20);
-	expect(runsOf(prompts)).toHaveLength(5);
+	expect(runsWith(prompts)).toHaveLength(5);
 });
 
 test("n8n stopped while the execution waits: the service's retries resume it after the restart; nothing charged twice", async () => {
@@ -92,7 +93,7 @@ test("n8n stopped while the execution waits: the service's retries resume it aft
 	await restartN8n(stack, async () => {
 		// The runs finish while n8n is down; their first deliveries fail.
 		await untilN8n(async () => {
-			const runs = runsOf(prompts);
+			const runs = runsWith(prompts);
 			for (const r of runs) stack.sb.engine.settle(r);
 			const failedFirst = stack.sb.engine.webhooks.deliveries.filter(
 				(d) => runs.some((r) => r.id === d.runId) && d.attempts.length >= 1 && !d.delivered,
@@ -111,7 +112,7 @@ test("n8n stopped while the execution waits: the service's retries resume it aft
 		180_000,
 	).catch((error: Error) => {
 		// What the service was answered, and what n8n said: enough to tell a refusal from a lost delivery.
-		const runs = runsOf(prompts);
+		const runs = runsWith(prompts);
 		const tried = stack.sb.engine.webhooks.deliveries
 			.filter((d) => runs.some((r) => r.id === d.runId))
 			.map((d) => ({ run: d.runId, attempts: d.attempts.map((a) => a.status), delivered: d.delivered }));
@@ -123,7 +124,7 @@ test("n8n stopped while the execution waits: the service's retries resume it aft
 	expect(items.map((i) => i.json.prompt)).toEqual(prompts);
 	expect(items.every((i) => i.binary?.data.mimeType === 'video/mp4')).toBe(true);
 	expect(charged() - before).toBe(3 * 20);
-	expect(runsOf(prompts)).toHaveLength(3);
+	expect(runsWith(prompts)).toHaveLength(3);
 });
 
 test('replayed deliveries, and one signed with another secret, resume nothing; a failed run fails the execution, naming the run and its refund', async () => {
@@ -135,7 +136,7 @@ test('replayed deliveries, and one signed with another secret, resume nothing; a
 		'a new waiting execution',
 	);
 	const quick = await untilN8n(async () => {
-		const run = runsOf(['quick one'])[0];
+		const run = runsWith(['quick one'])[0];
 		return stack.sb.engine.webhooks.deliveries.find((d) => d.runId === run?.id && d.delivered);
 	}, "the quick run's delivery");
 	// Replayed by the service (a resend): answered, and still waiting for the stuck run. A resume it started
@@ -146,21 +147,7 @@ test('replayed deliveries, and one signed with another secret, resume nothing; a
 	expect((await executions()).find((e) => e.id === waiting.id)?.status).toBe('waiting');
 	// Replayed with another signature (right URL and token): a wake-up call. The run it names reads back as
 	// finished, which the batch knew already, so it is taken (200) and changes nothing.
-	const ts = Math.floor(Date.now() / 1000);
-	const body = quick.body;
-	const other = Buffer.alloc(24, 9);
-	const { createHmac } = await import('node:crypto');
-	const signature = `v1,${createHmac('sha256', other).update(`msg_forged.${ts}.${body}`).digest('base64')}`;
-	const forged = await fetch(quick.url, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': 'msg_forged',
-			'webhook-timestamp': String(ts),
-			'webhook-signature': signature,
-		},
-		body,
-	});
+	const forged = await postSigned(quick.url, Buffer.alloc(24, 9), 'msg_forged', quick.body);
 	expect(forged.status).toBe(200);
 	expect((await executions()).find((e) => e.id === waiting.id)?.status).toBe('waiting');
 	// The stuck run fails after the service's 30 minutes (18 s here) and is refunded: the execution fails, naming it.
@@ -169,7 +156,7 @@ test('replayed deliveries, and one signed with another secret, resume nothing; a
 		return e && e.status !== 'waiting' && e.status !== 'running' ? e : undefined;
 	}, 'the execution to end');
 	expect(done.status).toBe('error');
-	const stuck = runsOf(['slow one [stuck]'])[0];
+	const stuck = runsWith(['slow one [stuck]'])[0];
 	const details = { data: { data: (await execution(stack, done.id)).raw } };
 	expect(details.data.data).toContain(`Run ${stuck.id} failed`);
 	expect(details.data.data).toMatch(/credits were refunded automatically/);
@@ -222,7 +209,7 @@ test("deliveries that never come: n8n's timer ends the wait, with an outcome per
 	// The service cannot reach n8n: its deliveries for these runs go to a closed port.
 	const send = stack.sb.engine.webhooks.send.bind(stack.sb.engine.webhooks);
 	stack.sb.engine.webhooks.send = (target, msgId, body, runId) => {
-		const lost = runsOf(prompts).some((r) => r.id === runId);
+		const lost = runsWith(prompts).some((r) => r.id === runId);
 		return send(lost ? { ...target, url: 'http://127.0.0.1:9/unreachable' } : target, msgId, body, runId);
 	};
 	try {

@@ -268,7 +268,8 @@ export async function knownIds(stack: PauseStack, workflowId: string): Promise<S
 /** Net credits an account has spent (charges minus refunds). */
 export const charged = (sb: Sandbox, account: Account) => spentBy(sb, account.id);
 
-export const runsOf = (sb: Sandbox, prompts: string[]) =>
+/** The runs made for these prompts (every test of a suite has prompts of its own), oldest first. */
+export const runsWithPrompts = (sb: Sandbox, prompts: string[]) =>
 	[...sb.engine.runs.values()].filter((r) => prompts.includes(r.prompt));
 
 export const generationPosts = (sb: Sandbox) =>

@@ -4,7 +4,6 @@
 // trigger workflow receives signed deliveries from the sandbox on n8n's production webhook URL,
 // forged and replayed deliveries start nothing, and n8n lists our node types (with the AI tool
 // variant it derives from `usableAsTool`) and credential types.
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 import type { Sandbox } from '../../sandbox/server';
@@ -23,6 +22,8 @@ import {
 	type RunData,
 } from '../../scripts/realN8n';
 import { bootStack, exampleId } from '../../scripts/stack';
+import { postSigned } from '../helpers/signing';
+import { deliveryOf } from '../helpers/world';
 import { manualStart, SANDBOX_KEY, untilMarkerRan, untilN8n, untilRegistered } from './shared';
 
 let sb: Sandbox;
@@ -359,7 +360,7 @@ describe("(b, c) the trigger workflow on n8n's production webhook URL", () => {
 		const bad = await submit('trigger me too [fail]');
 		const list = await waitForExecutions(idOf(6), exampleDeliveries + 2);
 		expect(list).toHaveLength(exampleDeliveries + 2);
-		const delivery = sb.engine.webhooks.deliveries.find((d) => d.runId === ok.id)!;
+		const delivery = deliveryOf(sb, ok.id)!;
 		expect(delivery.delivered).toBe(true);
 		const attempts = delivery.attempts.length;
 		sb.engine.webhooks.resend(delivery.id);
@@ -377,29 +378,9 @@ describe("(b, c) the trigger workflow on n8n's production webhook URL", () => {
 	test('forged and replayed deliveries record no execution', async () => {
 		const known = new Set((await executionsOf(idOf(6))).map((e) => e.id));
 		const accepted = sb.engine.webhooks.deliveries.find((d) => d.delivered && d.runId)!;
-		const now = Math.floor(Date.now() / 1000);
-		const sign = (secret: string, id: string, body: string) =>
-			`v1,${createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
-				.update(`${id}.${now}.${body}`)
-				.digest('base64')}`;
-		const post = (id: string, signature: string, body: string) =>
-			fetch(hookUrl, {
-				method: 'POST',
-				headers: {
-					'content-type': 'application/json',
-					'webhook-id': id,
-					'webhook-timestamp': String(now),
-					'webhook-signature': signature,
-				},
-				body,
-			});
-		const forged = await post(
-			'msg_forged_succeeded',
-			sign(newWebhookSecret(), 'msg_forged_succeeded', accepted.body),
-			accepted.body,
-		);
+		const forged = await postSigned(hookUrl, newWebhookSecret(), 'msg_forged_succeeded', accepted.body);
 		expect(forged.status).toBe(401);
-		const replayed = await post(accepted.msgId, sign(endpointSecret, accepted.msgId, accepted.body), accepted.body);
+		const replayed = await postSigned(hookUrl, endpointSecret, accepted.msgId, accepted.body);
 		expect(replayed.status).toBe(200);
 		expect((await settledTriggerExecutions()).filter((e) => !known.has(e.id))).toEqual([]);
 	});

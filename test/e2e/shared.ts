@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 
 import type { Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
-import { signWebhook } from '../../sandbox/webhooks';
 import {
 	activateWorkflow,
 	CUSTOM_PREFIX,
@@ -20,6 +19,7 @@ import {
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
+import { postSigned, type SigningKey } from '../helpers/signing';
 import { until, type Probe } from '../helpers/until';
 
 export type Credential = Parameters<typeof importCredentials>[1][number];
@@ -124,19 +124,9 @@ export async function untilRegistered(n8n: N8nInstance, url: string | URL, what:
 	);
 }
 
-/** POSTs `body` to `url` as the service delivers it: webhook-id `msgId`, signed now with `secret`. Returns the status. */
-export async function sendSigned(url: string, secret: string, msgId: string, body: string): Promise<number> {
-	const timestamp = Math.floor(Date.now() / 1000);
-	const res = await fetch(url, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': msgId,
-			'webhook-timestamp': String(timestamp),
-			'webhook-signature': signWebhook(secret, msgId, timestamp, body),
-		},
-		body,
-	});
+/** POSTs `body` to `url` as the service delivers it: webhook-id `msgId`, signed now with `key`. Returns the status. */
+export async function sendSigned(url: string, key: SigningKey, msgId: string, body: string): Promise<number> {
+	const res = await postSigned(url, key, msgId, body);
 	await res.text();
 	return res.status;
 }

@@ -5,7 +5,7 @@
 // (b) the trigger fed such a delivery starts once with an API credential attached, and answers 401 without one;
 // (c) a submission whose answers are lost never returns an identical run of another execution;
 // (d) the trigger with Download Outputs answers a delivery of a large file before it downloads it.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import type { Account } from '../../sandbox/types';
 import { newWebhookSecret } from '../../sandbox/webhooks';
@@ -25,6 +25,8 @@ import {
 	type PauseStack,
 } from './pauseStack';
 import { heldVideoRun, startHeldFileServer } from '../helpers/heldFileServer';
+import { postSigned } from '../helpers/signing';
+import { deliveryOf } from '../helpers/world';
 import { triggerWorkflow, untilMarkerRan, untilN8n } from './shared';
 
 const PAUSED = 'mgStrictPause001';
@@ -132,20 +134,18 @@ async function submit(body: Record<string, unknown>): Promise<string> {
 	return ((await res.json()) as { generation: { id: string } }).generation.id;
 }
 
-const deliveryOf = (runId: string) => stack.sb.engine.webhooks.deliveries.find((d) => d.runId === runId);
-
 test('(b) a per-run delivery signed with another secret: one execution with the API credential, 401 without', async () => {
 	const withKey = await submit({ prompt: 'strict trigger with key', webhookUrl: triggerUrl(WITH_KEY) });
 	const withoutKey = await submit({ prompt: 'strict trigger without key', webhookUrl: triggerUrl(WITHOUT_KEY) });
 	await untilN8n(
-		() => !!deliveryOf(withKey)?.attempts.length && !!deliveryOf(withoutKey)?.attempts.length,
+		() => !!deliveryOf(stack.sb, withKey)?.attempts.length && !!deliveryOf(stack.sb, withoutKey)?.attempts.length,
 		'both deliveries to be tried',
 	);
-	expect(deliveryOf(withKey)!.attempts[0].status).toBe(200);
-	expect(deliveryOf(withoutKey)!.attempts[0].status).toBe(401);
+	expect(deliveryOf(stack.sb, withKey)!.attempts[0].status).toBe(200);
+	expect(deliveryOf(stack.sb, withoutKey)!.attempts[0].status).toBe(401);
 	// The service resends the accepted one: still one execution.
-	stack.sb.engine.webhooks.resend(deliveryOf(withKey)!.id);
-	await untilN8n(() => deliveryOf(withKey)!.attempts.length >= 2, 'the resend to be answered');
+	stack.sb.engine.webhooks.resend(deliveryOf(stack.sb, withKey)!.id);
+	await untilN8n(() => deliveryOf(stack.sb, withKey)!.attempts.length >= 2, 'the resend to be answered');
 	// A marker sent after the resend's answer: once its execution has run, a second one the resend wrongly
 	// started would be listed too.
 	const marked = await untilMarkerRan(stack.n8n, stack.cookie, WITH_KEY, triggerUrl(WITH_KEY), account.webhookSecret);
@@ -189,20 +189,7 @@ test('(d) Download Outputs: the delivery of a large file is answered before the 
 	try {
 		const run = heldVideoRun(files, 'gen_strictbig');
 		const body = JSON.stringify(run);
-		const id = 'msg_gen_strictbig_succeeded';
-		const ts = String(Math.floor(Date.now() / 1000));
-		const key = Buffer.from(DOWNLOAD_SECRET.slice(6), 'base64');
-		const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
-		const answer = await fetch(triggerUrl(DOWNLOADS), {
-			method: 'POST',
-			headers: {
-				'content-type': 'application/json',
-				'webhook-id': id,
-				'webhook-timestamp': ts,
-				'webhook-signature': signature,
-			},
-			body,
-		});
+		const answer = await postSigned(triggerUrl(DOWNLOADS), DOWNLOAD_SECRET, 'msg_gen_strictbig_succeeded', body);
 		// Answered while the file is held back by its server.
 		expect(answer.status).toBe(200);
 		await untilN8n(() => files.requested(), 'the download to begin');

@@ -2,7 +2,7 @@
 // Real n8n (2.40.7 and 1.123.81): the trigger refuses a delivery signed under an empty key when the credential's
 // Previous Signing Secret is " ", and a replayed webhook-id starts nothing after 30 sequential and
 // 100 concurrent deliveries, an n8n restart, and a deactivate/activate. Prints the measured numbers.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import {
@@ -13,7 +13,16 @@ import {
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
-import { markerCount, startN8nWith, TRIGGER, triggerWorkflow, untilMarkerRan, untilRegistered } from './shared';
+import type { SigningKey } from '../helpers/signing';
+import {
+	markerCount,
+	sendSigned,
+	startN8nWith,
+	TRIGGER,
+	triggerWorkflow,
+	untilMarkerRan,
+	untilRegistered,
+} from './shared';
 
 // 16 characters, like the ids n8n gives: n8n 1.x saves static data only for ids of at most 16
 // (isWorkflowIdValid in cli/src/utils.ts); the 17-character id used before made every save a no-op there.
@@ -30,21 +39,8 @@ const runBody = (n: number) =>
 const msgId = (n: number) => `msg_gen_e2e${n}_succeeded`;
 
 /** One signed delivery, timestamped now (a retry or resend is signed afresh with the same webhook-id). */
-async function deliver(n: number, key = Buffer.from(SECRET.slice(6), 'base64')): Promise<number> {
-	const ts = String(Math.floor(Date.now() / 1000));
-	const signature = `v1,${createHmac('sha256', key)
-		.update(`${msgId(n)}.${ts}.${runBody(n)}`)
-		.digest('base64')}`;
-	const headers = {
-		'content-type': 'application/json',
-		'webhook-id': msgId(n),
-		'webhook-timestamp': ts,
-		'webhook-signature': signature,
-	};
-	const res = await fetch(hookUrl, { method: 'POST', headers, body: runBody(n) });
-	await res.text();
-	return res.status;
-}
+const deliver = (n: number, key: SigningKey = SECRET): Promise<number> =>
+	sendSigned(hookUrl, key, msgId(n), runBody(n));
 
 /** Delivers `ns` with at most `width` requests in flight. */
 async function deliverAll(ns: number[], width: number): Promise<number[]> {

@@ -6,7 +6,7 @@
 //     read; one whose webhook-id is not its run's costs none;
 // (c) with every read taking 12 s, the service's sender (10 s limit) sees every attempt answered, and the run
 //     starts exactly one execution.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Account } from '../../sandbox/types';
@@ -15,12 +15,14 @@ import { rest, stopServer, type N8nInstance } from '../../scripts/realN8n';
 import {
 	SANDBOX_KEY,
 	sandboxKeyCredential,
+	sendSigned,
 	startN8nWith,
 	triggerWorkflow,
 	untilMarkerRan,
 	untilN8n,
 	untilRegistered,
 } from './shared';
+import { deliveryOf } from '../helpers/world';
 
 const WORKFLOW_ID = 'mgTriggerForgery';
 const webhookId = randomUUID();
@@ -45,7 +47,6 @@ const knownIds = async () => new Set((await executions()).map((e) => e.id));
 
 const isRead = (e: { method: string; path: string }) => e.method === 'GET' && e.path.startsWith('/v1/generations/');
 const reads = () => sb.engine.log.filter(isRead).length;
-const deliveryOf = (runId: string) => sb.engine.webhooks.deliveries.find((d) => d.runId === runId);
 
 async function submit(body: Record<string, unknown>): Promise<string> {
 	const res = await fetch(`${sb.baseUrl}/generations`, {
@@ -57,20 +58,7 @@ async function submit(body: Record<string, unknown>): Promise<string> {
 }
 
 /** A call to the trigger signed with a secret of the caller's own. */
-async function forged(id: string, body: string): Promise<number> {
-	const ts = String(Math.floor(Date.now() / 1000));
-	const key = Buffer.from(newWebhookSecret().slice(6), 'base64');
-	const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
-	const headers = {
-		'content-type': 'application/json',
-		'webhook-id': id,
-		'webhook-timestamp': ts,
-		'webhook-signature': signature,
-	};
-	const res = await fetch(hookUrl, { method: 'POST', headers, body });
-	await res.text();
-	return res.status;
-}
+const forged = (id: string, body: string): Promise<number> => sendSigned(hookUrl, newWebhookSecret(), id, body);
 
 beforeAll(async () => {
 	sb = await startSandbox({
@@ -105,16 +93,18 @@ afterAll(async () => {
 test('(a) a genuine per-run delivery with the API credential attached starts exactly one execution', async () => {
 	const known = await knownIds();
 	const runId = await submit({ prompt: 'genuine per-run delivery', webhookUrl: hookUrl });
-	await untilN8n(() => deliveryOf(runId)?.delivered, 'the delivery');
-	sb.engine.webhooks.resend(deliveryOf(runId)!.id);
-	await untilN8n(() => deliveryOf(runId)!.attempts.length >= 2, 'the resend to be answered');
+	await untilN8n(() => deliveryOf(sb, runId)?.delivered, 'the delivery');
+	sb.engine.webhooks.resend(deliveryOf(sb, runId)!.id);
+	await untilN8n(() => deliveryOf(sb, runId)!.attempts.length >= 2, 'the resend to be answered');
 	const list = await newExecutions(known);
-	expect(deliveryOf(runId)!.attempts.map((a) => a.status)).toEqual([200, 200]);
+	expect(deliveryOf(sb, runId)!.attempts.map((a) => a.status)).toEqual([200, 200]);
 	expect(list).toHaveLength(1);
 	expect(list[0].status).toBe('success');
 	const raw = JSON.stringify(await rest(n8n, cookie, `/rest/executions/${list[0].id}`));
 	expect(raw).toContain(`msg_${runId}_succeeded`);
-	console.log(`(a) n8n ${n8n.version}: attempts ${JSON.stringify(deliveryOf(runId)!.attempts.map((a) => a.status))}`);
+	console.log(
+		`(a) n8n ${n8n.version}: attempts ${JSON.stringify(deliveryOf(sb, runId)!.attempts.map((a) => a.status))}`,
+	);
 });
 
 test('(b) a wrong signature and a body that is not the run record: nothing starts, at most one read', async () => {
@@ -141,12 +131,12 @@ test('(c) every read takes 12 s: each attempt is answered within 10 s and the ru
 	try {
 		const known = await knownIds();
 		const runId = await submit({ prompt: 'slow reads', webhookUrl: hookUrl });
-		await untilN8n(() => deliveryOf(runId)?.delivered, 'the delivery', 180_000);
+		await untilN8n(() => deliveryOf(sb, runId)?.delivered, 'the delivery', 180_000);
 		// The calls answered "still checking" go on reading after their answer: once the service has answered
 		// every read, each has decided, and the marker comes after that.
 		await untilN8n(() => sb.engine.log.every((e) => !isRead(e) || e.status !== 0), 'every read to be answered');
 		const list = await newExecutions(known);
-		const attempts = deliveryOf(runId)!.attempts;
+		const attempts = deliveryOf(sb, runId)!.attempts;
 		console.log(`(c) n8n ${n8n.version}: attempts ${JSON.stringify(attempts.map((a) => a.status ?? a.error))}`);
 		expect(attempts.filter((a) => a.status === null)).toEqual([]);
 		expect(attempts[attempts.length - 1].status).toBe(200);

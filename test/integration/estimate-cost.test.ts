@@ -7,17 +7,13 @@ import { runNode } from '../helpers/engine';
 import { generate } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { mcpCall, mcpTools } from '../helpers/toolHost';
+import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
 beforeAll(async () => {
 	backend = await startBackend({ timeScale: 0.002, durations: { pendingMs: 20, image: 100, video: 200, music: 100 } });
 });
 afterAll(async () => backend.sandbox.close());
-
-function account(credits = 100_000) {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits, concurrency: 3 });
-	return { id: own.id, creds: { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] } } };
-}
 
 /** Kind, model and the price-setting options from each item, so one step mixes kinds and models. */
 const fromItems: IDataObject = {
@@ -47,7 +43,7 @@ const SONG = { kind: 'music', model: 'cadence-song-v1' }; // 60
 const VIDEO_DEFAULT = { kind: 'video', model: 'lumora-motion-3-fast' }; // 90
 
 test('exact price from an earlier run, catalogue price at defaults, null with why otherwise; nothing sent', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const seed = await generate(own.creds, fromItems, [item(VIDEO_8S_SOUND)]);
 	const seedRun = String(seed.items[0].json.id);
 	expect(seed.items[0].json.cost).toBe(180);
@@ -86,7 +82,7 @@ test('exact price from an earlier run, catalogue price at defaults, null with wh
 });
 
 test('the history read stops at 3 pages of 100: a combination run before the newest 300 is unknown, and says so', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const seed = await generate(own.creds, fromItems, [item(VIDEO_8S_SOUND)]);
 	const seedRun = backend.sandbox.engine.runs.get(String(seed.items[0].json.id))!;
 	// 300 later runs of another model on the same account, as if it had been busy since (state set directly:
@@ -112,7 +108,7 @@ test('the history read stops at 3 pages of 100: a combination run before the new
 });
 
 test('over 20 mixed items the account has run before, the estimate equals what Generate then charges', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const combos = [VIDEO_8S_SOUND, IMAGE_4K, VIDEO_10S];
 	const seeded = await generate(own.creds, fromItems, combos.map(item));
 	expect(seeded.items.map((i) => i.json.cost)).toEqual([180, 38, 310]);
@@ -131,7 +127,7 @@ test('over 20 mixed items the account has run before, the estimate equals what G
 });
 
 test('bad items get the same refusals as Generate, and nothing is sent or charged', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const items = [item(IMAGE_DEFAULT), item({ ...IMAGE_DEFAULT, prompt: 'x'.repeat(4700) }), item(IMAGE_DEFAULT)];
 	const posts = backend.requests('POST /v1/generations').length;
 	const estimated = await estimate(own.creds, items);
@@ -144,7 +140,7 @@ test('bad items get the same refusals as Generate, and nothing is sent or charge
 });
 
 test('enough: true, false, or null when a price is unknown, against the credits GET /me gives', async () => {
-	const own = account(100);
+	const own = ownAccount(backend.sandbox, { credits: 100 });
 	const at = (items: INodeExecutionData[]) => estimate(own.creds, items).then((r) => r.items.at(-1)!.json);
 	expect(await at([item(VIDEO_DEFAULT), item(IMAGE_DEFAULT)])).toMatchObject({
 		totalCredits: 95,
@@ -161,7 +157,7 @@ test('enough: true, false, or null when a price is unknown, against the credits 
 });
 
 test('the summary on every item instead of its own', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const r = await estimate(own.creds, [item(IMAGE_DEFAULT), item(SONG)], { estimateSummary: 'everyItem' });
 	expect(r.items).toHaveLength(2);
 	expect(r.items.map((i) => [i.json.credits, i.json.totalCredits, i.json.enough])).toEqual([
@@ -172,7 +168,7 @@ test('the summary on every item instead of its own', async () => {
 
 // n8n's Table view makes a column of every field any item has, and shows a red "undefined" where an item lacks it.
 test('Table view: every item has the same fields, none undefined, and the total opens the summary item', async () => {
-	const own = account(4_985);
+	const own = ownAccount(backend.sandbox, { credits: 4_985 });
 	const three = [item(IMAGE_DEFAULT), item(IMAGE_DEFAULT), item(IMAGE_DEFAULT)];
 	const r = await estimate(own.creds, three);
 	expect(r.items).toHaveLength(4);
@@ -238,7 +234,7 @@ test('as an AI tool: the agent reads what it does, and a call prices the run wit
 });
 
 test("App → Estimate Cost: a look priced through Run Look's own preparation and refusals, nothing sent", async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const lookOf = (slots: IDataObject[]) => ({
 		resource: 'app',
 		operation: 'estimateCost',

@@ -10,24 +10,15 @@ import { runNode, type RunResult } from '../helpers/engine';
 import { runCharges } from '../helpers/ledger';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import type { TestBackend } from '../helpers/sandbox';
+import { postSigned } from '../helpers/signing';
 import type { WaitingHost } from '../helpers/waitingHost';
-import type { Account, Run } from '../../sandbox/types';
-import { signWebhook } from '../../sandbox/webhooks';
+import { ownAccount, runsOf } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WaitingHost;
 usePauseStack((b, h) => ([backend, host] = [b, h]));
 
 type Creds = Record<string, IDataObject>;
-
-function ownAccount(account: Partial<Account> = {}): { own: Account; creds: Creds } {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency: 3, ...account });
-	const creds = {
-		mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
-		mediaGenWebhookApi: { secret: own.webhookSecret },
-	};
-	return { own, creds };
-}
 
 const prompts = (count: number, word: string) =>
 	Array.from({ length: count }, (_, i) => ({ json: { prompt: `${word} ${i + 1}` } }));
@@ -46,14 +37,13 @@ async function pause(creds: Creds, items: INodeExecutionData[], params: IDataObj
 	return result;
 }
 
-const runsOf = (ownerId: string): Run[] =>
-	[...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === ownerId);
-const runWithKey = (ownerId: string, key: unknown) => runsOf(ownerId).find((r) => r.requestKey === key);
+const runWithKey = (ownerId: string, key: unknown) =>
+	runsOf(backend.sandbox, ownerId).find((r) => r.requestKey === key);
 
 /** Every request key charged at most once; "nothing was charged" only on items whose key made no run. */
 function expectLedgerAgrees(ownerId: string, items: INodeExecutionData[]): void {
-	for (const run of runsOf(ownerId)) expect(runCharges(backend.sandbox, run.id)).toHaveLength(1);
-	const keys = runsOf(ownerId).map((r) => r.requestKey);
+	for (const run of runsOf(backend.sandbox, ownerId)) expect(runCharges(backend.sandbox, run.id)).toHaveLength(1);
+	const keys = runsOf(backend.sandbox, ownerId).map((r) => r.requestKey);
 	expect(new Set(keys).size).toBe(keys.length);
 	for (const item of items) {
 		const words = [item.json.error, item.json.description, item.json.note].map((w) => String(w ?? '')).join(' ');
@@ -62,7 +52,7 @@ function expectLedgerAgrees(ownerId: string, items: INodeExecutionData[]): void 
 }
 
 test('point 4: ten 20-credit items, cap 200, a plan charging 1.5×: the cap holds on real costs', async () => {
-	const { own, creds } = ownAccount({ priceFactor: 1.5 });
+	const { account: own, creds } = ownAccount(backend.sandbox, { credits: 10_000, priceFactor: 1.5 });
 	const paused = await pause(
 		creds,
 		prompts(10, 'portrait'),
@@ -72,7 +62,7 @@ test('point 4: ten 20-credit items, cap 200, a plan charging 1.5×: the cap hold
 	const resumed = await host.resumed(paused.executionId);
 	expect(resumed.error).toBeUndefined();
 	// Every run cost 30 (round(20 × 1.5)): six fit under 200, the seventh would pass it.
-	for (const run of runsOf(own.id)) expect(run.cost).toBe(30);
+	for (const run of runsOf(backend.sandbox, own.id)) expect(run.cost).toBe(30);
 	expect(backend.charges(own.id)).toBeLessThanOrEqual(200);
 	expect(backend.charges(own.id)).toBe(180);
 	const sent = resumed.items.filter((i) => i.json.status === 'SUCCEEDED');
@@ -92,7 +82,7 @@ test('point 4: ten 20-credit items, cap 200, a plan charging 1.5×: the cap hold
 });
 
 test('issue 42 point 9: items the cap refuses before the pause are a hint above the waiting step', async () => {
-	const { own, creds } = ownAccount();
+	const { account: own, creds } = ownAccount(backend.sandbox, { credits: 10_000 });
 	const paused = await pause(
 		creds,
 		prompts(4, 'portrait'),
@@ -120,7 +110,7 @@ test('issue 42 point 9: items the cap refuses before the pause are a hint above 
 });
 
 test('point 5: submission answers lost until the time limit: the item may have been charged, and says so', async () => {
-	const { own, creds } = ownAccount({ concurrency: 1 });
+	const { account: own, creds } = ownAccount(backend.sandbox, { credits: 10_000, concurrency: 1 });
 	// The first submission (before the pause) answers; every later one is handled and its answer lost.
 	const lost = Array.from({ length: 60 }, () => 'drop_after' as const);
 	backend.sandbox.faults.set([{ route: 'POST /generations', script: ['ok', ...lost] }]);
@@ -141,7 +131,7 @@ test('point 5: submission answers lost until the time limit: the item may have b
 });
 
 test('point 8: every read taking 12 s, resume calls still answer within 10 s and nothing is lost', async () => {
-	const { own, creds } = ownAccount({ concurrency: 1 });
+	const { account: own, creds } = ownAccount(backend.sandbox, { credits: 10_000, concurrency: 1 });
 	backend.sandbox.faults.set([
 		{ route: 'POST /generations', rate: 1, kinds: ['slow'], slowMs: 12_000 },
 		{ route: 'GET /generations/:id', rate: 1, kinds: ['slow'], slowMs: 12_000 },
@@ -150,7 +140,7 @@ test('point 8: every read taking 12 s, resume calls still answer within 10 s and
 	const resumed = await host.resumed(paused.executionId, 80_000);
 	expect(resumed.error).toBeUndefined();
 	expect(resumed.items.map((i) => i.json.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
-	expect(runsOf(own.id)).toHaveLength(2);
+	expect(runsOf(backend.sandbox, own.id)).toHaveLength(2);
 	expect(backend.charges(own.id)).toBe(10);
 	expectLedgerAgrees(own.id, resumed.items);
 	// The service's own verdict, its sender's 10 s limit the judge (no stopwatch here): no delivery to this
@@ -165,7 +155,7 @@ test('point 8: every read taking 12 s, resume calls still answer within 10 s and
 }, 120_000);
 
 test('point 8: a call read back while every read takes 12 s is answered within 10 s; nothing is lost', async () => {
-	const { own, creds } = ownAccount();
+	const { account: own, creds } = ownAccount(backend.sandbox, { credits: 10_000 });
 	// The credential holds another secret than the one signing the deliveries: each is read back.
 	creds.mediaGenWebhookApi = { secret: `whsec_${Buffer.alloc(24, 9).toString('base64')}` };
 	backend.sandbox.faults.set([{ route: 'GET /generations/:id', rate: 1, kinds: ['slow'], slowMs: 12_000 }]);
@@ -174,7 +164,7 @@ test('point 8: a call read back while every read takes 12 s is answered within 1
 	expect(resumed.error).toBeUndefined();
 	expect(resumed.items[0].json.status).toBe('SUCCEEDED');
 	expect(String(resumed.items[0].json.warning)).toMatch(/Nothing was lost/);
-	expect(runsOf(own.id)).toHaveLength(1);
+	expect(runsOf(backend.sandbox, own.id)).toHaveLength(1);
 	expect(backend.charges(own.id)).toBe(5);
 	expectLedgerAgrees(own.id, resumed.items);
 	const delivery = backend.sandbox.engine.webhooks.deliveries.find((d) => d.url.includes(`/${paused.executionId}?`))!;
@@ -184,7 +174,9 @@ test('point 8: a call read back while every read takes 12 s is answered within 1
 	expect(delivery.delivered).toBe(true);
 	const answered = host.answers.filter((a) => a.executionId === paused.executionId);
 	console.log(`read-back calls with 12 s reads: ${answered.map((a) => `${a.status} after ${Math.round(a.ms)} ms`)}`);
-	console.log(`reads of the run: ${backend.requests(`GET /v1/generations/${runsOf(own.id)[0].id}`).length}`);
+	console.log(
+		`reads of the run: ${backend.requests(`GET /v1/generations/${runsOf(backend.sandbox, own.id)[0].id}`).length}`,
+	);
 }, 120_000);
 
 describe('point 9: an anonymous ID is told what it can do', () => {
@@ -237,27 +229,16 @@ describe('point 9: an anonymous ID is told what it can do', () => {
 });
 
 test('a run read back as CANCELED is labelled canceled, with what is known of its credits', async () => {
-	const { own, creds } = ownAccount();
+	const { account: own, creds } = ownAccount(backend.sandbox, { credits: 10_000 });
 	// "[stuck]" keeps the second run going (sandbox marker), so its record can be changed before it ends.
 	const items = [{ json: { prompt: 'canceled 1' } }, { json: { prompt: 'canceled 2 [stuck]' } }];
 	const paused: RunResult = await pause(creds, items, {}, true);
 	// The service's record says CANCELED (a status the spec lists; the sandbox never makes one by itself), and its
 	// delivery says so, signed as the service signs it.
-	const target = runsOf(own.id).find((r) => r.prompt === 'canceled 2 [stuck]')!;
+	const target = runsOf(backend.sandbox, own.id).find((r) => r.prompt === 'canceled 2 [stuck]')!;
 	target.status = 'CANCELED';
 	const body = JSON.stringify(backend.sandbox.engine.publicRun(target));
-	const msgId = `msg_${target.id}_canceled`;
-	const timestamp = Math.floor(Date.now() / 1000);
-	const answer = await fetch(target.webhookUrl!, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': msgId,
-			'webhook-timestamp': String(timestamp),
-			'webhook-signature': signWebhook(own.webhookSecret, msgId, timestamp, body),
-		},
-		body,
-	});
+	const answer = await postSigned(target.webhookUrl!, own.webhookSecret, `msg_${target.id}_canceled`, body);
 	expect(answer.status).toBe(200);
 	const resumed = await host.resumed(paused.executionId);
 	const item = resumed.items[1].json;

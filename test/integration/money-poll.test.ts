@@ -4,12 +4,11 @@
 // WorkflowExecute against the sandbox, with faults injected, and checks the sandbox's ledger.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { Account } from '../../sandbox/types';
 import { resumeByTimer, runNode } from '../helpers/engine';
 import { generate as generateRun } from '../helpers/generate';
 import { pauseParameters } from '../helpers/pauseStep';
-import { spentBy } from '../helpers/ledger';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { ownAccount, type OwnAccount } from '../helpers/world';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -23,23 +22,17 @@ const prompts = (...list: string[]) => list.map((prompt): INodeExecutionData => 
 const loseEveryAnswer = () =>
 	backend.sandbox.faults.set([{ route: 'POST /generations', rate: 1, kinds: ['drop_after'] }]);
 
-/** An account of its own (re-sent submissions count against the 20 a minute per identity). */
-function ownAccount(account: Partial<Account> = {}) {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 1_000, concurrency: 3, ...account });
-	const creds = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] } };
-	return {
-		creds,
-		webhookSecret: own.webhookSecret,
-		generate: (params: IDataObject, items?: INodeExecutionData[], extra = {}) =>
-			generateRun(creds, { prompt: '={{ $json.prompt }}', ...params }, items, extra),
-		charges: () => spentBy(backend.sandbox, own.id),
-		runs: () => [...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === own.id),
-		keys: () =>
-			backend.sandbox.engine.log
-				.filter((e) => e.method === 'POST' && e.path === '/v1/generations' && e.ownerId === own.id)
-				.map((e) => String((e.body as IDataObject).requestKey)),
-	};
-}
+// Each test takes an account of its own (ownAccount): re-sent submissions count against the 20 a minute per identity.
+
+/** Generate as `own`, the prompt from each item. */
+const generate = (own: OwnAccount, params: IDataObject, items?: INodeExecutionData[], extra = {}) =>
+	generateRun(own.creds, { prompt: '={{ $json.prompt }}', ...params }, items, extra);
+
+/** The request keys `own` sent, in order. */
+const keysSent = (own: OwnAccount) =>
+	backend.sandbox.engine.log
+		.filter((e) => e.method === 'POST' && e.path === '/v1/generations' && e.ownerId === own.id)
+		.map((e) => String((e.body as IDataObject).requestKey));
 
 /**
  * What a user types in Request Key after reading the message: the value it names ("set to …"; an expression when
@@ -60,10 +53,10 @@ describe('1. the advice to run again with a Request Key charges nothing more', (
 	])(
 		'a 2-item batch whose answers were lost (%s): followed literally, each item gets its paid run',
 		async (_, params) => {
-			const own = ownAccount();
+			const own = ownAccount(backend.sandbox);
 			const items = prompts('a red kite', 'a blue kite');
 			loseEveryAnswer();
-			const first = await own.generate({ ...params, waiting: { timeoutMinutes: 0.05 } }, items);
+			const first = await generate(own, { ...params, waiting: { timeoutMinutes: 0.05 } }, items);
 			backend.sandbox.faults.set([]);
 			expect(first.error?.message).toMatch(/the run may have started and been charged/);
 			const made = own.runs();
@@ -71,7 +64,7 @@ describe('1. the advice to run again with a Request Key charges nothing more', (
 			expect(own.charges()).toBe(10);
 			const advice = String(first.error?.description);
 			const requestKey = requestKeyFrom(advice);
-			const again = await own.generate({ ...params, additionalFields: { requestKey } }, items);
+			const again = await generate(own, { ...params, additionalFields: { requestKey } }, items);
 			expect(again.error).toBeUndefined();
 			expect(again.items.map((i) => i.json.prompt)).toEqual(['a red kite', 'a blue kite']);
 			expect(again.items.map((i) => i.json.id)).toEqual(made.map((r) => r.id));
@@ -81,14 +74,15 @@ describe('1. the advice to run again with a Request Key charges nothing more', (
 	);
 
 	test('a single-item batch: the literal key returns its run', async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		loseEveryAnswer();
-		const first = await own.generate({ waiting: { timeoutMinutes: 0.05 } }, prompts('a lone kite'));
+		const first = await generate(own, { waiting: { timeoutMinutes: 0.05 } }, prompts('a lone kite'));
 		backend.sandbox.faults.set([]);
 		const [made] = own.runs();
 		const advice = String(first.error?.description);
 		expect(advice).toContain(`Request Key set to "${String(first.error?.context?.requestKey)}"`);
-		const again = await own.generate(
+		const again = await generate(
+			own,
 			{ additionalFields: { requestKey: requestKeyFrom(advice) } },
 			prompts('a lone kite'),
 		);
@@ -97,17 +91,17 @@ describe('1. the advice to run again with a Request Key charges nothing more', (
 	});
 
 	test('Continue On Fail, a bad item beside a shared typed key: the advice holds once that item is fixed', async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		loseEveryAnswer();
 		const fields = { additionalFields: { requestKey: 'cof-order-9' }, waiting: { timeoutMinutes: 0.05 } };
-		const first = await own.generate(fields, prompts('a green kite', ''), continueOnFail);
+		const first = await generate(own, fields, prompts('a green kite', ''), continueOnFail);
 		backend.sandbox.faults.set([]);
 		expect(first.items[1].json.error).toMatch(/Prompt is empty/);
 		const [made] = own.runs();
 		expect(own.charges()).toBe(5);
 		const requestKey = requestKeyFrom(String(first.items[0].json.description));
 		// The user fixes item 2 and follows the advice for item 1.
-		const again = await own.generate({ additionalFields: { requestKey } }, prompts('a green kite', 'a grey kite'));
+		const again = await generate(own, { additionalFields: { requestKey } }, prompts('a green kite', 'a grey kite'));
 		expect(again.error).toBeUndefined();
 		expect(again.items[0].json.id).toBe(made.id);
 		expect(own.runs()).toHaveLength(2);
@@ -117,12 +111,12 @@ describe('1. the advice to run again with a Request Key charges nothing more', (
 
 describe('1. in pause mode too', () => {
 	test("n8n's timer ends a 2-item pause: the advice in its items, followed in Poll mode, charges nothing more", async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		const items = prompts('a paused kite', 'another paused kite');
 		const paused = await runNode({
 			parameters: pauseParameters({ waiting: { timeoutMinutes: 0.5 / 60 } }),
 			items,
-			credentials: { ...own.creds, mediaGenWebhookApi: { secret: own.webhookSecret } },
+			credentials: own.creds,
 			// Nothing listens there: no delivery ever ends the wait.
 			webhookWaitingBaseUrl: 'http://127.0.0.1:9/webhook-waiting',
 		});
@@ -136,7 +130,7 @@ describe('1. in pause mode too', () => {
 		const requestKey = /Request Key set to (the expression )?"/.test(description)
 			? requestKeyFrom(description)
 			: String(ended.items[0].json.requestKey);
-		const again = await own.generate({ additionalFields: { requestKey } }, items);
+		const again = await generate(own, { additionalFields: { requestKey } }, items);
 		expect(again.error).toBeUndefined();
 		expect(again.items.map((i) => i.json.id)).toEqual(made.map((r) => r.id));
 		expect(own.charges()).toBe(10);
@@ -145,12 +139,12 @@ describe('1. in pause mode too', () => {
 
 describe('2. a stopped batch names every run that may have been charged', () => {
 	test('two items whose answers were lost: the error names both request keys, in its text and its context', async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		loseEveryAnswer();
-		const r = await own.generate({ waiting: { timeoutMinutes: 0.05 } }, prompts('an owl', 'a hawk'));
+		const r = await generate(own, { waiting: { timeoutMinutes: 0.05 } }, prompts('an owl', 'a hawk'));
 		backend.sandbox.faults.set([]);
 		expect(own.charges()).toBe(10);
-		const keys = [...new Set(own.keys())];
+		const keys = [...new Set(keysSent(own))];
 		expect(keys).toHaveLength(2);
 		for (const key of keys) expect(`${r.error?.message} ${r.error?.description}`).toContain(key);
 		const named = [
@@ -164,24 +158,25 @@ describe('2. a stopped batch names every run that may have been charged', () => 
 
 describe('5. a passing failure after a lost answer', () => {
 	test('lost, then 500 and 503: the key is sent again until its run comes back, charged once, with its file', async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		backend.sandbox.faults.set([{ route: 'POST /generations', script: ['drop_after', '500', '503'] }]);
-		const r = await own.generate({}, prompts('a heron at dawn'));
+		const r = await generate(own, {}, prompts('a heron at dawn'));
 		expect(r.error).toBeUndefined();
 		expect(r.items[0].json.status).toBe('SUCCEEDED');
 		expect(r.items[0].binary?.data.mimeType).toBe('image/png');
 		expect(own.runs()).toHaveLength(1);
 		expect(r.items[0].json.id).toBe(own.runs()[0].id);
-		expect(new Set(own.keys()).size).toBe(1);
+		expect(new Set(keysSent(own)).size).toBe(1);
 		expect(own.charges()).toBe(5);
 	});
 });
 
 describe('3. the spending cap counts a run whose answer was lost', () => {
 	test('cap 50, three 25-credit images, every answer lost: at most 50 charged, the third refused', async () => {
-		const own = ownAccount({ concurrency: 1 });
+		const own = ownAccount(backend.sandbox, { concurrency: 1 });
 		loseEveryAnswer();
-		const r = await own.generate(
+		const r = await generate(
+			own,
 			{ model: 'lumora-image-2', additionalFields: { maxCredits: 50 }, waiting: { timeoutMinutes: 0.05 } },
 			prompts('one', 'two', 'three'),
 			continueOnFail,
@@ -194,7 +189,7 @@ describe('3. the spending cap counts a run whose answer was lost', () => {
 	});
 
 	test('an item queued behind the cap is not sent after its own deadline', async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		loseEveryAnswer();
 		// Item 1 holds the cap's turn for 6 s of lost answers; items 2 and 3 have 3 s.
 		const items = [
@@ -202,7 +197,8 @@ describe('3. the spending cap counts a run whose answer was lost', () => {
 			{ json: { prompt: 'second', limit: 0.05 } },
 			{ json: { prompt: 'third', limit: 0.05 } },
 		];
-		const r = await own.generate(
+		const r = await generate(
+			own,
 			{ additionalFields: { maxCredits: 1000 }, waiting: { timeoutMinutes: '={{ $json.limit }}' } },
 			items,
 			continueOnFail,
@@ -219,7 +215,7 @@ describe('3. the spending cap counts a run whose answer was lost', () => {
 
 describe('uploads: the spec counts MB as a million bytes', () => {
 	test('a 10.3 MB image is refused before anything is sent, naming the file and the limit', async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		const bytes = Buffer.alloc(10_300_000);
 		bytes.write('\x89PNG\r\n\x1a\n', 'binary');
 		const item: INodeExecutionData = {
@@ -227,11 +223,11 @@ describe('uploads: the spec counts MB as a million bytes', () => {
 			binary: { data: { data: bytes.toString('base64'), mimeType: 'image/png', fileName: 'holiday.png' } },
 		};
 		const uploads = backend.requests('POST /v1/uploads').length;
-		const r = await own.generate({ model: 'lumora-image-2', referenceImageProperties: 'data' }, [item]);
+		const r = await generate(own, { model: 'lumora-image-2', referenceImageProperties: 'data' }, [item]);
 		expect(r.error?.message).toMatch(/the file "holiday\.png" in "data" is 10\.3 MB .*at most 10 MB/);
 		expect(r.error?.description).toMatch(/Nothing was submitted and nothing was charged/);
 		expect(backend.requests('POST /v1/uploads').length).toBe(uploads);
-		expect(own.keys()).toEqual([]);
+		expect(keysSent(own)).toEqual([]);
 		expect(own.charges() === 0).toBe(true);
 	});
 });

@@ -5,6 +5,7 @@ import { makePng } from '../../sandbox/media';
 import { getModelOptionFields, searchModels } from '../../nodes/MediaGen/methods';
 import { loadOptionsContext, runNode } from '../helpers/engine';
 import { runEnded, startBackend, type TestBackend } from '../helpers/sandbox';
+import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -84,8 +85,7 @@ describe('Generation → Get, Wait, Get Many', () => {
 	});
 
 	test('Get Many: Return All follows next_before across pages; limit and filters apply', async () => {
-		const fresh = backend.sandbox.engine.createAccount({ credits: 1000 });
-		const creds = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: fresh.keys[0] } };
+		const { account: fresh, creds } = ownAccount(backend.sandbox);
 		for (let i = 0; i < 7; i++) {
 			const res = await fetch(`${backend.sandbox.baseUrl}/generations`, {
 				method: 'POST',

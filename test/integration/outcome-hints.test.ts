@@ -4,6 +4,7 @@
 // under "Continue (using error output)" a failed item leaves by the error output, as n8n-core routes it.
 import { generate } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -13,10 +14,9 @@ beforeAll(async () => {
 afterAll(async () => await backend.sandbox.close());
 
 test('a run past the time limit and a cap refusal appear as execution hints above the output', async () => {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 1_000, concurrency: 3 });
-	const creds = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] } };
+	const own = ownAccount(backend.sandbox);
 	const r = await generate(
-		creds,
+		own.creds,
 		{
 			prompt: '={{ $json.prompt }}',
 			downloadOutputs: false,

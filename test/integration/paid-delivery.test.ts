@@ -7,6 +7,7 @@ import type { Model } from '../../sandbox/types';
 import { runNode, type RunOptions } from '../helpers/engine';
 import { generate as generateRun } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { ownAccount, runsOf } from '../helpers/world';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -26,7 +27,6 @@ const keysSince = (posts: number) =>
 		.requests('POST /v1/generations')
 		.slice(posts)
 		.map((e) => String((e.body as IDataObject).requestKey));
-const ownRuns = () => [...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === backend.account.id);
 
 describe('1. every item is checked before the first submission', () => {
 	test('ten items, the tenth with an empty prompt: nothing is sent or charged, and the message names that item once', async () => {
@@ -88,13 +88,13 @@ describe('1. every item is checked before the first submission', () => {
 
 describe('2. a batch that stops still accounts for every paid run', () => {
 	test('the error lists each run already paid for, with its id, cost and status, and how to fetch it', async () => {
-		const before = new Set(ownRuns().map((r) => r.id));
+		const before = new Set(runsOf(backend.sandbox, backend.account.id).map((r) => r.id));
 		const r = await generate(
 			{ prompt: '={{ $json.prompt }}' },
 			prompts('a cat', 'a dog [fail]', 'a cow', 'a hen', 'a fox'),
 		);
 		expect(r.error?.message).toMatch(/Run gen_[0-9a-f]+ failed/);
-		const runs = ownRuns().filter((x) => !before.has(x.id));
+		const runs = runsOf(backend.sandbox, backend.account.id).filter((x) => !before.has(x.id));
 		for (const x of runs) backend.sandbox.engine.settle(x);
 		const paid = runs.filter((x) => x.status === 'SUCCEEDED');
 		expect(paid.length).toBeGreaterThanOrEqual(1);
@@ -109,26 +109,15 @@ describe('2. a batch that stops still accounts for every paid run', () => {
 	});
 });
 
-/**
- * An account of its own: re-sent submissions count against the service's 20 a minute per identity, which the
- * tests after these would otherwise meet.
- */
-function ownAccount() {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 1_000, concurrency: 3 });
-	const creds = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] } };
-	return {
-		generate: (params: IDataObject) => generateRun(creds, params),
-		charges: () => backend.charges(own.id),
-		runs: () => [...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === own.id),
-	};
-}
+// These tests take an account of their own (ownAccount): re-sent submissions count against the service's 20 a
+// minute per identity, which the tests after these would otherwise meet.
 
 describe('3. a lost submission answer is never passed off as safe, and never matched by content', () => {
 	test('answers lost three times: the same key is sent again and returns the run it made, charged once', async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		backend.sandbox.faults.set([{ route: 'POST /generations', script: Array(3).fill('drop_after') }]);
 		const posts = backend.requests('POST /v1/generations').length;
-		const r = await own.generate({ prompt: 'lost three times' });
+		const r = await generateRun(own.creds, { prompt: 'lost three times' });
 		expect(r.error).toBeUndefined();
 		expect(r.items[0].json.status).toBe('SUCCEEDED');
 		expect(r.items[0].binary?.data.mimeType).toBe('image/png');
@@ -142,10 +131,10 @@ describe('3. a lost submission answer is never passed off as safe, and never mat
 	])(
 		'answers %s until the time limit while an identical run of another execution exists: that run is never returned',
 		async (_name, kind) => {
-			const own = ownAccount();
+			const own = ownAccount(backend.sandbox);
 			const prompt = `twin request ${kind}`;
 			// Another execution (its own request key) made the same request a moment ago: same model, prompt, options.
-			const other = await own.generate({ prompt });
+			const other = await generateRun(own.creds, { prompt });
 			const otherId = String(other.items[0].json.id);
 			expect(otherId).toMatch(/^gen_/);
 			backend.sandbox.faults.set([{ route: 'POST /generations', rate: 1, kinds: [kind as never] }]);
@@ -153,7 +142,7 @@ describe('3. a lost submission answer is never passed off as safe, and never mat
 			const listReads = () =>
 				backend.requests('GET /v1/generations').filter((e) => !e.path.startsWith('/v1/generations/')).length;
 			const reads = listReads();
-			const r = await own.generate({ prompt, waiting: { timeoutMinutes: 0.1 } });
+			const r = await generateRun(own.creds, { prompt, waiting: { timeoutMinutes: 0.1 } });
 			backend.sandbox.faults.set([]);
 			expect(r.items).toHaveLength(0);
 			const shown = JSON.stringify([r.items, r.error?.message, r.error?.description, r.error?.context]);
@@ -173,7 +162,7 @@ describe('3. a lost submission answer is never passed off as safe, and never mat
 			expect(made).toHaveLength(1);
 			expect(own.charges()).toBe(10);
 			// The advice holds: the key returns this item's own run and charges nothing more.
-			const again = await own.generate({ prompt, additionalFields: { requestKey: key } });
+			const again = await generateRun(own.creds, { prompt, additionalFields: { requestKey: key } });
 			expect(again.items[0].json.status).toBe('SUCCEEDED');
 			expect(again.items[0].json.id).toBe(made[0].id);
 			expect(own.charges()).toBe(10);

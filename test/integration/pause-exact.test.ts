@@ -12,30 +12,17 @@ import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import type { TestBackend } from '../helpers/sandbox';
 import { until } from '../helpers/until';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
+import { ownAccount, runsOf, type OwnCredentials } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WaitingHost;
 usePauseStack((b, h) => ([backend, host] = [b, h]));
 
-type Creds = { mediaGenApi: { baseUrl: string; apiKey: string }; mediaGenWebhookApi: { secret: string } };
-
-/** An account of its own, so charges and slots are this test's alone. */
-function ownAccount(concurrency = 3): { id: string; creds: Creds } {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency });
-	return {
-		id: own.id,
-		creds: {
-			mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
-			mediaGenWebhookApi: { secret: own.webhookSecret },
-		},
-	};
-}
-
 const same = (count: number, prompt: string) => Array.from({ length: count }, () => ({ json: { prompt } }));
 
 /** Runs the step until it pauses; n8n does not take its deliveries yet (409 "running") until `on.hold`. */
 async function pauseUnheld(
-	creds: Creds,
+	creds: OwnCredentials,
 	items: INodeExecutionData[],
 	params: IDataObject = {},
 	on = host,
@@ -53,14 +40,13 @@ async function pauseUnheld(
 	return result;
 }
 
-async function pause(creds: Creds, items: INodeExecutionData[], params: IDataObject = {}, on = host) {
+async function pause(creds: OwnCredentials, items: INodeExecutionData[], params: IDataObject = {}, on = host) {
 	const result = await pauseUnheld(creds, items, params, on);
 	on.hold(result, creds);
 	return result;
 }
 
 const posts = () => backend.requests('POST /v1/generations').length;
-const runsOf = (ownerId: string) => [...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === ownerId);
 
 /** Each output item is the run its own request key made, for its own position in this execution. */
 function expectOwnRuns(paused: RunResult, items: INodeExecutionData[]): string[] {
@@ -80,14 +66,14 @@ function expectOwnRuns(paused: RunResult, items: INodeExecutionData[]): string[]
 
 describe('identical requests in one batch: a run of its own for every item', () => {
 	test.each([8, 20])('%i identical items on 3 slots', async (count) => {
-		const { id, creds } = ownAccount();
+		const { id, creds } = ownAccount(backend.sandbox, { credits: 10_000 });
 		const before = posts();
 		const paused = await pause(creds, same(count, `the same picture ${count}`));
 		const resumed = await host.resumed(paused.executionId);
 		expect(resumed.error).toBeUndefined();
 		const ids = expectOwnRuns(paused, resumed.items);
 		expect(
-			runsOf(id)
+			runsOf(backend.sandbox, id)
 				.map((r) => r.id)
 				.sort(),
 		).toEqual([...ids].sort());
@@ -100,7 +86,7 @@ describe('identical requests in one batch: a run of its own for every item', () 
 });
 
 test('the same batch again right after, and two executions of it at once: each gets only its own runs', async () => {
-	const { id, creds } = ownAccount();
+	const { id, creds } = ownAccount(backend.sandbox, { credits: 10_000 });
 	const batch = () => ['cat', 'dog', 'cat', 'owl', 'cat'].map((prompt) => ({ json: { prompt } }));
 	const first = await pause(creds, batch());
 	const firstIds = expectOwnRuns(first, (await host.resumed(first.executionId)).items);
@@ -110,26 +96,26 @@ test('the same batch again right after, and two executions of it at once: each g
 	const [aItems, bItems] = await Promise.all([host.resumed(a.executionId), host.resumed(b.executionId)]);
 	const all = [...firstIds, ...againIds, ...expectOwnRuns(a, aItems.items), ...expectOwnRuns(b, bItems.items)];
 	expect(new Set(all).size).toBe(20);
-	expect(runsOf(id)).toHaveLength(20);
+	expect(runsOf(backend.sandbox, id)).toHaveLength(20);
 	expect(backend.charges(id)).toBe(100);
 });
 
 test('nothing is submitted after the time limit; items never sent come out uncharged', async () => {
-	const { id, creds } = ownAccount(1);
+	const { id, creds } = ownAccount(backend.sandbox, { credits: 10_000, concurrency: 1 });
 	const paused = await pause(creds, same(4, 'one at a time'), { waiting: { timeoutMinutes: 0.5 / 60 } });
 	const pausedAt = Date.now();
 	const resumed = await host.resumed(paused.executionId);
 	const limit = pausedAt + 500;
-	for (const run of runsOf(id)) expect(run.createdAt).toBeLessThanOrEqual(limit);
+	for (const run of runsOf(backend.sandbox, id)) expect(run.createdAt).toBeLessThanOrEqual(limit);
 	const unsent = resumed.items.filter((i) => i.json.status === 'NOT_SUBMITTED');
 	expect(unsent.length).toBeGreaterThan(0);
 	for (const item of unsent) expect(item.json).toMatchObject({ timedOut: true, requestKey: expect.any(String) });
-	expect(backend.charges(id)).toBe(5 * runsOf(id).length);
-	expect(runsOf(id).length + unsent.length).toBeLessThanOrEqual(4);
+	expect(backend.charges(id)).toBe(5 * runsOf(backend.sandbox, id).length);
+	expect(runsOf(backend.sandbox, id).length + unsent.length).toBeLessThanOrEqual(4);
 });
 
 test('left at 0, the limit gives each round of runs the batch needs on its slots the suggested 3 minutes', async () => {
-	const { creds } = ownAccount(2);
+	const { creds } = ownAccount(backend.sandbox, { credits: 10_000, concurrency: 2 });
 	const waitFor = async (params: IDataObject) => {
 		const before = Date.now();
 		const paused = await pause(creds, same(5, 'rounds of a batch'), params);
@@ -144,7 +130,7 @@ test('left at 0, the limit gives each round of runs the batch needs on its slots
 });
 
 test('a batch paused by an older version (its record an object, each webhook URL in its item) finishes exactly', async () => {
-	const { id, creds } = ownAccount(1);
+	const { id, creds } = ownAccount(backend.sandbox, { credits: 10_000, concurrency: 1 });
 	const paused = await pauseUnheld(creds, same(3, 'paused by an older version'));
 	const context = paused.run.data.executionData!.contextData as Record<string, IDataObject>;
 	const node = Object.values(context).find((data) => typeof data[PAUSE_STATE_KEY] === 'string')!;
@@ -157,12 +143,12 @@ test('a batch paused by an older version (its record an object, each webhook URL
 	host.hold(paused, creds);
 	// On 1 slot two items are sent after the pause, each with its own webhook URL (checked by expectOwnRuns).
 	expectOwnRuns(paused, (await host.resumed(paused.executionId)).items);
-	expect(runsOf(id)).toHaveLength(3);
+	expect(runsOf(backend.sandbox, id)).toHaveLength(3);
 	expect(backend.charges(id)).toBe(15);
 });
 
 test("two batches on one 2-slot account finish without waiting on the service's retries", async () => {
-	const { id, creds } = ownAccount(2);
+	const { id, creds } = ownAccount(backend.sandbox, { credits: 10_000, concurrency: 2 });
 	const started = Date.now();
 	const [a, b] = await Promise.all([pause(creds, same(5, 'left batch')), pause(creds, same(5, 'right batch'))]);
 	const [ra, rb] = await Promise.all([host.resumed(a.executionId), host.resumed(b.executionId)]);
@@ -190,13 +176,13 @@ test('a process that did not pause the batch (restarted, queue-mode webhook) fin
 	});
 	const elsewhere = await startWaitingHost({ nodeType: other });
 	try {
-		const { id, creds } = ownAccount();
+		const { id, creds } = ownAccount(backend.sandbox, { credits: 10_000 });
 		const before = posts();
 		const paused = await pause(creds, same(8, 'seen elsewhere'), {}, elsewhere);
 		const resumed = await elsewhere.resumed(paused.executionId);
 		expect(resumed.error).toBeUndefined();
 		expectOwnRuns(paused, resumed.items);
-		expect(runsOf(id)).toHaveLength(8);
+		expect(runsOf(backend.sandbox, id)).toHaveLength(8);
 		expect(backend.charges(id)).toBe(40);
 		console.log(`8 identical items resumed by another process: ${(posts() - before) / 8} POSTs per item`);
 	} finally {
@@ -205,7 +191,7 @@ test('a process that did not pause the batch (restarted, queue-mode webhook) fin
 });
 
 test('a typed key already used for another prompt, met after the pause: that item is refused, as in Poll', async () => {
-	const { id, creds } = ownAccount(1);
+	const { id, creds } = ownAccount(backend.sandbox, { credits: 10_000, concurrency: 1 });
 	const keyed = { additionalFields: { requestKey: '={{ $json.key }}' } };
 	const earlier = await pause(creds, [{ json: { prompt: 'an earlier picture', key: 'taken-key' } }], keyed);
 	expect((await host.resumed(earlier.executionId)).items[0].json.status).toBe('SUCCEEDED');
@@ -230,7 +216,7 @@ test('a typed key already used for another prompt, met after the pause: that ite
 });
 
 test('an item another process sent is not called unsent: the step that paused sees its run in the list', async () => {
-	const { id, creds } = ownAccount(1);
+	const { id, creds } = ownAccount(backend.sandbox, { credits: 10_000, concurrency: 1 });
 	const keyed = { additionalFields: { requestKey: '={{ $json.key }}' }, waiting: { timeoutMinutes: 0.5 / 60 } };
 	const items = [
 		{ json: { prompt: 'sent by this process', key: 'own-key' } },
@@ -242,7 +228,8 @@ test('an item another process sent is not called unsent: the step that paused se
 	// Another n8n process (a second webhook process, or the one before a restart) sends the second item once the
 	// first run has freed the slot, and this process, which paused the batch, does not hear of it.
 	const { engine } = backend.sandbox;
-	const final = () => runsOf(id).every((r) => ['SUCCEEDED', 'FAILED'].includes(engine.settle(r).status));
+	const final = () =>
+		runsOf(backend.sandbox, id).every((r) => ['SUCCEEDED', 'FAILED'].includes(engine.settle(r).status));
 	await until(final, 'the first run is final');
 	// It sends what the batch record holds for that item: the first item's request with the second's prompt and key.
 	const sent = backend.requests('POST /v1/generations').map((r) => r.body as IDataObject);

@@ -2,29 +2,20 @@
 // in strict mode signs those deliveries with a secret of its own, which no credential holds: each delivery is
 // then a wake-up call, its run read back with the API credential and taken when final, with one warning.
 // Forged calls change nothing and cost at most one read.
-import { createHmac } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runNode } from '../helpers/engine';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import type { TestBackend } from '../helpers/sandbox';
+import { postSigned } from '../helpers/signing';
 import type { WaitingHost } from '../helpers/waitingHost';
+import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WaitingHost;
 usePauseStack((b, h) => ([backend, host] = [b, h]), { strict: true });
 
 const prompts = (...list: string[]) => list.map((prompt) => ({ json: { prompt } }));
-
-/** An account of its own, with its credentials: the Webhook credential holds the account's signing secret. */
-function ownAccount() {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 1_000, concurrency: 3 });
-	const creds = {
-		mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
-		mediaGenWebhookApi: { secret: own.webhookSecret },
-	};
-	return { id: own.id, creds, charges: () => backend.charges(own.id) };
-}
 
 async function pause(creds: Record<string, IDataObject>, items: INodeExecutionData[]) {
 	const credentials = creds as Record<string, ICredentialDataDecryptedObject>;
@@ -38,7 +29,7 @@ async function pause(creds: Record<string, IDataObject>, items: INodeExecutionDa
 const readsOf = (runId: string) => backend.requests(`GET /v1/generations/${runId}`).length;
 
 test('deliveries signed with a secret the credential does not hold: every file, one charge each, one warning', async () => {
-	const own = ownAccount();
+	const own = ownAccount(backend.sandbox);
 	const r = await pause(own.creds, prompts('strict one', 'strict two', 'strict three'));
 	const resumed = await host.resumed(r.executionId);
 	expect(resumed.error).toBeUndefined();
@@ -64,7 +55,7 @@ test('deliveries signed with a secret the credential does not hold: every file, 
 });
 
 test('a failed run taken on its read-back without Continue On Fail: the error says what failed, and the warning', async () => {
-	const own = ownAccount();
+	const own = ownAccount(backend.sandbox);
 	const r = await pause(own.creds, prompts('strict [fail]'));
 	const resumed = await host.resumed(r.executionId);
 	expect(resumed.error?.message).toMatch(/failed/);
@@ -74,28 +65,13 @@ test('a failed run taken on its read-back without Continue On Fail: the error sa
 });
 
 describe('forged calls change nothing and cost at most one read', () => {
-	function forge(url: string, body: IDataObject): Promise<Response> {
-		const id = `msg_forged_${Math.random().toString(36).slice(2)}`;
-		const ts = String(Math.floor(Date.now() / 1000));
-		const raw = JSON.stringify(body);
-		const key = Buffer.alloc(32, 7);
-		const sig = createHmac('sha256', key).update(`${id}.${ts}.${raw}`).digest('base64');
-		return fetch(url, {
-			method: 'POST',
-			headers: {
-				'content-type': 'application/json',
-				'webhook-id': id,
-				'webhook-timestamp': ts,
-				'webhook-signature': `v1,${sig}`,
-			},
-			body: raw,
-		});
-	}
+	const forge = (url: string, body: IDataObject): Promise<Response> =>
+		postSigned(url, Buffer.alloc(32, 7), `msg_forged_${Math.random().toString(36).slice(2)}`, JSON.stringify(body));
 
 	test('unknown ids get no read; a known id or position gets one; the execution waits on, nothing charged twice', async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		const r = await pause(own.creds, prompts('forged [stuck]'));
-		const run = [...backend.sandbox.engine.runs.values()].find((x) => x.ownerId === own.id)!;
+		const run = own.runs()[0];
 		const resumeUrl = new URL(run.webhookUrl!);
 		const bare = new URL(resumeUrl);
 		bare.searchParams.delete('mgItem');

@@ -1,16 +1,17 @@
 // Pause mode through WorkflowExecute: the execution waits (no worker held) while the sandbox's runs go on,
 // and the sandbox's signed deliveries to the resume URL (served as n8n's WaitingWebhooks does) move
 // the batch on and resume it with the same items, files and errors as Poll mode.
-import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { NO_SIGNING_SECRET_CHOSEN, TIMER_ERROR } from '../../nodes/MediaGen/pause/pauseRuns';
 import { SIGNATURE_FAILURE } from '../../nodes/MediaGen/pause/signatureFailure';
+import { signWebhook } from '../../sandbox/webhooks';
 import { resumeByTimer, runNode } from '../helpers/engine';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import { until } from '../helpers/until';
 import type { TestBackend } from '../helpers/sandbox';
 import type { WaitingHost } from '../helpers/waitingHost';
+import { ownAccount, type OwnAccount } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WaitingHost;
@@ -22,15 +23,8 @@ const credentials = () => ({
 });
 const prompts = (...list: string[]) => list.map((prompt) => ({ json: { prompt } }));
 
-/** An account of its own: earlier tests' stuck runs hold the shared account's slots, and their refunds land late. */
-function ownAccount(concurrency = 3) {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 1_000, concurrency });
-	const creds = {
-		mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
-		mediaGenWebhookApi: { secret: own.webhookSecret },
-	};
-	return { id: own.id, creds, charges: () => backend.charges(own.id) };
-}
+// Tests that take an account of their own (ownAccount) do so because earlier tests' stuck runs hold the shared
+// account's slots, and their refunds land late.
 
 async function pause(params: IDataObject, items?: INodeExecutionData[], extra: IDataObject = {}) {
 	const result = await runNode({
@@ -74,7 +68,7 @@ test('more items than the concurrency: 8 items on 3 slots all finish, each charg
 
 test('forged and replayed deliveries resume nothing', async () => {
 	// Its own account: the stuck run holds a slot and is refunded seconds later, which would upset other tests.
-	const r = await pause({}, prompts('quick', 'held [stuck]'), { credentials: ownAccount().creds });
+	const r = await pause({}, prompts('quick', 'held [stuck]'), { credentials: ownAccount(backend.sandbox).creds });
 	expect(r.run.status).toBe('waiting');
 	const url = `${host.baseUrl}/${r.executionId}?signature=${r.run.data.resumeToken}&mgItem=0`;
 	// The quick run's genuine delivery arrives, and the batch keeps waiting for the other.
@@ -98,12 +92,13 @@ test('forged and replayed deliveries resume nothing', async () => {
 	});
 	const now = Math.floor(Date.now() / 1000);
 	const forgedSecret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
-	const signature = `v1,${createHmac('sha256', Buffer.from(forgedSecret.slice(6), 'base64'))
-		.update(`msg_x.${now}.${body}`)
-		.digest('base64')}`;
 	const forged = await fetch(url.replace('mgItem=0', 'mgItem=1'), {
 		method: 'POST',
-		headers: { 'webhook-id': 'msg_x', 'webhook-timestamp': String(now), 'webhook-signature': signature },
+		headers: {
+			'webhook-id': 'msg_x',
+			'webhook-timestamp': String(now),
+			'webhook-signature': signWebhook(forgedSecret, 'msg_x', now, body),
+		},
 		body,
 	});
 	expect(forged.status).toBe(401);
@@ -155,7 +150,7 @@ test('a failed run without Continue On Fail fails the execution, naming the run,
 });
 
 test('the time limit: a delivery after it resumes at once, unfinished runs marked timedOut with their run IDs', async () => {
-	const own = ownAccount();
+	const own = ownAccount(backend.sandbox);
 	// Item 2 is stuck; item 1's run (300 ms) ends after the 0.2 s limit, so its delivery finds the limit passed.
 	const r = await pause({ waiting: { timeoutMinutes: 0.2 / 60 } }, prompts('on time', 'never done [stuck]'), {
 		credentials: own.creds,
@@ -174,7 +169,7 @@ test('the time limit: a delivery after it resumes at once, unfinished runs marke
 });
 
 test('a failed run and a run still going at the time limit, no Continue On Fail: the error names the one still going as paid', async () => {
-	const own = ownAccount();
+	const own = ownAccount(backend.sandbox);
 	const r = await pause({ waiting: { timeoutMinutes: 0.2 / 60 } }, prompts('broken [fail]', 'still going [stuck]'), {
 		credentials: own.creds,
 	});
@@ -190,7 +185,7 @@ test('a failed run and a run still going at the time limit, no Continue On Fail:
 });
 
 test('an item whose send lost its answer and then heard "busy" is never reported as not charged', async () => {
-	const own = ownAccount(2);
+	const own = ownAccount(backend.sandbox, { concurrency: 2 });
 	// A run of the account holds one slot throughout, the first item the other.
 	const holder = await fetch(`${backend.sandbox.baseUrl}/generations`, {
 		method: 'POST',
@@ -221,14 +216,14 @@ test('an item whose send lost its answer and then heard "busy" is never reported
 	// At most one run for it (never two), and the account paid for exactly the runs it holds that were not refunded
 	// (the holder, stuck, may fail and be refunded on a slow machine).
 	expect(made.length).toBeLessThanOrEqual(1);
-	const runs = [...backend.sandbox.engine.runs.values()].filter((run) => run.ownerId === own.id);
+	const runs = own.runs();
 	expect(runs.map((run) => run.prompt).sort()).toEqual(['first', 'holder [stuck]', ...made.map(() => 'second')].sort());
 	expect(own.charges()).toBe(runs.filter((run) => run.status !== 'FAILED').reduce((sum, run) => sum + run.cost, 0));
 });
 
 describe('pause mode never waits without end', () => {
 	test('deliveries that all fail the signature check and whose runs cannot be read back: an error once the limit passes', async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		// The read-back that would take them (GET /generations/{id}) never answers.
 		backend.sandbox.faults.set([{ route: 'GET /generations/:id', rate: 1, kinds: ['drop'] }]);
 		const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
@@ -261,7 +256,7 @@ describe('pause mode never waits without end', () => {
 	});
 
 	test("deliveries that never come: n8n's timer passes on an outcome per item, not the input", async () => {
-		const own = ownAccount();
+		const own = ownAccount(backend.sandbox);
 		const r = await pause({ waiting: { timeoutMinutes: 0.5 / 60 } }, prompts('unheard', 'unheard too'), {
 			webhookWaitingBaseUrl: 'http://127.0.0.1:9/webhook-waiting',
 			credentials: own.creds,
@@ -287,7 +282,7 @@ describe('pause mode never waits without end', () => {
 });
 
 test("n8n not reachable at first: the service's retries bring the execution back", async () => {
-	const own = ownAccount();
+	const own = ownAccount(backend.sandbox);
 	const result = await runNode({
 		parameters: {
 			resource: 'generation',
@@ -313,26 +308,18 @@ test("n8n not reachable at first: the service's retries bring the execution back
 
 test('one pool of slots: images go on beside a long video instead of queueing behind it', async () => {
 	const engine = backend.sandbox.engine;
-	const own = engine.createAccount({ tier: 'paid', credits: 1_000, concurrency: 2 });
-	const creds = {
-		mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
-		mediaGenWebhookApi: { secret: own.webhookSecret },
-	};
+	const own = ownAccount(backend.sandbox, { concurrency: 2 });
 	// The video lasts long enough (5 s) that a loaded machine still sends image 2 before it ends.
 	const durations = engine.config.durations;
 	engine.config.durations = { ...durations, video: 5_000 };
 	try {
-		await poolOfSlots(engine, creds, own.id);
+		await poolOfSlots(own);
 	} finally {
 		engine.config.durations = durations;
 	}
 });
 
-async function poolOfSlots(
-	engine: typeof backend.sandbox.engine,
-	creds: Record<string, IDataObject>,
-	ownerId: string,
-): Promise<void> {
+async function poolOfSlots(own: OwnAccount): Promise<void> {
 	const jobs = [
 		{ kind: 'video', model: 'studio-video-v1', prompt: 'pool video' },
 		...[1, 2, 3].map((n) => ({ kind: 'image', model: 'studio-image-v1', prompt: `pool image ${n}` })),
@@ -340,10 +327,10 @@ async function poolOfSlots(
 	const result = await pause(
 		{ kind: '={{ $json.kind }}', model: '={{ $json.model }}' },
 		jobs.map((json) => ({ json })),
-		{ credentials: creds },
+		{ credentials: own.creds },
 	);
 	expect(result.run.status).toBe('waiting');
-	host.hold(result, creds);
+	host.hold(result, own.creds);
 	const resumed = await host.resumed(result.executionId);
 	expect(resumed.items.map((i) => i.binary?.data.mimeType)).toEqual([
 		'video/mp4',
@@ -351,7 +338,7 @@ async function poolOfSlots(
 		'image/png',
 		'image/png',
 	]);
-	const runs = [...engine.runs.values()].filter((r) => r.ownerId === ownerId);
+	const runs = own.runs();
 	const video = runs.find((r) => r.kind === 'video')!;
 	const images = runs.filter((r) => r.kind === 'image');
 	expect(images).toHaveLength(3);
@@ -359,7 +346,7 @@ async function poolOfSlots(
 	// image 1 frees, while the video runs.
 	const second = images.find((r) => r.prompt === 'pool image 2')!;
 	expect(second.createdAt).toBeLessThan(video.finishesAt);
-	expect(backend.charges(ownerId)).toBe(runs.reduce((sum, r) => sum + r.cost, 0));
+	expect(own.charges()).toBe(runs.reduce((sum, r) => sum + r.cost, 0));
 }
 
 describe('pause mode is refused before anything is spent where the service could not call back', () => {

@@ -16,7 +16,9 @@ import {
 	TestNodeTypes,
 } from '../helpers/engine';
 import { generate, generateParameters } from '../helpers/generate';
+import { chargesOf } from '../helpers/ledger';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -24,14 +26,6 @@ beforeAll(async () => {
 });
 afterAll(async () => backend.sandbox.close());
 
-function account() {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency: 3 });
-	return { id: own.id, creds: { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] } } };
-}
-
-/** The credits each charge to this owner took, in the sandbox's ledger. */
-const chargesOf = (ownerId: string) =>
-	backend.sandbox.engine.ledger.filter((l) => l.ownerId === ownerId && l.reason === 'charge').map((l) => -l.delta);
 const fromItem = { prompt: '={{ $json.prompt }}', downloadOutputs: false };
 const sentPrompts = (since: number) =>
 	backend
@@ -43,7 +37,7 @@ test.each([
 	['has no prompt field', { subject: 'a harbour' }, 'the item has no "prompt" field.'],
 	['has prompt: null', { prompt: null }, 'the item\'s "prompt" field is null.'],
 ])('one item that %s: refused, naming the field, nothing sent or charged', async (_, json, what) => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 10_000 });
 	const posts = backend.requests('POST /v1/generations').length;
 	const r = await generate(own.creds, fromItem, [{ json: json as IDataObject }]);
 	expect(r.error?.message).toBe(`Prompt: the expression {{ $json.prompt }} gave nothing: ${what}`);
@@ -52,20 +46,20 @@ test.each([
 			'field, or leave out the items without one (for example with a Filter node) before this step.',
 	);
 	expect(sentPrompts(posts)).toEqual([]);
-	expect(chargesOf(own.id)).toEqual([]);
+	expect(chargesOf(backend.sandbox, own.id)).toEqual([]);
 });
 
 test('an empty prompt field is refused as an empty Prompt, nothing sent or charged', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 10_000 });
 	const posts = backend.requests('POST /v1/generations').length;
 	const r = await generate(own.creds, fromItem, [{ json: { prompt: '' } }]);
 	expect(r.error?.message).toBe('Prompt is empty. Write at least 1 character.');
 	expect(sentPrompts(posts)).toEqual([]);
-	expect(chargesOf(own.id)).toEqual([]);
+	expect(chargesOf(backend.sandbox, own.id)).toEqual([]);
 });
 
 test('Continue On Fail: the item without a prompt gets an error item, the others run and are charged', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 10_000 });
 	const posts = backend.requests('POST /v1/generations').length;
 	const items = [{ json: { prompt: 'a lighthouse' } }, { json: { other: 1 } }, { json: { prompt: 'a harbour' } }];
 	const r = await generate(own.creds, fromItem, items, { nodeOverrides: { onError: 'continueRegularOutput' } });
@@ -74,11 +68,11 @@ test('Continue On Fail: the item without a prompt gets an error item, the others
 	expect(String(r.items[1].json.error)).toMatch(/Prompt: the expression \{\{ \$json\.prompt \}\} gave nothing/);
 	expect(String(r.items[1].json.error)).toMatch(/has no "prompt" field/);
 	expect(sentPrompts(posts).sort()).toEqual(['a harbour', 'a lighthouse']);
-	expect(chargesOf(own.id)).toEqual([5, 5]);
+	expect(chargesOf(backend.sandbox, own.id)).toEqual([5, 5]);
 });
 
 test('the word "undefined" typed as fixed text is a prompt and is sent', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 10_000 });
 	const posts = backend.requests('POST /v1/generations').length;
 	const r = await generate(own.creds, { prompt: 'undefined', downloadOutputs: false });
 	expect(r.error).toBeUndefined();
@@ -114,7 +108,7 @@ async function estimateThenGenerate(creds: object, items: INodeExecutionData[], 
 }
 
 test('Estimate Cost (a summary item) → Generate: refused, naming it and how to leave it out', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 10_000 });
 	const posts = backend.requests('POST /v1/generations').length;
 	const r = await estimateThenGenerate(own.creds, [
 		{ json: { prompt: 'a lighthouse' } },
@@ -128,11 +122,11 @@ test('Estimate Cost (a summary item) → Generate: refused, naming it and how to
 	expect(r.error?.description).toMatch(/Estimate Cost's summary/);
 	expect(r.error?.description).toMatch(/Put the Summary to On Every Item/);
 	expect(sentPrompts(posts)).toEqual([]);
-	expect(chargesOf(own.id)).toEqual([]);
+	expect(chargesOf(backend.sandbox, own.id)).toEqual([]);
 });
 
 test('Estimate Cost → Generate, Continue On Fail: the summary is an error item, the others run', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 10_000 });
 	const posts = backend.requests('POST /v1/generations').length;
 	const estimated = [{ json: { prompt: 'a lighthouse' } }, { json: { prompt: 'a harbour' } }];
 	const r = await estimateThenGenerate(own.creds, estimated, { onError: 'continueRegularOutput' });
@@ -141,5 +135,5 @@ test('Estimate Cost → Generate, Continue On Fail: the summary is an error item
 	expect(String(r.items[2].json.error)).toMatch(/"prompt" field is null/);
 	expect(String(r.items[2].json.description)).toMatch(/Put the Summary to On Every Item/);
 	expect(sentPrompts(posts).sort()).toEqual(['a harbour', 'a lighthouse']);
-	expect(chargesOf(own.id)).toEqual([5, 5]);
+	expect(chargesOf(backend.sandbox, own.id)).toEqual([5, 5]);
 });

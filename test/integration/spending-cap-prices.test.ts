@@ -6,8 +6,10 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { generate } from '../helpers/generate';
+import { chargesOf } from '../helpers/ledger';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
+import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WaitingHost;
@@ -19,18 +21,6 @@ afterAll(async () => {
 	await host.close();
 	await backend.sandbox.close();
 });
-
-/** A fresh account with no history, so no test depends on another's runs. */
-function account() {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 100_000, concurrency: 3 });
-	return {
-		id: own.id,
-		creds: {
-			mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
-			mediaGenWebhookApi: { secret: own.webhookSecret },
-		},
-	};
-}
 
 const continueOnFail = { nodeOverrides: { onError: 'continueRegularOutput' as const } };
 const prompts = (n: number, word: string) =>
@@ -49,7 +39,7 @@ function params(kind: string, model: string, options: IDataObject, maxCredits?: 
 }
 
 test('video, 8 s with sound, no earlier run: the first goes alone, its price (180) then refuses the rest', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const r = await generate(
 		own.creds,
 		params('video', 'lumora-motion-3-fast', video8sSound, 300),
@@ -63,11 +53,11 @@ test('video, 8 s with sound, no earlier run: the first goes alone, its price (18
 	);
 	expect(r.items[1].json.description).toMatch(/the cap can be passed by at most the price of that one run/);
 	expect(backend.charges(own.id)).toBe(180); // at most cap + one unpredictable run; here under the cap
-	expect(backend.sandbox.engine.ledger.filter((l) => l.ownerId === own.id && l.delta < 0)).toHaveLength(1);
+	expect(chargesOf(backend.sandbox, own.id)).toHaveLength(1);
 });
 
 test("video: with the combination in the account's history, a batch that would cross the cap is refused up front", async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const first = await generate(own.creds, params('video', 'lumora-motion-3-fast', video8sSound), prompts(1, 'seed'));
 	expect(first.items[0].json.cost).toBe(180);
 	const posts = backend.requests('POST /v1/generations').length;
@@ -81,7 +71,7 @@ test("video: with the combination in the account's history, a batch that would c
 });
 
 test('image, 4K (38 credits, catalogue 25): never past the cap once the price is known', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const r = await generate(
 		own.creds,
 		params('image', 'lumora-image-2', { resolution: '4K' }, 70),
@@ -93,7 +83,7 @@ test('image, 4K (38 credits, catalogue 25): never past the cap once the price is
 });
 
 test('music in another mode costs the catalogue price: the cap stops at the last run that fits', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const r = await generate(
 		own.creds,
 		{ ...params('music', 'cadence-song-v1', {}, 150), musicMode: 'Instrumental' },
@@ -115,7 +105,7 @@ function sixtySecondsOfAudio(): INodeExecutionData['binary'] {
 }
 
 test('talking avatar with 60 s of audio (2,220 credits, catalogue 185): spends at most the cap plus that one run', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const items = [1, 2, 3].map((i) => ({ json: { prompt: `talk ${i}` }, binary: sixtySecondsOfAudio() }));
 	const r = await generate(
 		own.creds,
@@ -138,7 +128,7 @@ test('talking avatar with 60 s of audio (2,220 credits, catalogue 185): spends a
 });
 
 test('pause mode refuses a capped batch with a price it cannot know before pausing: nothing sent or charged', async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	const posts = backend.requests('POST /v1/generations').length;
 	const r = await generate(
 		own.creds,
@@ -157,7 +147,7 @@ test('pause mode refuses a capped batch with a price it cannot know before pausi
 });
 
 test("pause mode plans known prices from the account's history: never past the cap", async () => {
-	const own = account();
+	const own = ownAccount(backend.sandbox, { credits: 100_000 });
 	await generate(own.creds, params('video', 'lumora-motion-3-fast', video8sSound), prompts(1, 'seed'));
 	const r = await generate(
 		own.creds,

@@ -6,6 +6,7 @@ import type { IDataObject, INodeType } from 'n8n-workflow';
 import { runNode } from '../helpers/engine';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { startWaitingHost, type WaitingHost } from '../helpers/waitingHost';
+import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
 let elsewhere: WaitingHost;
@@ -33,11 +34,8 @@ afterAll(async () => {
 const prompts = (...p: string[]) => p.map((prompt) => ({ json: { prompt } }));
 
 test('a pass after a pause resumed by another process counts what the paused batch spent', async () => {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency: 3 });
-	const credentials = {
-		mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
-		mediaGenWebhookApi: { secret: own.webhookSecret },
-	};
+	const own = ownAccount(backend.sandbox, { credits: 10_000 });
+	const credentials = own.creds;
 	const parameters: IDataObject = {
 		resource: 'generation',
 		operation: 'generate',

@@ -5,13 +5,14 @@
 // it expected. With Download Outputs on, the delivery is answered before the files are downloaded.
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
-import { createHmac } from 'node:crypto';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import { heldVideoRun, startHeldFileServer } from '../helpers/heldFileServer';
 import { runEnded, startBackend, type TestBackend } from '../helpers/sandbox';
+import { postSigned } from '../helpers/signing';
 import { until } from '../helpers/until';
 import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
+import { deliveryOf } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WebhookHost | undefined;
@@ -36,31 +37,14 @@ async function submit(body: Record<string, unknown>): Promise<{ id: string }> {
 	return ((await res.json()) as { generation: { id: string } }).generation;
 }
 
-const deliveryOf = (runId: string) => backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === runId);
-
-const delivered = (runId: string) => until(() => !!deliveryOf(runId)?.attempts.length, `the delivery of ${runId}`);
-
-function signed(url: string, secret: string, id: string, body: string): Promise<Response> {
-	const ts = Math.floor(Date.now() / 1000);
-	const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-	const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
-	return fetch(url, {
-		method: 'POST',
-		headers: {
-			'content-type': 'application/json',
-			'webhook-id': id,
-			'webhook-timestamp': String(ts),
-			'webhook-signature': signature,
-		},
-		body,
-	});
-}
+const delivered = (runId: string) =>
+	until(() => !!deliveryOf(backend.sandbox, runId)?.attempts.length, `the delivery of ${runId}`);
 
 test('a per-run delivery signed with another secret starts the workflow once when an API credential is attached', async () => {
 	host = await hostTrigger({}, { secret: backend.account.webhookSecret }, 0, { apiCredentials: api() });
 	const run = await submit({ prompt: 'read me back', webhookUrl: host.url });
 	await delivered(run.id);
-	const delivery = deliveryOf(run.id)!;
+	const delivery = deliveryOf(backend.sandbox, run.id)!;
 	expect(delivery.attempts[0].status).toBe(200);
 	// Resent by the service twice more: still one execution.
 	backend.sandbox.engine.webhooks.resend(delivery.id);
@@ -82,7 +66,7 @@ test('without an API credential the same delivery gets 401, starts nothing, and 
 		host = await hostTrigger({}, { secret: backend.account.webhookSecret });
 		const run = await submit({ prompt: 'refused', webhookUrl: host.url });
 		await delivered(run.id);
-		expect(deliveryOf(run.id)!.attempts[0].status).toBe(401);
+		expect(deliveryOf(backend.sandbox, run.id)!.attempts[0].status).toBe(401);
 		expect(host.started).toHaveLength(0);
 		const logged = JSON.stringify(warn.mock.calls);
 		expect(logged).toMatch(/refused a delivery \(Signature does not match\)/);
@@ -111,11 +95,11 @@ test('forged calls with an API credential: a run of nobody gets one read and 401
 	const wrong = newWebhookSecret();
 	let before = reads();
 	const nobody = { ...(await finishedRun('template')), id: 'gen_nobody' };
-	expect((await signed(host.url, wrong, 'msg_gen_nobody_succeeded', JSON.stringify(nobody))).status).toBe(401);
+	expect((await postSigned(host.url, wrong, 'msg_gen_nobody_succeeded', JSON.stringify(nobody))).status).toBe(401);
 	expect(reads() - before).toBe(1);
 	// Not a run at all: no read.
 	before = reads();
-	expect((await signed(host.url, wrong, 'msg_x', JSON.stringify({ hello: 1 }))).status).toBe(401);
+	expect((await postSigned(host.url, wrong, 'msg_x', JSON.stringify({ hello: 1 }))).status).toBe(401);
 	expect(reads()).toBe(before);
 	// A real run of the account, still going, claimed as finished: read once, refused.
 	const stuck = await submit({ prompt: 'not yet [stuck]' });
@@ -124,7 +108,7 @@ test('forged calls with an API credential: a run of nobody gets one read and 401
 		status: 'SUCCEEDED',
 	};
 	before = reads();
-	expect((await signed(host.url, wrong, `msg_${stuck.id}_succeeded`, JSON.stringify(claim))).status).toBe(401);
+	expect((await postSigned(host.url, wrong, `msg_${stuck.id}_succeeded`, JSON.stringify(claim))).status).toBe(401);
 	expect(reads() - before).toBe(1);
 	expect(host.started).toHaveLength(0);
 });
@@ -145,7 +129,7 @@ test('a body that differs from the run record in any field is refused after one 
 	];
 	for (const body of variants) {
 		const before = reads();
-		const answer = await signed(host.url, wrong, msg, JSON.stringify(body));
+		const answer = await postSigned(host.url, wrong, msg, JSON.stringify(body));
 		expect(answer.status).toBe(401);
 		expect(reads() - before).toBeLessThanOrEqual(1);
 	}
@@ -160,17 +144,17 @@ test("a webhook-id not the body's, a status never delivered, a run past the memo
 	const before = reads();
 	const body = JSON.stringify(run);
 	// Another run's id, the other outcome, no msg_ shape at all.
-	expect((await signed(host.url, wrong, 'msg_gen_other_succeeded', body)).status).toBe(401);
-	expect((await signed(host.url, wrong, `msg_${run.id}_failed`, body)).status).toBe(401);
-	expect((await signed(host.url, wrong, 'anything', body)).status).toBe(401);
+	expect((await postSigned(host.url, wrong, 'msg_gen_other_succeeded', body)).status).toBe(401);
+	expect((await postSigned(host.url, wrong, `msg_${run.id}_failed`, body)).status).toBe(401);
+	expect((await postSigned(host.url, wrong, 'anything', body)).status).toBe(401);
 	// The service delivers succeeded and failed runs only.
 	const canceled = JSON.stringify({ ...run, status: 'CANCELED' });
-	expect((await signed(host.url, wrong, `msg_${run.id}_canceled`, canceled)).status).toBe(401);
+	expect((await postSigned(host.url, wrong, `msg_${run.id}_canceled`, canceled)).status).toBe(401);
 	// The same genuine body, 49 hours after the run began: past what the de-duplication memory covers.
 	const old = await finishedRun('an old run');
 	engine.runs.get(old.id as string)!.createdAt -= 49 * 3600_000;
 	const replay = JSON.stringify(engine.publicRun(engine.runs.get(old.id as string)!));
-	expect((await signed(host.url, wrong, `msg_${old.id}_succeeded`, replay)).status).toBe(401);
+	expect((await postSigned(host.url, wrong, `msg_${old.id}_succeeded`, replay)).status).toBe(401);
 	expect(reads()).toBe(before);
 	expect(host.started).toHaveLength(0);
 });
@@ -180,8 +164,8 @@ test('a run the service reports as CANCELED is never taken, nor labelled failed'
 	const wrong = newWebhookSecret();
 	const run = await finishedRun('canceled later');
 	backend.sandbox.engine.runs.get(run.id as string)!.status = 'CANCELED';
-	expect((await signed(host.url, wrong, `msg_${run.id}_succeeded`, JSON.stringify(run))).status).toBe(401);
-	expect((await signed(host.url, wrong, `msg_${run.id}_failed`, JSON.stringify(run))).status).toBe(401);
+	expect((await postSigned(host.url, wrong, `msg_${run.id}_succeeded`, JSON.stringify(run))).status).toBe(401);
+	expect((await postSigned(host.url, wrong, `msg_${run.id}_failed`, JSON.stringify(run))).status).toBe(401);
 	expect(host.started).toHaveLength(0);
 });
 
@@ -195,8 +179,8 @@ test('the exact body of a finished run, called in twice: one read, one start, wi
 		const reordered = Object.fromEntries(Object.entries(run).reverse());
 		const msg = `msg_${run.id}_${outcomeOf(run)}`;
 		const before = reads();
-		expect((await signed(host.url, wrong, msg, JSON.stringify(reordered))).status).toBe(200);
-		expect((await signed(host.url, wrong, msg, JSON.stringify(run))).status).toBe(200);
+		expect((await postSigned(host.url, wrong, msg, JSON.stringify(reordered))).status).toBe(200);
+		expect((await postSigned(host.url, wrong, msg, JSON.stringify(run))).status).toBe(200);
 		expect(reads() - before).toBeLessThanOrEqual(1);
 	}
 	expect(host.started).toHaveLength(2);
@@ -228,7 +212,7 @@ test('Download Outputs: the delivery is answered while a large file is still dow
 	const files = await startHeldFileServer(20 * 1024 * 1024, 'video/mp4');
 	try {
 		const run = heldVideoRun(files, 'gen_bigfile');
-		const answer = await signed(host.url, secret, 'msg_gen_bigfile_succeeded', JSON.stringify(run));
+		const answer = await postSigned(host.url, secret, 'msg_gen_bigfile_succeeded', JSON.stringify(run));
 		// Answered while the file is held back: the download goes on after the answer.
 		expect(answer.status).toBe(200);
 		await until(() => files.requested(), 'the download to start');

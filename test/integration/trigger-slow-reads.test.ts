@@ -6,6 +6,7 @@
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
 import { until } from '../helpers/until';
+import { deliveryOf } from '../helpers/world';
 
 const SLOW_READS = [{ route: 'GET /generations/:id', rate: 1, kinds: ['slow' as const], slowMs: 12_000 }];
 
@@ -27,13 +28,11 @@ async function submit(body: Record<string, unknown>): Promise<string> {
 	return ((await res.json()) as { generation: { id: string } }).generation.id;
 }
 
-const deliveryOf = (runId: string) => backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === runId)!;
-
 /** Waits until the delivery is acknowledged or an attempt timed out, and every webhook() call has returned. */
 async function deliveredOrLate(runId: string): Promise<void> {
 	await until(
 		() => {
-			const d = deliveryOf(runId);
+			const d = deliveryOf(backend.sandbox, runId);
 			const done = d && (d.delivered || d.attempts.some((a) => a.status === null));
 			return !!done && host!.responses.length >= d.attempts.length;
 		},
@@ -48,7 +47,7 @@ test('reads take 12 s: an unsigned delivery is answered in time and starts one e
 	host = await hostTrigger({}, { secret: backend.account.webhookSecret }, 0, { apiCredentials: api });
 	const runId = await submit({ prompt: 'slow service', webhookUrl: host.url });
 	await deliveredOrLate(runId);
-	const delivery = deliveryOf(runId);
+	const delivery = deliveryOf(backend.sandbox, runId)!;
 	expect(delivery.attempts.map((a) => a.error)).not.toContain('timeout');
 	expect(delivery.attempts.every((a) => a.status !== null)).toBe(true);
 	expect(delivery.delivered).toBe(true);
@@ -83,7 +82,7 @@ test('reads take 12 s: a signed delivery with Download Outputs is answered at on
 	host = await hostTrigger({ downloadOutputs: true }, { secret: backend.account.webhookSecret });
 	const runId = await submit({ prompt: 'slow service, signed', webhookUrl: host.url });
 	await deliveredOrLate(runId);
-	const delivery = deliveryOf(runId);
+	const delivery = deliveryOf(backend.sandbox, runId)!;
 	expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
 	await until(() => host!.started.length > 0, 'an execution to start', 4_000);
 	expect(host.started).toHaveLength(1);

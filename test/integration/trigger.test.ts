@@ -3,12 +3,13 @@
 // succeeded and failed runs, retries) and never starts for forged or replayed ones.
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
-import { createHmac } from 'node:crypto';
 
-import { newWebhookSecret } from '../../sandbox/webhooks';
+import { newWebhookSecret, signWebhook } from '../../sandbox/webhooks';
 import { activateTrigger, hostTrigger, type WebhookHost } from '../helpers/webhookHost';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { postSigned } from '../helpers/signing';
 import { until } from '../helpers/until';
+import { deliveryOf } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WebhookHost | undefined;
@@ -55,7 +56,7 @@ test('a per-run webhookUrl: the sandbox retries a delivery whose answer was lost
 	const original = host.url;
 	const run = await submit({ prompt: 'retried', webhookUrl: original });
 	await delivered('the scheduled retry delivered', 1, [run.id]);
-	const delivery = backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === run.id)!;
+	const delivery = deliveryOf(backend.sandbox, run.id)!;
 	backend.sandbox.engine.webhooks.resend(delivery.id);
 	backend.sandbox.engine.webhooks.resend(delivery.id);
 	await until(() => delivery.attempts.length >= 4, 'both resends answered');
@@ -70,27 +71,27 @@ test('forged, stale and replayed-with-new-timestamp deliveries start nothing and
 	const secret = newWebhookSecret();
 	host = await hostTrigger({}, { secret });
 	const body = JSON.stringify({ id: 'gen_forged', kind: 'image', model: 'x', status: 'SUCCEEDED', outputs: [] });
-	const sign = (s: string, id: string, ts: number, b: string) =>
-		`v1,${createHmac('sha256', Buffer.from(s.slice(6), 'base64'))
-			.update(`${id}.${ts}.${b}`)
-			.digest('base64')}`;
 	const now = Math.floor(Date.now() / 1000);
 	const post = (headers: Record<string, string>, b = body) =>
 		fetch(host!.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: b });
 	const forged = await post({
 		'webhook-id': 'msg_a',
 		'webhook-timestamp': String(now),
-		'webhook-signature': sign(newWebhookSecret(), 'msg_a', now, body),
+		'webhook-signature': signWebhook(newWebhookSecret(), 'msg_a', now, body),
 	});
 	expect(forged.status).toBe(401);
 	const stale = await post({
 		'webhook-id': 'msg_b',
 		'webhook-timestamp': String(now - 600),
-		'webhook-signature': sign(secret, 'msg_b', now - 600, body),
+		'webhook-signature': signWebhook(secret, 'msg_b', now - 600, body),
 	});
 	expect(stale.status).toBe(401);
 	const tampered = await post(
-		{ 'webhook-id': 'msg_c', 'webhook-timestamp': String(now), 'webhook-signature': sign(secret, 'msg_c', now, body) },
+		{
+			'webhook-id': 'msg_c',
+			'webhook-timestamp': String(now),
+			'webhook-signature': signWebhook(secret, 'msg_c', now, body),
+		},
 		body.replace('gen_forged', 'gen_forgee'),
 	);
 	expect(tampered.status).toBe(401);
@@ -103,7 +104,7 @@ test('forged, stale and replayed-with-new-timestamp deliveries start nothing and
 	const valid = {
 		'webhook-id': 'msg_e',
 		'webhook-timestamp': String(now),
-		'webhook-signature': sign(secret, 'msg_e', now, body),
+		'webhook-signature': signWebhook(secret, 'msg_e', now, body),
 	};
 	expect((await post(valid)).status).toBe(200);
 	expect((await post(valid)).status).toBe(200);
@@ -135,19 +136,10 @@ test('rotation: deliveries signed with the previous secret are accepted', async 
 	expect(host.started).toHaveLength(1);
 });
 
-/** A delivery signed with `key` (the raw HMAC key), timestamped now. */
-async function signedPost(url: string, id: string, key: Buffer, body: string): Promise<Response> {
-	const ts = String(Math.floor(Date.now() / 1000));
-	const signature = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
-	const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts };
-	return await fetch(url, { method: 'POST', headers: { ...headers, 'webhook-signature': signature }, body });
-}
-const keyOf = (secret: string) => Buffer.from(secret.trim().slice(6), 'base64');
-
 describe("remembered webhook-ids are durable (n8n 2.40's static-data saving, modelled in the host)", () => {
 	const runBody = (n: number) => JSON.stringify({ id: `gen_d${n}`, kind: 'image', model: 'm', status: 'SUCCEEDED' });
 	const deliver = async (url: string, secret: string, n: number) => {
-		const res = await signedPost(url, `msg_gen_d${n}_succeeded`, keyOf(secret), runBody(n));
+		const res = await postSigned(url, secret, `msg_gen_d${n}_succeeded`, runBody(n));
 		await res.text();
 		return res.status;
 	};
@@ -178,7 +170,9 @@ describe("remembered webhook-ids are durable (n8n 2.40's static-data saving, mod
 
 describe('a blank or undecodable secret never lets a forged delivery in', () => {
 	const body = JSON.stringify({ id: 'gen_blank', kind: 'image', model: 'x', status: 'SUCCEEDED', outputs: [] });
-	const post = (id: string, key: Buffer) => signedPost(host!.url, id, key, body);
+	const post = (id: string, key: Buffer) => postSigned(host!.url, key, id, body);
+	/** What Node's lenient base64 decoder makes of a secret: the key a forger would sign with. */
+	const keyOf = (secret: string) => Buffer.from(secret.trim().slice(6), 'base64');
 	const EMPTY_KEY = Buffer.alloc(0);
 
 	test.each([' ', 'whsec_', 'whsec_!!'])('Previous Signing Secret %j: an empty-key signature gets 401', async (old) => {

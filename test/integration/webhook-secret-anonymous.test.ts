@@ -14,6 +14,7 @@ import type { TestBackend } from '../helpers/sandbox';
 import type { WaitingHost } from '../helpers/waitingHost';
 import { hostTrigger, type WebhookHost } from '../helpers/webhookHost';
 import { until } from '../helpers/until';
+import { deliveryOf } from '../helpers/world';
 
 let backend: TestBackend;
 let waiting: WaitingHost;
@@ -60,13 +61,12 @@ test('the trigger never takes a run of an anonymous ID, even with an API key att
 			}),
 		});
 		const runId = ((await res.json()) as { generation: { id: string } }).generation.id;
-		const deliveryOf = () => backend.sandbox.engine.webhooks.deliveries.find((d) => d.runId === runId);
 		await until(
-			() => !!deliveryOf()?.attempts.length && trigger!.responses.length > 0,
+			() => !!deliveryOf(backend.sandbox, runId)?.attempts.length && trigger!.responses.length > 0,
 			'the delivery to be answered',
 			5_000,
 		);
-		expect(deliveryOf()!.attempts[0].status).toBe(401);
+		expect(deliveryOf(backend.sandbox, runId)!.attempts[0].status).toBe(401);
 		expect(trigger.started).toHaveLength(0);
 		const logged = JSON.stringify(warn.mock.calls);
 		expect(logged).toContain(`its run ${runId} did not read back as a finished run of the account`);

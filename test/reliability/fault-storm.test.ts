@@ -6,6 +6,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { generate } from '../helpers/generate';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { runsOf } from '../helpers/world';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -67,7 +68,7 @@ test('100 items under a 20% fault rate on every route', async () => {
 
 	// The ledger: per request key at most one run is charged; every failed run is refunded.
 	const engine = backend.sandbox.engine;
-	const runs = [...engine.runs.values()].filter((r) => r.ownerId === backend.account.id);
+	const runs = runsOf(backend.sandbox, backend.account.id);
 	const byKey = new Map<string, number>();
 	for (const r of runs) byKey.set(String(r.requestKey), (byKey.get(String(r.requestKey)) ?? 0) + 1);
 	expect([...byKey.values()].every((n) => n === 1)).toBe(true);

@@ -2,6 +2,7 @@
 // ledger balanced.
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import { until } from '../helpers/until';
+import { runsOf } from '../helpers/world';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -83,7 +84,7 @@ test('two concurrent clients × 500 requests: no run lost, ledger balanced', asy
 	] as const) {
 		expect(result.statuses).toHaveLength(500);
 		expect(result.statuses.every((s) => [200, 202, 404].includes(s))).toBe(true);
-		const mine = [...sb.engine.runs.values()].filter((r) => r.ownerId === account.id);
+		const mine = runsOf(sb, account.id);
 		// Every accepted run exists, and every run was accepted once per key.
 		for (const id of result.accepted) expect(sb.engine.runs.get(id)?.ownerId).toBe(account.id);
 		expect(mine).toHaveLength(result.keys.size);

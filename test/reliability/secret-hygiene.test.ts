@@ -7,8 +7,8 @@ import { inspect } from 'node:util';
 import winston from 'winston';
 import { Container } from '@n8n/di';
 import type { IDataObject } from 'n8n-workflow';
-import { createHmac } from 'node:crypto';
 
+import { signWebhook } from '../../sandbox/webhooks';
 import { generateParameters } from '../helpers/generate';
 import { runNode } from '../helpers/engine';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
@@ -113,9 +113,7 @@ test('outputs, errors and logs of many operations never contain the key, the ano
 	const host = await hostTrigger({}, { secret: WHSEC });
 	const body = JSON.stringify({ id: 'gen_x', kind: 'image', model: 'm', status: 'SUCCEEDED', outputs: [] });
 	const ts = Math.floor(Date.now() / 1000);
-	const expected = createHmac('sha256', Buffer.from(WHSEC_BODY, 'base64'))
-		.update(`msg_1.${ts}.${body}`)
-		.digest('base64');
+	const expected = signWebhook(WHSEC, 'msg_1', ts, body).slice('v1,'.length);
 	const answers = [
 		await fetch(host.url, {
 			method: 'POST',
