@@ -87,6 +87,7 @@ test('with Continue On Fail the bad items come back, each as an item with the co
 			prompt: 'no',
 			error: 'Model: no model selected',
 			description: 'Nothing was submitted and nothing was charged. Pick a video model from the list.',
+			nothingCharged: true,
 			options: null,
 		},
 		pairedItem: { item: 1 },
