@@ -30,7 +30,7 @@ export const summaryField: INodeProperties = {
 		`nothing is charged; it reads the model list, at most ${HISTORY_PAGES} pages of your run history and your balance.`,
 };
 
-export interface Totals {
+interface Totals {
 	totalCredits: number;
 	unknownItems: number;
 	creditsLeft: number | null;

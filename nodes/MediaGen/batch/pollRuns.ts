@@ -6,7 +6,7 @@ import type { IExecuteFunctions, INodeExecutionData, NodeExecutionHint } from 'n
 import { concurrencyOf } from '../run/concurrency';
 import { askedFor, withFileAddresses } from '../run/runRequest';
 import { addRunDetails, sendFailure } from '../run/runErrors';
-import { runToItem, stepOutput, type ItemResult } from '../run/runOutput';
+import { runToItem, stepOutput } from '../run/runOutput';
 import { sendUnderCap, type SpendingCap } from '../run/spendingCap';
 import { itemDeadline, timeLimitMs } from '../run/timeLimit';
 import { waitForRun } from '../run/waitForRun';
@@ -49,14 +49,16 @@ export async function pollRuns(
 	};
 	const width = await concurrencyOf(ctx, ready.length);
 	const settled = await runPool(ready.length, width, job, !ctx.continueOnFail());
-	const results = ready.map((p, n): ItemResult => {
-		const r = settled[n];
-		const { itemIndex } = p;
-		if (!r || r.ok) return { itemIndex, ledger: ledger[n], output: r?.value };
-		return { itemIndex, ledger: ledger[n], error: r.error, output: failedItem(r.error, itemIndex, askedFor(p)) };
-	});
+	for (const [n, r] of settled.entries()) {
+		if (r?.ok) ledger[n].output = r.value;
+		else if (r)
+			Object.assign(ledger[n], { error: r.error, output: failedItem(r.error, ready[n].itemIndex, askedFor(ready[n])) });
+	}
 	for (const { itemIndex, error } of items.refused)
-		results.push({ itemIndex, output: failedItem(error, itemIndex, typedRequest(ctx, itemIndex)) });
+		ledger.push({
+			...ledgerItem(itemIndex, '', 'refused'),
+			output: failedItem(error, itemIndex, typedRequest(ctx, itemIndex)),
+		});
 	const addHints = (hints: NodeExecutionHint[]) => ctx.addExecutionHints(...hints);
-	return stepOutput(ctx, results, { continueOnFail: ctx.continueOnFail(), batch: items.keys, addHints });
+	return stepOutput(ctx, ledger, { continueOnFail: ctx.continueOnFail(), batch: items.keys, addHints });
 }

@@ -1,7 +1,7 @@
 // One job per item, at most `concurrency` in flight, results in input order. A failure does not stop the others unless
 // `stopOnError`: then no new job starts after it (running ones finish), so no more credits are spent.
 
-export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 export async function runPool<T>(
 	count: number,

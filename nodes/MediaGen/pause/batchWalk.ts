@@ -4,7 +4,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import type { RunRecord } from '../../shared/records';
 import { creditsOf, isSettled, ledgerItem, learnRun, refuse, type LedgerItem } from '../run/ledger';
-import { mismatchOf, sendItem, type SendLimits } from '../run/send';
+import { mismatchOf, sendItem } from '../run/send';
 import { paidRunsOf, withPaidRuns } from '../run/runErrors';
 import { getRun, listRuns } from '../run/waitForRun';
 import { pauseCapRefusal } from './pauseCap';
@@ -105,7 +105,7 @@ export function batchMemoryOf(state: PauseState, executionId: string, nodeName: 
 	return memory;
 }
 
-export interface BatchReport {
+interface BatchReport {
 	/** The ledger as the output reads it: an item being sent by another call may yet be made and charged. */
 	items: LedgerItem[];
 	/** Every item has an outcome that will not change. */
@@ -154,7 +154,7 @@ export class BatchWalk {
 	}
 
 	/** A resume call's tries: within its few seconds, never waiting for a slot (a later delivery frees one). */
-	private limits(): SendLimits {
+	private limits(): Parameters<typeof sendItem>[3] {
 		const isEarlier = (run: RunRecord) => run.createdAt < this.firstNewRun;
 		return {
 			deadline: Math.min(this.callDeadline, this.state.deadline),

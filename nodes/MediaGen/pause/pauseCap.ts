@@ -5,7 +5,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { RunRequest } from '../run/runRequest';
 import { addRunDetails, NOTHING_SENT, type Refusal } from '../run/runErrors';
-import { CAP_ADVICE, capRefusalMessage, type SpendingCap } from '../run/spendingCap';
+import { scaledPrice } from '../run/priceBook';
+import { CAP_ADVICE, capRefusalMessage, fitsUnderCap, type SpendingCap } from '../run/spendingCap';
 import type { PauseState } from './pauseState';
 
 /** The credits an item's run cost (undefined: not sent). */
@@ -37,7 +38,7 @@ export function capRefusalsBeforePause(node: INode, ready: RunRequest[], cap: Sp
 	for (const [position, price] of prices.entries()) {
 		if (price.credits === null) {
 			refusals.set(position, `${UNKNOWN_IN_PAUSE}: ${price.why ?? 'no earlier run like it'}`);
-		} else if (cap.spent + price.credits > cap.cap) {
+		} else if (!fitsUnderCap(cap.cap, cap.spent, price.credits)) {
 			refusals.set(position, capRefusalMessage({ cap: cap.cap, spent: cap.spent, price }, 'planned'));
 		} else {
 			cap.plan(price.credits);
@@ -65,11 +66,6 @@ function soFar(state: PauseState, costOf: CostOf) {
 	return { spent, charged, predicted, runs, scale: predicted > 0 ? Math.max(1, charged / predicted) : 1 };
 }
 
-function scaledPrice(predicted: number, scale: number): number {
-	// The epsilon keeps a product like 20 × 1.5000000001 from rounding up to a credit nobody charges.
-	return Math.ceil(predicted * scale - 1e-6);
-}
-
 /** What the step will have spent once every item still to be sent is sent at its scaled price (saved at the pause). */
 export function expectedSpend(state: PauseState, costOf: CostOf): number {
 	const { spent, scale } = soFar(state, costOf);
@@ -88,7 +84,7 @@ export function pauseCapRefusal(state: PauseState, position: number, costOf: Cos
 	const sofar = soFar(state, costOf);
 	const { spent, scale } = sofar;
 	const credits = scaledPrice(predicted, scale);
-	if (spent + credits <= cap.limit) return undefined;
+	if (fitsUnderCap(cap.limit, spent, credits)) return undefined;
 	const runs = sofar.runs === 1 ? 'the run' : `the ${sofar.runs} runs`;
 	const scaled =
 		scale > 1

@@ -18,7 +18,7 @@ import type { SpendingCap } from '../run/spendingCap';
 import { batchDeadline, itemDeadline, timeLimitMs } from '../run/timeLimit';
 import { batchMemoryOf, withBatchPaidRuns } from './batchWalk';
 import { capRefusalsBeforePause, expectedSpend, pauseCapRefusal } from './pauseCap';
-import { batchKeysOf, PAUSE_STATE_KEY, requestBodyOf, type PausedItem, type PauseState } from './pauseState';
+import { batchKeysOf, PAUSE_STATE_KEY, requestBodyOf, type PauseState } from './pauseState';
 import { ANONYMOUS_CHOICES, ANONYMOUS_SECRET } from './signatureFailure';
 
 /** How long after the time limit n8n's own timer ends a wait that no delivery ended (n8n checks each minute). */
@@ -145,7 +145,7 @@ export async function pauseRuns(
 	const resumeUrl = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
 	await checkCallBack(ctx, resumeUrl);
 	const plan = cap && capRefusalsBeforePause(ctx.getNode(), ready, cap, continueOnFail);
-	const items: PausedItem[] = [];
+	const items: PauseState['items'] = [];
 	for (const [position, p] of ready.entries()) {
 		const body = await withFileAddresses(ctx, p);
 		const refusedOverCap = plan?.refusals.get(position);

@@ -10,7 +10,7 @@ export const PAUSE_STATE_KEY = 'mediaGenPause';
 /** The query parameter on each run's webhook URL naming the item's position in the batch. */
 const ITEM_PARAM = 'mgItem';
 
-export interface PausedItem {
+interface PausedItem {
 	item: number;
 	/** The request (files already uploaded), with its request key as sent; its webhook URL only in older records. */
 	body: IDataObject;

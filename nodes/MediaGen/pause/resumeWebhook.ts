@@ -15,11 +15,11 @@ import { verifyDelivery } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
 import { requestKeyAdvice } from '../run/requestKey';
 import { addRunDetails, errorItem, failedRunError, runDetailsOf, sendFailure } from '../run/runErrors';
-import { isErrorOutputItem, runToItem, stepOutput, type ItemResult } from '../run/runOutput';
-import type { LedgerItem } from '../run/ledger';
-import { batchMemoryOf, BatchWalk, reportOf, type BatchMemory, type BatchReport } from './batchWalk';
+import { isErrorOutputItem, runToItem, stepOutput } from '../run/runOutput';
+import { ledgerItem, type LedgerItem } from '../run/ledger';
+import { batchMemoryOf, BatchWalk, reportOf, type BatchMemory } from './batchWalk';
 import { batchKeysOf, PAUSE_STATE_KEY, pauseStateOf, type PauseState } from './pauseState';
-import { callsAnonymously, unsignedWarning, wakeUp, type Answer, type CallEnd } from './signatureFailure';
+import { callsAnonymously, unsignedWarning, wakeUp } from './signatureFailure';
 
 export const resumeWebhooks: IWebhookDescription[] = [
 	{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: '', isFullPath: true, restartWebhook: true },
@@ -51,7 +51,13 @@ async function waitForSlot(batch: BatchWalk, state: PauseState, report: BatchRep
 	return report;
 }
 
-type Handled = CallEnd | { build: { report: BatchReport; state: PauseState; memory: BatchMemory } };
+type Answer = Parameters<typeof wakeUp>[5];
+type BatchReport = ReturnType<typeof reportOf>;
+/** A call that goes no further (an answer, or the error that fails the execution), or one that builds the output. */
+type Handled =
+	| { respond: IWebhookResponseData }
+	| { stop: Error }
+	| { build: { report: BatchReport; state: PauseState; memory: BatchMemory } };
 
 async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<Handled> {
 	const req = ctx.getRequestObject();
@@ -174,15 +180,19 @@ async function outputItems(
 	state: PauseState,
 	ledger: LedgerItem[],
 ): Promise<INodeExecutionData[]> {
-	const results: ItemResult[] = state.invalid.map((bad) => ({ itemIndex: bad.item, output: errorItem(bad, bad.item) }));
+	// Copies: the process's memory of the batch never holds output files.
+	const results: LedgerItem[] = state.invalid.map((bad) => ({
+		...ledgerItem(bad.item, '', 'refused'),
+		output: errorItem(bad, bad.item),
+	}));
 	for (const [position, item] of ledger.entries()) {
 		const { item: itemIndex, body, extraJson } = state.items[position];
 		const result = await itemFor(ctx, state, position, item);
-		if (!(result instanceof Error)) results.push({ itemIndex, ledger: item, output: result });
+		if (!(result instanceof Error)) results.push({ ...item, output: result });
 		else {
 			// What it asked for beside the error, as Poll mode's failed items have it.
 			const request = { kind: body.kind, model: body.model, prompt: body.prompt, ...extraJson };
-			results.push({ itemIndex, ledger: item, error: result, output: errorItem(result, itemIndex, request) });
+			results.push({ ...item, error: result, output: errorItem(result, itemIndex, request) });
 		}
 	}
 	return stepOutput(ctx, results, { continueOnFail: state.continueOnFail, batch: batchKeysOf(state) });

@@ -11,10 +11,11 @@ import { paidRunsOf, withPaidRuns } from '../run/runErrors';
 import { reportOf, type BatchMemory } from './batchWalk';
 import { batchKeysOf, positionFromQuery, type PauseState } from './pauseState';
 
-export type Answer = (status: number, body: IDataObject) => IWebhookResponseData;
+/** Answers the delivery now (the call may go on working). */
+type Answer = (status: number, body: IDataObject) => IWebhookResponseData;
 
 /** How a call that goes no further ends: an answer, or the error that fails the execution. */
-export type CallEnd = { respond: IWebhookResponseData } | { stop: Error };
+type CallEnd = { respond: IWebhookResponseData } | { stop: Error };
 
 export const ANONYMOUS_SECRET =
 	'An anonymous ID has no account settings, and the service does not say which secret signs the calls back to ' +

@@ -8,7 +8,10 @@ import { identityOf } from '../../shared/transport';
 import { freeTierCovers, getModels } from '../catalogue/catalogue';
 import { effectiveOptions, promptLimit } from '../catalogue/modelOptions';
 import { defaultRequestKey, REQUEST_KEY_MAX } from './requestKey';
-import type { ItemRead, RunRequest } from './runRequest';
+import type { RunRequest } from './runRequest';
+
+/** What an operation reads from an item; checkedRequest adds the rest. */
+type ItemRead = Pick<RunRequest, 'itemIndex' | 'model' | 'body' | 'images' | 'endFrame' | 'audio' | 'extraJson'>;
 import { readRunSettings } from './runSettings';
 
 const MAX_REFERENCE_IMAGES = 14;

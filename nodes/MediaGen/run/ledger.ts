@@ -1,7 +1,8 @@
 // The ledger of a batch: each item in exactly one state, moved on by the outcome of each try to send it (learn). Here
 // alone is "was it sent, and may it have been charged?" decided; the cap, the output and the advice all read it. Pure.
-import type { RunRecord } from '../../shared/records';
-import { FINAL_STATUSES } from '../../shared/records';
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { FINAL_STATUSES, type RunRecord } from '../../shared/records';
 
 /**
  * - unsent: not sent, as far as this process can tell (it saw every send of the batch);
@@ -11,7 +12,7 @@ import { FINAL_STATUSES } from '../../shared/records';
  * - refused: the service, the cap or a check refused it, with no earlier send unanswered: nothing was charged;
  * - refusedAfterLost: refused, but an earlier send's answer was lost: the run may have been made and charged.
  */
-export type ItemState = 'unsent' | 'unknown' | 'answerLost' | 'running' | 'finished' | 'refused' | 'refusedAfterLost';
+type ItemState = 'unsent' | 'unknown' | 'answerLost' | 'running' | 'finished' | 'refused' | 'refusedAfterLost';
 
 export interface LedgerItem {
 	/** Input position, from 0. */
@@ -30,10 +31,13 @@ export interface LedgerItem {
 	stale?: boolean;
 	/** Refused for want of credits (402): after a refund, another process may send the same key and be charged. */
 	outOfCredits?: boolean;
+	/** Once the step ends: its output item (a run, or an error item), and the error it failed with, if it did. */
+	output?: INodeExecutionData;
+	error?: unknown;
 }
 
 /** What one try to send an item ended with. `lostBefore`: an answer to an earlier try within it was lost. */
-export type SendOutcome = { lostBefore?: boolean } & (
+type SendOutcome = { lostBefore?: boolean } & (
 	| { run: RunRecord }
 	/** 409: no free slot; nothing made by this try. */
 	| { busy: unknown }

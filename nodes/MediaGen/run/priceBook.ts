@@ -17,7 +17,7 @@ export interface Price {
 	why?: string; // basis 'unknown'
 }
 
-export type Priced = Pick<RunRequest, 'model' | 'body' | 'audio'>;
+type Priced = Pick<RunRequest, 'model' | 'body' | 'audio'> & Partial<Pick<RunRequest, 'typedKey'>>;
 
 const optionsOf = (request: Priced) => (request.body.options ?? {}) as Record<string, unknown>;
 
@@ -69,7 +69,28 @@ export class PriceBook {
 		private readonly history: History,
 	) {}
 
-	price(request: Priced): Price {
+	/**
+	 * `givenBack`: earlier runs a typed key already gave back in this step. An item whose typed key may return a run
+	 * made earlier costs nothing or a new run: unknown, so under a cap it goes only while credits are left (else a
+	 * step run again as advised could never get its run back).
+	 */
+	price(request: Priced, givenBack?: ReadonlySet<string>): Price {
+		const price = this.listPrice(request);
+		const twin = givenBack && this.twinOf(request, givenBack);
+		if (!twin || price.credits === null) return price;
+		const why =
+			`its Request Key may return run ${twin}, made earlier, at no charge, or start a new run ` +
+			`at ${price.credits} credits`;
+		return { credits: null, basis: 'unknown', why };
+	}
+
+	/** An earlier run like the request that its typed key may give back (earlierRunsLike), not given back yet. */
+	twinOf(request: Priced, givenBack: ReadonlySet<string>): string | undefined {
+		if (!request.typedKey) return undefined;
+		return this.earlierRunsLike(request).find((id) => !givenBack.has(id));
+	}
+
+	private listPrice(request: Priced): Price {
 		const { model, audio } = request;
 		if (isTalkingAvatar(model) && audio) {
 			// Only an address typed by the user is known before submission.
@@ -118,6 +139,15 @@ export class PriceBook {
 		const avatars = new Set(this.models.filter(isTalkingAvatar).map((m) => m.id));
 		return (this.history.runs ?? []).filter((r) => !avatars.has(r.model)).map(pricedRun);
 	}
+}
+
+/**
+ * Pause mode's prediction once runs came back: the predicted price times what the plan charged for this step's runs
+ * over what they were predicted at (never below 1), so every n8n process predicts alike.
+ */
+export function scaledPrice(predicted: number, scale: number): number {
+	// The epsilon keeps a product like 20 × 1.5000000001 from rounding up to a credit nobody charges.
+	return Math.ceil(predicted * scale - 1e-6);
 }
 
 /** The basis as Estimate Cost shows it, in a buyer's words (recipes look for the "unknown" start). */

@@ -60,7 +60,7 @@ export function retryKey(first: string, attempt: number): string {
 }
 
 /** One item's key as this step sent it: its first key, or the -r2 … its run was made under. */
-export interface SentKey {
+interface SentKey {
 	itemIndex: number;
 	key: string;
 	/** The user's expression gave this item that key, sent unchanged (no item number added). */

@@ -26,7 +26,7 @@ export function failureInBrief(error: unknown): string {
 	return String((error as Error)?.message ?? error).replace(/\.+$/, '');
 }
 
-export interface RunDetails {
+interface RunDetails {
 	runId?: string;
 	requestKey?: string;
 	status?: string;
@@ -189,7 +189,7 @@ export function errorItem(error: unknown, itemIndex: number, asked: IDataObject 
 }
 
 /** A run this step started and the service charges for; without `id`, a submission that may have made one. */
-export interface PaidRun {
+interface PaidRun {
 	id?: string;
 	itemIndex: number;
 	cost?: number;

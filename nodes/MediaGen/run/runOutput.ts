@@ -85,26 +85,17 @@ export function itemsInInputOrder(byItem: Map<number, INodeExecutionData>): INod
 	return withSameColumns([...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!));
 }
 
-/** An item of a step: its ledger entry (none: refused by its checks), its output item, and the error it failed with. */
-export interface ItemResult {
-	itemIndex: number;
-	ledger?: LedgerItem;
-	output?: INodeExecutionData;
-	error?: unknown;
-}
-
-/** `addHints`: where hints go (a resume call has none). */
+/** The step's items from their ledger entries, each with its output or error. `addHints`: none in a resume call. */
 export function stepOutput(
 	ctx: IExecuteFunctions | IWebhookFunctions,
-	results: ItemResult[],
+	results: LedgerItem[],
 	how: { continueOnFail: boolean; batch: BatchKeys; addHints?: (hints: NodeExecutionHint[]) => void },
 ): INodeExecutionData[] {
 	const failed = results.filter((r) => r.error).sort((a, b) => a.itemIndex - b.itemIndex)[0];
 	if (failed && !how.continueOnFail) {
 		const others = results.filter((r) => r !== failed);
 		const notStarted = others.filter((r) => !r.output && !r.error).map((r) => r.itemIndex);
-		const paid = paidRunsOf(others.flatMap((r) => (r.ledger ? [r.ledger] : [])));
-		throw withPaidRuns(failed.error, paid, notStarted, how.batch);
+		throw withPaidRuns(failed.error, paidRunsOf(others), notStarted, how.batch);
 	}
 	const byItem = new Map(results.flatMap((r) => (r.output ? [[r.itemIndex, r.output] as const] : [])));
 	const output = itemsInInputOrder(byItem);

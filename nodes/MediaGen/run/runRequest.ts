@@ -28,9 +28,6 @@ export interface RunRequest {
 	batchKeys?: BatchKeys; // once assigned, for the advice to send them again
 }
 
-/** What an operation reads from an item; checkedRequest adds the rest. */
-export type ItemRead = Pick<RunRequest, 'itemIndex' | 'model' | 'body' | 'images' | 'endFrame' | 'audio' | 'extraJson'>;
-
 /** The request's body with every reference file as an address: files from binary properties are uploaded (free). */
 export async function withFileAddresses(ctx: IExecuteFunctions, request: RunRequest): Promise<IDataObject> {
 	const addressOf = async (source: FileSource) =>

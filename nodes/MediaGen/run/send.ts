@@ -17,8 +17,11 @@ import {
 } from '../../shared/transport';
 import { MAX_FRESH_RUNS, retryKey } from './requestKey';
 import { addRunDetails } from './runErrors';
-import { learn, learnRun, refuse, type LedgerItem, type SendOutcome } from './ledger';
+import { learn, learnRun, refuse, type LedgerItem } from './ledger';
 import type { RunSettings } from './runSettings';
+
+/** What one try ended with, as the ledger learns it. */
+type Outcome = Parameters<typeof learn>[1];
 
 const LOST_ANSWER_PAUSE_MAX_MS = 10_000;
 const BUSY_BACKOFF_MAX_MS = 15_000;
@@ -70,7 +73,7 @@ export function keyTakenError(ctx: Ctx, run: RunRecord, body: IDataObject, itemI
 }
 
 /** How long and how a caller lets an item be sent. */
-export interface SendLimits {
+interface SendLimits {
 	/** No try starts after it. */
 	deadline: number;
 	/** A 409 busy is waited out (with backoff from `pollIntervalMs`); else the item is left for later. */
@@ -100,7 +103,7 @@ export function pollLimits(settings: RunSettings, deadline: number): SendLimits 
 }
 
 /** One try: the request sent once (and as many times more as the transport retries it), its outcome. */
-async function sendOnce(ctx: Ctx, body: IDataObject, itemIndex: number, limits: SendLimits): Promise<SendOutcome> {
+async function sendOnce(ctx: Ctx, body: IDataObject, itemIndex: number, limits: SendLimits): Promise<Outcome> {
 	try {
 		const res = await apiRequest<{ generation: RunRecord }>(ctx, {
 			method: 'POST',

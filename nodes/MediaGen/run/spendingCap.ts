@@ -3,20 +3,21 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { priceBookFor, type Price, type PriceBook, type Priced } from './priceBook';
+import { priceBookFor, type Price, type PriceBook } from './priceBook';
 import { mayBeCharged, refuse, type LedgerItem } from './ledger';
 import { addRunDetails, NOTHING_SENT } from './runErrors';
 import type { RunRequest } from './runRequest';
 
-type CappedRequest = Priced & Partial<Pick<RunRequest, 'typedKey'>>;
-
-export interface CapRefusal {
+interface CapRefusal {
 	cap: number;
 	spent: number;
 	price: Price; // credits null: unknown, refused because nothing was left under the cap
 }
 
 /** In the words of the field's help and of every refusal. */
+/** What the cap prices: a request as the price book reads it. */
+type Priced = Parameters<PriceBook['price']>[0];
+
 const CAP_BOUND =
 	'A run whose price cannot be predicted (see Estimate Cost) is sent only while credits are left under the cap, ' +
 	'and alone, so the cap can be passed by at most the price of that one run.';
@@ -51,6 +52,14 @@ function capStore(ctx: IExecuteFunctions): IDataObject {
 	return store;
 }
 
+/**
+ * The cap's one rule, in both waiting modes: a run fits while what this step has spent plus its price stays within
+ * the cap; a run whose price is not known in advance (null) only while credits are left under it.
+ */
+export function fitsUnderCap(cap: number, spent: number, credits: number | null): boolean {
+	return credits === null ? spent < cap : spent + credits <= cap;
+}
+
 export class SpendingCap {
 	private queue: Promise<unknown> = Promise.resolve();
 
@@ -77,45 +86,28 @@ export class SpendingCap {
 		return this.total.spent;
 	}
 
-	/** An earlier run like the request that a typed key may give back (PriceBook.earlierRunsLike), not given yet. */
-	private twinOf(request: CappedRequest): string | undefined {
-		if (!request.typedKey) return undefined;
-		return this.book.earlierRunsLike(request).find((id) => !this.returned.has(id));
-	}
-
-	/**
-	 * An item whose key may return a run made earlier costs nothing or a new run: unknown, so it goes only while credits
-	 * are left (else a step run again as advised could never get its run back).
-	 */
-	private priceOf(request: CappedRequest): Price {
-		const price = this.book.price(request);
-		const twin = this.twinOf(request);
-		if (!twin || price.credits === null) return price;
-		const why =
-			`its Request Key may return run ${twin}, made earlier, at no charge, or start a new run ` +
-			`at ${price.credits} credits`;
-		return { credits: null, basis: 'unknown', why };
+	private priceOf(request: Priced): Price {
+		return this.book.price(request, this.returned);
 	}
 
 	/** Items whose typed key may return a run made earlier first, the others after them, each in item order. */
-	sendingOrder<T extends CappedRequest>(ready: T[]): T[] {
-		const first = new Set(ready.filter((r) => this.twinOf(r) !== undefined));
+	sendingOrder<T extends Priced>(ready: T[]): T[] {
+		const first = new Set(ready.filter((r) => this.book.twinOf(r, this.returned) !== undefined));
 		return [...first, ...ready.filter((r) => !first.has(r))];
 	}
 
 	/** The sum of the prices known in advance, when it alone (with what is spent) would cross the cap. */
-	firstCertainOverrun(requests: CappedRequest[]): { total: number; count: number } | undefined {
+	firstCertainOverrun(requests: Priced[]): { total: number; count: number } | undefined {
 		const known = requests.map((r) => this.priceOf(r).credits).filter((c): c is number => c !== null);
 		const total = known.reduce((sum, c) => sum + c, 0);
-		return this.spent + total > this.cap ? { total, count: known.length } : undefined;
+		return fitsUnderCap(this.cap, this.spent, total) ? undefined : { total, count: known.length };
 	}
 
 	/** Sends the item if its run fits under the cap, one item at a time, and counts what the ledger then says. */
-	async send(item: LedgerItem, request: CappedRequest, send: () => Promise<void>): Promise<CapRefusal | undefined> {
+	async send(item: LedgerItem, request: Priced, send: () => Promise<void>): Promise<CapRefusal | undefined> {
 		const turn = this.queue.then(async () => {
 			const price = this.priceOf(request);
-			const over = price.credits === null ? this.spent >= this.cap : this.spent + price.credits > this.cap;
-			if (over) return { cap: this.cap, spent: this.spent, price } as CapRefusal;
+			if (!fitsUnderCap(this.cap, this.spent, price.credits)) return { cap: this.cap, spent: this.spent, price };
 			await send();
 			const { run } = item;
 			if (run && request.typedKey && this.book.earlierRunsLike(request).includes(run.id)) this.returned.add(run.id);

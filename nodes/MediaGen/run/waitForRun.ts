@@ -10,7 +10,7 @@ import { itemDeadline, TIME_LIMIT_CODE, timeLimitMs } from './timeLimit';
 
 const MAX_BACKOFF_MS = 15_000;
 
-export interface WaitSettings {
+interface WaitSettings {
 	pollIntervalMs: number;
 	/** 0 or undefined: the spec's suggestion for the run's kind. */
 	timeoutMs?: number;

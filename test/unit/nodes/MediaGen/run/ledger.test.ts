@@ -7,11 +7,12 @@ import {
 	ledgerItem,
 	mayBeCharged,
 	refuse,
-	type ItemState,
 	type LedgerItem,
-	type SendOutcome,
 } from '../../../../../nodes/MediaGen/run/ledger';
 import { runRecord as run } from '../../../../helpers/runRecord';
+
+type SendOutcome = Parameters<typeof learn>[1];
+type ItemState = LedgerItem['state'];
 
 const lostAnswer = new Error('no usable answer');
 const slotsBusy = new Error('409 busy');

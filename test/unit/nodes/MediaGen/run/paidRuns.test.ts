@@ -1,14 +1,9 @@
 // nodes/MediaGen/run/runErrors.ts: the note naming runs already paid for when a step stops, from the ledger.
-import {
-	learn,
-	learnRun,
-	ledgerItem,
-	refuse,
-	type LedgerItem,
-	type SendOutcome,
-} from '../../../../../nodes/MediaGen/run/ledger';
+import { learn, learnRun, ledgerItem, refuse, type LedgerItem } from '../../../../../nodes/MediaGen/run/ledger';
 import { paidRunsNote, paidRunsOf, withPaidRuns } from '../../../../../nodes/MediaGen/run/runErrors';
 import { runRecord } from '../../../../helpers/runRecord';
+
+type SendOutcome = Parameters<typeof learn>[1];
 
 describe('runs already paid for when a step stops', () => {
 	test('each run is named with its item, cost and status, with how to get its files without paying again', () => {

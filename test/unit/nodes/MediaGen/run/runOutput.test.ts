@@ -1,9 +1,8 @@
 // nodes/MediaGen/run/runOutput.ts: a batch's output items, run or failed, given the same columns.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { learn, ledgerItem, type LedgerItem, type SendOutcome } from '../../../../../nodes/MediaGen/run/ledger';
+import { learn, ledgerItem, type LedgerItem } from '../../../../../nodes/MediaGen/run/ledger';
 import {
-	type ItemResult,
 	withErrorOutput,
 	isErrorOutputItem,
 	outcomeHints,
@@ -102,6 +101,8 @@ describe('withErrorOutput', () => {
 	});
 });
 
+type SendOutcome = Parameters<typeof learn>[1];
+
 describe('stepOutput', () => {
 	const ctx = { getNode: () => ({}) } as unknown as IExecuteFunctions;
 	const batch = { inputCount: 5, items: [0, 1, 2, 3].map((i) => ({ itemIndex: i, key: `k-${i}` })) };
@@ -111,29 +112,30 @@ describe('stepOutput', () => {
 		for (const outcome of outcomes) learn(entry, outcome);
 		return entry;
 	};
-	const results = (): ItemResult[] => [
+	const results = (): LedgerItem[] => [
 		// Never started: its ledger entry is unsent, and it has no output.
-		{ itemIndex: 3, ledger: ledger(3) },
+		ledger(3),
 		// Not sent within its time limit (it waited for a slot): unsent.
 		{
-			itemIndex: 2,
-			ledger: ledger(2, { busy: new Error('409') }),
+			...ledger(2, { busy: new Error('409') }),
 			error: new Error('late'),
 			output: item({ error: 'late', errorCode: 'time_limit' }),
 		},
 		{
-			itemIndex: 1,
-			ledger: ledger(1, { noAnswer: new Error('lost') }),
+			...ledger(1, { noAnswer: new Error('lost') }),
 			error: new Error('lost'),
 			output: item({ error: 'lost' }),
 		},
 		{
-			itemIndex: 0,
-			ledger: ledger(0, { run: { id: 'gen_0', status: 'SUCCEEDED', cost: 5 } as never }),
+			...ledger(0, { run: { id: 'gen_0', status: 'SUCCEEDED', cost: 5 } as never }),
 			output: item({}),
 		},
 		// Refused by its checks before it had a ledger entry.
-		{ itemIndex: 4, error: new Error('invalid'), output: item({ error: 'invalid', errorCode: 'invalid' }) },
+		{
+			...ledgerItem(4, '', 'refused'),
+			error: new Error('invalid'),
+			output: item({ error: 'invalid', errorCode: 'invalid' }),
+		},
 	];
 
 	test('without Continue On Fail: the first failure, naming the paid runs and the items never started', () => {
@@ -152,7 +154,11 @@ describe('stepOutput', () => {
 
 	test("another failed item's lost answer is named as maybe charged, with its key", () => {
 		const lost = results()[2];
-		const invalid = { itemIndex: 0, error: new Error('invalid'), output: item({ error: 'invalid' }) };
+		const invalid = {
+			...ledgerItem(0, '', 'refused'),
+			error: new Error('invalid'),
+			output: item({ error: 'invalid' }),
+		};
 		let thrown: Error & { description?: string } = new Error();
 		try {
 			stepOutput(ctx, [lost, invalid], { continueOnFail: false, batch });

@@ -2,14 +2,7 @@
 // nodes/MediaGen/run/spendingCap.ts: Max Credits per Execution, counted from the ledger item each send leaves.
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import {
-	learn,
-	learnRun,
-	ledgerItem,
-	refuse,
-	type LedgerItem,
-	type SendOutcome,
-} from '../../../../../nodes/MediaGen/run/ledger';
+import { learn, learnRun, ledgerItem, refuse, type LedgerItem } from '../../../../../nodes/MediaGen/run/ledger';
 import { PriceBook } from '../../../../../nodes/MediaGen/run/priceBook';
 import {
 	CAP_TOTAL_KEY,
@@ -19,6 +12,8 @@ import {
 } from '../../../../../nodes/MediaGen/run/spendingCap';
 import { catalogue, catalogueModel } from '../../../../helpers/catalogue';
 import { runRecord } from '../../../../helpers/runRecord';
+
+type SendOutcome = Parameters<typeof learn>[1];
 
 const image = catalogueModel('studio-image-v1'); // 5 credits at defaults
 const video = catalogueModel('lumora-motion-3-fast'); // 90 at defaults
