@@ -1,7 +1,8 @@
 // One execution of a case's step through n8n's real WorkflowExecute (helpers/engine.ts), against the case's sandbox:
 // Poll mode runs to its end; pause mode waits until a delivery (through the relay) or n8n's timer resumes it. Then
-// it waits until nothing more happens (no delivery in flight, every run of the account final), so the ledger the
-// checks read is the final one, and records what the execution showed the user and which runs it made.
+// it waits until nothing more happens (no delivery in flight, every submission cut unanswered handled late, every
+// run of the account final), so the ledger the checks read is the final one, and records what the execution showed
+// the user and which runs it made.
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { runNode } from '../helpers/engine';
@@ -25,7 +26,7 @@ export interface ExecutionRecord {
 	error?: Shown;
 	/** How it ended: the node's own run, a delivery's resume call, or n8n's wait timer. */
 	via: 'run' | 'delivery' | 'timer';
-	/** Runs of the account the sandbox made while this execution ran (and its calls went on). */
+	/** Runs of the account the sandbox made while this execution ran (and its calls went on, or were handled late). */
 	created: string[];
 }
 
@@ -36,6 +37,20 @@ async function allRunsFinal(stage: Stage): Promise<void> {
 	const { engine } = stage.sandbox;
 	const mine = () => [...engine.runs.values()].filter((r) => r.ownerId === stage.account.id);
 	await until(() => mine().every((r) => FINAL.includes(engine.settle(r).status)), 3_600_000, 100);
+}
+
+/**
+ * Until nothing more happens: no delivery in flight, no submission cut unanswered still to be handled late (its run
+ * is made and charged then), every run final. A run finishing sends a delivery, which may send more: so twice.
+ */
+async function quiet(stage: Stage): Promise<void> {
+	for (let pass = 0; pass < 2; pass++) {
+		await stage.relay?.idle();
+		await stage.sandbox.lateRequestsHandled();
+		await allRunsFinal(stage);
+	}
+	await stage.relay?.idle();
+	await stage.sandbox.lateRequestsHandled();
 }
 
 function shownItems(items: INodeExecutionData[]): ExecutionRecord['items'] {
@@ -77,9 +92,7 @@ export async function execute(
 		const end = await stage.relay.ended(result.executionId);
 		record = { ...record, items: shownItems(end.items), error: end.error, via: end.via };
 	}
-	await stage.relay?.idle();
-	await allRunsFinal(stage);
-	await stage.relay?.idle();
+	await quiet(stage);
 	record.created = [...engine.runs.keys()].filter(
 		(id) => !before.has(id) && engine.runs.get(id)!.ownerId === stage.account.id,
 	);
