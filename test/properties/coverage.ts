@@ -27,13 +27,14 @@ const LABELS: Record<Category, string> = {
 const NOT_APPLICABLE: Record<WaitMode, Category[]> = { poll: ['otherProcess'], pause: [] };
 
 /**
- * The least share of batches of each category that `npm test` accepts, per mode: about half of what its seeds
- * produced with 300 batches each (poll, seed 20261127: charged 164, lost 152, late 51, busy 10, cap 83; pause, seed
- * 20261128: charged 138, lost 116, late 49, busy 16 to 25, cap 107, another process 34 to 36).
+ * The least share of batches of each category that `npm test` accepts, per mode: about half of the least its seeds
+ * produced in 300 batches over several runs (poll, seed 20261127: charged 164, lost 151, late 50, busy 6 to 10, cap
+ * 83; pause, seed 20261128: charged 137, lost 115, late 48, busy 13 to 25, cap 107, another process 31 to 37). 409s
+ * depend on timing: a loaded machine hears fewer.
  */
 export const FLOORS: Record<WaitMode, Partial<Record<Category, number>>> = {
-	poll: { charged: 0.26, lost: 0.25, late: 0.08, busy: 0.015, cap: 0.13 },
-	pause: { charged: 0.22, lost: 0.19, late: 0.08, busy: 0.025, cap: 0.17, otherProcess: 0.055 },
+	poll: { charged: 0.26, lost: 0.25, late: 0.08, busy: 0.01, cap: 0.13 },
+	pause: { charged: 0.22, lost: 0.19, late: 0.08, busy: 0.02, cap: 0.17, otherProcess: 0.05 },
 };
 
 /** Floors are not checked under this many batches (a handful of cases says nothing about a share). */
