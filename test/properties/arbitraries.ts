@@ -1,8 +1,9 @@
 // fast-check generators of the property suite's cases: batches of 1 to 30 Generate or Run Look items of every kind
 // (models, options, prices and apps read from the sandbox's catalogue), identical prompts, Request Keys typed, shared
 // or per item, spending caps, time limits, Continue On Fail; accounts with low concurrency, runs holding slots and
-// plan prices above the catalogue's; fault schedules on every route the node uses and, in pause mode, on the
-// deliveries. Model ids are never written here: only the catalogue's data is.
+// plan prices above the catalogue's; fault schedules on every route the node uses (submissions also cut unanswered
+// and handled late) and, in pause mode, on the deliveries. Model ids are never written here: only the catalogue's
+// data is.
 import fc from 'fast-check';
 
 import type { FaultKind, FaultRule, RateLimitStyle } from '../../sandbox/config';
@@ -183,14 +184,22 @@ function ruleArb(route: string, kinds: Array<FaultKind | 'ok'>, maxLength: numbe
 	});
 }
 
+/**
+ * When a "late" submission is handled: half the rules leave it to the sandbox (1 to 7 s of the service's time, so
+ * 10 to 70 ms at the stage's time scale: before the node sends it again, and its key then returns the run); the
+ * others set 1.5, 4 or 9 s on the node's clock (lateMs is scaled by 0.01), as a real service is late against a node
+ * whose pauses are not scaled: after the node's next try (1 s, then 2, 4, 8 s), its 409 or 402, or its giving up.
+ */
+const lateMsArb = fc.option(fc.constantFrom(150_000, 400_000, 900_000), { nil: undefined, freq: 2 });
+
 const OK3: Array<'ok'> = ['ok', 'ok', 'ok'];
 const rulesArb: fc.Arbitrary<FaultRule[]> = fc
 	.tuple(
 		ruleArb(
 			'POST /generations',
-			[...OK3, 'drop_after', 'drop', '500', '502', '503', '429', 'slow', 'malformed', 'drop_after'],
+			[...OK3, 'drop_after', 'drop', '500', '502', '503', '429', 'slow', 'malformed', 'drop_after', 'late', 'late'],
 			8,
-		),
+		).chain((rule) => lateMsArb.map((lateMs) => (lateMs === undefined ? rule : { ...rule, lateMs }))),
 		ruleArb('GET /generations/:id', [...OK3, 'drop', 'drop_after', '500', '503', '429', 'slow', '404', 'malformed'], 8),
 		ruleArb('GET /me', ['ok', '500', 'drop', '429'], 2),
 		ruleArb('GET /generations', ['ok', '500', '429'], 2),

@@ -17,9 +17,22 @@ import { startWaitingHost, type Resumed, type WaitingHost } from '../helpers/wai
 import type { DeliveryAction } from './batchCase';
 import { until, warpedSleep } from './warpClock';
 
+/** An n8n process (0: the one that paused it, then in start order) and since when it served an execution. */
+export interface Serving {
+	process: number;
+	/** Warped epoch ms. */
+	since: number;
+}
+
 /** How the paused execution ended: a delivery resumed it, or n8n's timer did (the node does not run then). */
 export interface PauseEnd extends Resumed {
 	via: 'delivery' | 'timer';
+	/** The process whose resume call ended it (a delivery's). */
+	process?: number;
+	/** Every process that held the execution (took its calls), from when. */
+	servedBy: Serving[];
+	/** When it ended (warped epoch ms). */
+	at: number;
 }
 
 /** n8n ends a wait this long after waitTill at the latest (its wait tracker looks every minute). */
@@ -33,6 +46,7 @@ interface Held {
 	waitTill: number;
 	/** n8n's timer ended the wait: the execution no longer takes calls. */
 	timerFired?: boolean;
+	servedBy: Serving[];
 	end?: PauseEnd;
 	waiters: Array<(end: PauseEnd) => void>;
 }
@@ -89,15 +103,18 @@ export async function startDeliveryRelay(
 	let arrivals = 0;
 
 	const count = (name: string) => applied.set(name, (applied.get(name) ?? 0) + 1);
-	const finish = (entry: Held, end: PauseEnd) => {
+	const finish = (entry: Held, ended: Omit<PauseEnd, 'at' | 'servedBy'>) => {
 		if (entry.end) return;
+		const end = { ...ended, at: Date.now(), servedBy: [...entry.servedBy] };
 		entry.end = end;
 		for (const w of entry.waiters.splice(0)) w(end);
 	};
 	const watch = (h: WaitingHost, entry: Held) => {
+		const index = hosts.indexOf(h);
+		entry.servedBy.push({ process: index, since: Date.now() });
 		h.hold(entry.result, entry.credentials);
 		h.resumed(entry.result.executionId, 24 * 3_600_000).then(
-			(r) => finish(entry, { ...r, via: 'delivery' }),
+			(r) => finish(entry, { ...r, via: 'delivery', process: index }),
 			() => undefined,
 		);
 	};
@@ -237,7 +254,8 @@ export async function startDeliveryRelay(
 		baseUrl,
 		applied,
 		hold(result, credentials) {
-			const entry: Held = { result, credentials, waitTill: result.run.data.waitTill!.getTime(), waiters: [] };
+			const waitTill = result.run.data.waitTill!.getTime();
+			const entry: Held = { result, credentials, waitTill, waiters: [], servedBy: [] };
 			held.set(result.executionId, entry);
 			watch(host, entry);
 			if (second) watch(second, entry);

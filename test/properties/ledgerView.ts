@@ -2,7 +2,7 @@
 // request, cost, and the credits its ledger lines net to (a refunded failure nets to 0), whether the node ever got
 // the answer to a submission of its key, and whether its price could be known before it was sent.
 import type { Sandbox } from '../../sandbox/server';
-import type { Model, Run } from '../../sandbox/types';
+import type { LogEntry, Model, Run } from '../../sandbox/types';
 import { modelById } from './batchCase';
 
 export interface RunFacts {
@@ -13,14 +13,33 @@ export interface RunFacts {
 	cost: number;
 	/** Credits the run still costs on the ledger (charges less refunds). */
 	charged: number;
-	/** Some submission with its key was answered (202) and the answer reached the node intact. */
+	/** Some submission with its key was answered (202), the answer reaching the node intact (not cut, spoilt, late). */
 	answered: boolean;
 	/** The catalogue's price was the run's real price: options at the model's defaults and plan prices at 1×. */
 	priceKnown: boolean;
 }
 
-/** Kinds of injected faults after which the node never saw the answer of a handled request. */
-const LOST = new Set(['drop_after', 'malformed']);
+/**
+ * Kinds of injected faults after which the node never saw the answer of a handled request. A "late" request is
+ * handled after its connection was cut unanswered: its log entry's status becomes 202 then, but nobody read it.
+ */
+export const LOST = new Set(['drop_after', 'malformed', 'late']);
+
+/** The account's submissions (POST /generations) in the sandbox's log, in the order they arrived. */
+export function submissionsIn(sandbox: Sandbox, ownerId: string): LogEntry[] {
+	return sandbox.engine.log.filter(
+		(e) => e.method === 'POST' && e.path.startsWith('/v1/generations') && e.ownerId === ownerId,
+	);
+}
+
+/** The request key a submission carried (undefined if its body was not read). */
+export function keyOf(entry: LogEntry): string | undefined {
+	const key = (entry.body as { requestKey?: unknown } | undefined)?.requestKey;
+	return typeof key === 'string' ? key : undefined;
+}
+
+/** A submission accepted (202) whose answer reached the node intact: the node learnt its run's ID from it. */
+export const answeredIntact = (entry: LogEntry) => entry.status === 202 && !LOST.has(String(entry.fault));
 
 const PRICE_OPTIONS = ['resolution', 'duration', 'audio'] as const;
 
@@ -38,10 +57,9 @@ export function runFacts(sandbox: Sandbox, ownerId: string, priceFactor: number)
 		if (line.ownerId === ownerId && line.runId) net.set(line.runId, (net.get(line.runId) ?? 0) - line.delta);
 	}
 	const answeredKeys = new Set<string>();
-	for (const entry of engine.log) {
-		if (entry.method !== 'POST' || !entry.path.startsWith('/v1/generations') || entry.ownerId !== ownerId) continue;
-		const key = (entry.body as { requestKey?: unknown } | undefined)?.requestKey;
-		if (entry.status === 202 && typeof key === 'string' && !LOST.has(String(entry.fault))) answeredKeys.add(key);
+	for (const entry of submissionsIn(sandbox, ownerId)) {
+		const key = keyOf(entry);
+		if (key !== undefined && answeredIntact(entry)) answeredKeys.add(key);
 	}
 	const facts = new Map<string, RunFacts>();
 	for (const run of engine.runs.values() as Iterable<Run>) {

@@ -5,7 +5,7 @@
 import { WARP } from './warpClock';
 import { optionsFromEnv, runSuite } from './suite';
 
-const options = optionsFromEnv('pause', 20261128, 6);
+const options = optionsFromEnv('pause', 20261128, 8);
 
 test(`${options.runs} pause-mode batches under faults keep every money rule (seed ${options.seed}, clock ×${WARP})`, async () => {
 	await runSuite(options);

@@ -1,6 +1,7 @@
 // The money rules, checked after every execution against the sandbox's ledger and run table:
 //   1. every charged run is in the output (its item) or named in the error or a warning with its run ID and request
-//      key (by its request key alone where the answer that carried its ID never reached the node);
+//      key (by its request key alone where, by the sandbox's log, its ID may never have reached the process that
+//      ended the execution: no intact answer carried it there before the end, or n8n's timer ended the wait);
 //   2. no request key charged twice, no item paid for twice; no item gets another item's or another execution's run;
 //   4. spent ≤ cap + the price of one run whose price could not be known when it was sent;
 //   5. "nothing was charged" (and the node's other words for it) only where the ledger agrees.
@@ -53,32 +54,34 @@ export function itemsPerSignature(c: Checked): Map<string, number> {
 	return out;
 }
 
+/**
+ * Why a run's request key alone may name it (undefined: its ID must be shown too), by the sandbox's log alone,
+ * never by the node's own labels: its ID may never have reached the memory of the process that ended the execution
+ * before the end (no intact 202 carried it there: cut, spoilt or handled late; answered after the end, or to another
+ * n8n process taking the calls), or n8n's timer ended the wait (a resume call saves nothing).
+ */
+function keyAloneBecause(run: RunFacts, record: ExecutionRecord): string | undefined {
+	if (record.via === 'timer') return 'ended by the timer';
+	if (!record.unheard.includes(run.id)) return undefined;
+	return run.answered ? 'answered after the end or to another process' : 'answer lost';
+}
+
 export function checkChargedRunsShown(c: Checked, record: ExecutionRecord): Violation[] {
 	const shown = shownText(record);
 	const itemsText = JSON.stringify(record.items.map((i) => i.json));
-	// Items the node says it could not confirm (pause mode: another process sent them) name their key alone, as
-	// output items or in the error's list of paid runs.
-	const paidRuns = (record.error?.context?.paidRuns ?? []) as IDataObject[];
-	const unconfirmed = new Set(
-		[...record.items.map((i) => i.json), ...paidRuns]
-			.filter((json) => json.status === 'UNCONFIRMED')
-			.map((json) => String(json.requestKey)),
-	);
 	const inOutput = new Set(record.items.map((i) => runOfItem(i.json)).filter(Boolean));
 	const out: Violation[] = [];
 	for (const run of chargedRuns(c, record)) {
 		if (inOutput.has(run.id)) continue;
 		if (shown.includes(run.id) && shown.includes(run.requestKey)) continue;
-		// Its ID never reached the memory of the process that ended the execution: its answer was lost, n8n's
-		// timer ended the wait (a resume call saves nothing), or the node says it could not confirm the item.
-		const keyAlone = !run.answered || record.via === 'timer' || unconfirmed.has(run.requestKey);
+		const keyAlone = keyAloneBecause(run, record);
 		if (keyAlone && (shown.includes(run.requestKey) || itemsText.includes(`"${run.requestKey}"`))) continue;
 		const named = shown.includes(run.id) ? 'named without its request key' : 'not named';
 		out.push({
 			rule: 1,
 			execution: record.label,
 			detail:
-				`run ${run.id} (request key ${run.requestKey}, ${run.charged} credits charged${run.answered ? '' : ', answer lost'})` +
+				`run ${run.id} (request key ${run.requestKey}, ${run.charged} credits charged${keyAlone ? `, ${keyAlone}` : ''})` +
 				` is not in the output and is ${named} in the error or a warning`,
 		});
 	}

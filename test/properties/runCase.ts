@@ -5,6 +5,7 @@
 import type { BatchCase } from './batchCase';
 import { adviceIn, checkAdviceFollowed, outOfTimeFor, toFollow } from './advice';
 import { checkClaims } from './claims';
+import { coverageOf, type Category } from './coverage';
 import { execute, type ExecutionRecord } from './execute';
 import { runFacts } from './ledgerView';
 import { checkCap, checkChargedRunsShown, checkNothingTwice, type Checked, type Violation } from './rules';
@@ -28,8 +29,10 @@ export interface CaseReport {
 	violations: Violation[];
 	stats: CaseStats;
 	executions: ExecutionRecord[];
-	/** Each request key's submissions as the sandbox answered them ("202", "drop_after→202", "500" …). */
+	/** Each request key's submissions as the sandbox answered them ("202", "drop_after→202", "late→202" …). */
 	submissions: Record<string, string[]>;
+	/** What the case exercised (coverage.ts); none when it hung. */
+	coverage: Category[];
 }
 
 /**
@@ -121,7 +124,13 @@ async function runStaged(c: BatchCase, stage: Stage, stats: CaseStats): Promise<
 		tally(stats.rulesChecked, 3);
 		stats.adviceFollowed++;
 	}
-	return { violations, stats, executions, submissions: submissionsOf(stage) };
+	return {
+		violations,
+		stats,
+		executions,
+		submissions: submissionsOf(stage),
+		coverage: coverageOf(stage, c, executions),
+	};
 }
 
 export async function runCase(c: BatchCase): Promise<CaseReport> {
@@ -139,7 +148,8 @@ export async function runCase(c: BatchCase): Promise<CaseReport> {
 	const hang = new Promise<CaseReport>((resolve) => {
 		timer = wallSetTimeout(() => {
 			const detail = `the case did not finish within ${CASE_WALL_LIMIT_MS / 1000} s of wall-clock time`;
-			resolve({ violations: [{ rule: 1, execution: 'first run', detail }], stats, executions: [], submissions: {} });
+			const violations: Violation[] = [{ rule: 1, execution: 'first run', detail }];
+			resolve({ violations, stats, executions: [], submissions: {}, coverage: [] });
 		}, CASE_WALL_LIMIT_MS);
 	});
 	try {

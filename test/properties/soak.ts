@@ -10,7 +10,7 @@ import { Summary } from './summary';
 
 const seed = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const runs = Number(process.env.SOAK_RUNS ?? 2500);
-const PARALLEL: Record<WaitMode, number> = { poll: 4, pause: 6 };
+const PARALLEL: Record<WaitMode, number> = { poll: 4, pause: 8 };
 
 test(
 	`soak: ${runs} batches per waiting mode`,

@@ -4,6 +4,7 @@
 // pause mode the delivery relay in front of the n8n that serves the paused execution.
 import type { IDataObject, INodeType } from 'n8n-workflow';
 
+import type { FaultRule } from '../../sandbox/config';
 import { startSandbox, type Sandbox } from '../../sandbox/server';
 import type { Account, Caller } from '../../sandbox/types';
 import { models, type BatchCase } from './batchCase';
@@ -24,6 +25,8 @@ export interface Stage {
 	credentials: Record<string, IDataObject>;
 	/** Runs the account had going before the batch (not the node's). */
 	holders: Set<string>;
+	/** The first execution's fault rules (a follow-up runs without faults). */
+	faultRules: FaultRule[];
 	relay?: DeliveryRelay;
 	close(): Promise<void>;
 }
@@ -79,6 +82,7 @@ export async function stageCase(c: BatchCase): Promise<Stage> {
 		account,
 		credentials,
 		holders,
+		faultRules: c.faults.rules,
 		relay,
 		close: async () => {
 			await relay?.close();

@@ -2,11 +2,13 @@
 // Runs the money property over many generated cases in one waiting mode. The cases are fast-check's (the same
 // values fc.assert draws for this seed: fc.sample), run several at a time (each has its own sandbox, account and
 // relay, and most of a case is spent waiting). A case that breaks a rule is then replayed by fc.assert at its path,
-// which shrinks it and prints the seed, the path and the smallest counterexample.
+// which shrinks it and prints the seed, the path and the smallest counterexample. It prints what the cases
+// exercised (coverage.ts) and fails when a kind of fault or outcome falls under its floor.
 import fc from 'fast-check';
 
 import { caseArb } from './arbitraries';
 import type { BatchCase, WaitMode } from './batchCase';
+import { Coverage } from './coverage';
 import { describeFailure, moneyProperty } from './moneyProperty';
 import { counted, runCase, type CaseReport } from './runCase';
 
@@ -34,13 +36,31 @@ export function optionsFromEnv(mode: WaitMode, seed: number, parallel: number): 
 	};
 }
 
-/** The suite of one mode: every case, or the one case PROPERTY_PATH names (replayed and shrunk by fc.assert). */
+/**
+ * The suite of one mode: every case, or the one case PROPERTY_PATH names (replayed and shrunk by fc.assert). Prints
+ * the coverage line; a broken rule fails it first, then a coverage count under its floor.
+ */
 export async function runSuite(options: SuiteOptions & { path?: string }): Promise<void> {
 	if (options.path) {
 		await assertShrunk(options.mode, options.seed, options.path, 'Replayed:');
 		return;
 	}
-	await assertNoFailure(options, await runCases(options));
+	const coverage = new Coverage();
+	const onReport = (report: CaseReport, c: BatchCase) => {
+		coverage.add(options.mode, report.coverage);
+		options.onReport?.(report, c);
+	};
+	const failures = await runCases({ ...options, onReport });
+	process.stdout.write(`Property suite, seed ${options.seed}: ${coverage.line(options.mode)}\n`);
+	const shortfalls = coverage.shortfalls(options.mode);
+	const under = shortfalls.length ? `\nCoverage under its floor (coverage.ts FLOORS):\n${shortfalls.join('\n')}` : '';
+	try {
+		await assertNoFailure(options, failures);
+	} catch (error) {
+		if (!under) throw error;
+		throw new Error(`${(error as Error).message}${under}`);
+	}
+	if (under) throw new Error(`${coverage.line(options.mode)}${under}`);
 }
 
 export interface SuiteFailure {

@@ -1,8 +1,9 @@
 // What a long run of the property suite generated and checked, summed over its cases and printed at its end
 // (npm run soak): batches and items per waiting mode, operations and kinds, faults by kind (injected by the sandbox,
 // done to deliveries by the relay, 409 busy and 429 answers of the real limits), advice messages followed, rule
-// checks made, and the rules broken.
-import type { BatchCase } from './batchCase';
+// checks made, the rules broken, and per mode how many batches exercised each coverage category (coverage.ts).
+import type { BatchCase, WaitMode } from './batchCase';
+import { Coverage } from './coverage';
 import type { CaseReport } from './runCase';
 
 function add<K>(map: Map<K, number>, key: K, by = 1): void {
@@ -28,6 +29,7 @@ export class Summary {
 	private again = 0;
 	private continueOnFail = 0;
 	private capped = 0;
+	private readonly coverage = new Coverage();
 
 	add(report: CaseReport, c: BatchCase): void {
 		const mode = c.batch.waitMode;
@@ -45,6 +47,7 @@ export class Summary {
 		this.keyless += report.stats.adviceWithoutKey;
 		for (const v of report.violations) add(this.broken, `rule ${v.rule}`);
 		if (report.violations.length) add(this.failedCases, mode);
+		this.coverage.add(mode, report.coverage);
 	}
 
 	text(seed: number, wallMs: number): string {
@@ -58,6 +61,7 @@ export class Summary {
 				`followed again after a follow-up ran out of time: ${this.again})`,
 			`  rule checks: ${table(this.rules)}`,
 			`  rules broken: ${table(this.broken)}; cases with a broken rule per mode: ${table(this.failedCases)}`,
+			...[...this.batches.keys()].map((mode) => `  ${this.coverage.line(mode as WaitMode)}`),
 		].join('\n');
 	}
 }
