@@ -5,6 +5,7 @@ import type { Exchange, SandboxContext } from '../http/context';
 import { faultRouteOf, handleWithFault } from '../http/injectedFault';
 import { requestHeader } from '../http/respond';
 import { findRoute, route, type Route } from '../http/router';
+import { accountForKey } from '../identities';
 import { listApps, listModels } from './catalogue';
 import { getGeneration, listGenerations, submitGeneration } from './generations';
 import { showMe } from './me';
@@ -36,10 +37,25 @@ export async function handleApiRequest(ctx: SandboxContext, exchange: Exchange):
 	const handle = (ex: Exchange, providerFailure: boolean) => routeApiRequest(ctx, ex, providerFailure);
 	const fault = ctx.faults.pick(faultRouteOf(exchange.method, exchange.url.pathname));
 	if (fault) {
+		exchange.entry.ownerId = ownerForLog(ctx, exchange);
 		const { strict, timeScale } = ctx.config;
 		return handleWithFault(exchange, fault, handle, { strict, timeScale, pendingLate: ctx.pendingLate });
 	}
 	exchange.entry.status = await handle(exchange, false);
+}
+
+/** Who sent a request, for the log alone (nothing refused, no wallet opened): a fault answers before it is known. */
+function ownerForLog(ctx: SandboxContext, { req }: Exchange): string | undefined {
+	const authorization = requestHeader(req, 'authorization');
+	if (authorization) {
+		try {
+			return accountForKey(ctx.engine.accounts.values(), authorization).id;
+		} catch {
+			return undefined;
+		}
+	}
+	const anonId = requestHeader(req, 'x-anon-id');
+	return anonId ? `anon:${anonId}` : undefined;
 }
 
 async function routeApiRequest(ctx: SandboxContext, exchange: Exchange, providerFailure: boolean): Promise<number> {

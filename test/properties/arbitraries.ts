@@ -197,7 +197,21 @@ const rulesArb: fc.Arbitrary<FaultRule[]> = fc
 	.tuple(
 		ruleArb(
 			'POST /generations',
-			[...OK3, 'drop_after', 'drop', '500', '502', '503', '429', 'slow', 'malformed', 'drop_after', 'late', 'late'],
+			[
+				...OK3,
+				'drop_after',
+				'drop',
+				'500',
+				'502',
+				'503',
+				'429',
+				'slow',
+				'malformed',
+				'drop_after',
+				'late',
+				'late',
+				'409',
+			],
 			8,
 		).chain((rule) => lateMsArb.map((lateMs) => (lateMs === undefined ? rule : { ...rule, lateMs }))),
 		ruleArb('GET /generations/:id', [...OK3, 'drop', 'drop_after', '500', '503', '429', 'slow', '404', 'malformed'], 8),

@@ -1,16 +1,28 @@
-// Rule 5: "nothing was charged" (and the node's other words for it: "not charged", "cost nothing") appears only
-// where the ledger agrees. A claim on an output item is about that item: about the runs of its request key when the
-// item names one, else counted against the runs made for its request (model and prompt). A thrown error's claim is
-// about the item it names (request key, item index), or about the whole execution ("Nothing was submitted and
-// nothing was charged", or an error naming no item); "Items 3, 4 were not started and cost nothing" about those.
+// Rule 5: the node's claim that nothing was charged is one structured field, checked against the ledger:
+//   - `nothingCharged: true` on an output item is about that item: about the runs of its request key when it names
+//     one, else counted against the runs made for its request (model and prompt);
+//   - `nothingCharged: true` in a thrown error's context is about the item it names (request key, item index), or
+//     about the whole execution when it names none; its `notStarted` lists items (from 1) a stopped step never started.
+// And the words agree with the field: an item or error that says "nothing was charged" (or "cost nothing", "not
+// charged") without the field, or whose field says so for an item that may have been charged, breaks the rule too,
+// so a new wording cannot slip past the check.
+import type { IDataObject } from 'n8n-workflow';
+
 import { requestOf } from './batchCase';
 import type { ExecutionRecord } from './execute';
 import { baseKeyOf, signatureOf, type RunFacts } from './ledgerView';
 import { itemsPerSignature, type Checked, type Violation } from './rules';
 
 const CLAIM = /nothing was charged|(?:was|were|is|are) not charged|cost nothing|nothing is charged/i;
-const WHOLE_EXECUTION = /nothing was submitted and nothing was charged/i;
-const NOT_STARTED = /Items ([\d, ]+?)(?: and \d+ more)? were not started and cost nothing\.?/;
+/** "Items 3, 4 were not started and cost nothing": said beside `notStarted`, which the check reads. */
+const NOT_STARTED = /Items ([\d, ]+?)(?: and \d+ more)? were not started and cost nothing\.?/g;
+
+/** The words of an item or error that may claim nothing was charged, less the not-started note. */
+const wordsOf = (...texts: unknown[]) =>
+	texts
+		.filter((t) => typeof t === 'string')
+		.join(' ')
+		.replace(NOT_STARTED, '');
 
 export function checkClaims(c: Checked, record: ExecutionRecord): Violation[] {
 	const out: Violation[] = [];
@@ -25,39 +37,42 @@ export function checkClaims(c: Checked, record: ExecutionRecord): Violation[] {
 		const signature = signatureOf(requestOf(c.case.batch, item));
 		claimed.set(signature, (claimed.get(signature) ?? 0) + 1);
 	};
-	const claimKey = (key: string, where: string, quote: string) => {
+	const claimKey = (key: string, where: string) => {
 		const runs = keyedRuns(key);
 		if (runs.length)
 			v(
-				`${where} says "${quote}", but ${runs.map((r) => `${r.id} (${r.charged} credits)`).join(', ')} under key ${key}`,
+				`${where} has nothingCharged, but ${runs.map((r) => `${r.id} (${r.charged} credits)`).join(', ')} under key ${key}`,
 			);
+	};
+	const fieldMatchesWords = (where: string, field: unknown, words: string) => {
+		if (field !== true && CLAIM.test(words))
+			v(`${where} says "${CLAIM.exec(words)![0]}" without the nothingCharged field`);
 	};
 
 	for (const { json, item } of record.items) {
-		const text = [json.error, json.description, json.note].filter((t) => typeof t === 'string').join(' ');
-		const quote = CLAIM.exec(text)?.[0];
-		if (!quote) continue;
+		fieldMatchesWords(`item ${item + 1}`, json.nothingCharged, wordsOf(json.error, json.description, json.note));
+		if (json.nothingCharged !== true) continue;
 		claimItem(item);
-		if (typeof json.requestKey === 'string' && json.requestKey) claimKey(json.requestKey, `item ${item + 1}`, quote);
+		if (typeof json.requestKey === 'string' && json.requestKey) claimKey(json.requestKey, `item ${item + 1}`);
 	}
 
 	const error = record.error;
 	if (error) {
-		const text = `${error.message}\n${error.description ?? ''}`;
-		const notStarted = NOT_STARTED.exec(text);
-		for (const n of notStarted?.[1].split(',').map((s) => Number(s.trim())) ?? []) if (n > 0) claimItem(n - 1);
-		const rest = text.replace(NOT_STARTED, '');
-		const quote = CLAIM.exec(rest)?.[0];
-		const context = error.context ?? {};
-		if (WHOLE_EXECUTION.test(rest) || (quote && context.requestKey === undefined && context.itemIndex === undefined)) {
-			if (charged.length)
+		const context = (error.context ?? {}) as IDataObject;
+		fieldMatchesWords('the error', context.nothingCharged, wordsOf(error.message, error.description));
+		const notStarted = Array.isArray(context.notStarted) ? (context.notStarted as number[]) : [];
+		for (const item of notStarted) claimItem(item - 1);
+		if (context.nothingCharged === true) {
+			if (typeof context.requestKey === 'string') {
+				claimKey(context.requestKey, 'the error');
+				if (typeof context.itemIndex === 'number') claimItem(context.itemIndex);
+			} else if (typeof context.itemIndex === 'number') claimItem(context.itemIndex);
+			else if (charged.length)
 				v(
-					`the error says "${quote}", but this execution charged ${charged.map((r) => `${r.id} (${r.charged})`).join(', ')}`,
+					`the error has nothingCharged for the whole execution, but it charged ` +
+						charged.map((r) => `${r.id} (${r.charged})`).join(', '),
 				);
-		} else if (quote && typeof context.requestKey === 'string') {
-			claimKey(context.requestKey, 'the error', quote);
-			if (typeof context.itemIndex === 'number') claimItem(context.itemIndex);
-		} else if (quote && typeof context.itemIndex === 'number') claimItem(context.itemIndex);
+		}
 	}
 
 	// Counted per request: runs charged for it ≤ its items that do not say they cost nothing.
@@ -67,7 +82,7 @@ export function checkClaims(c: Checked, record: ExecutionRecord): Violation[] {
 		const room = (items.get(signature) ?? 0) - claims;
 		if (runs.length > room) {
 			v(
-				`${claims} item(s) asking for "${runs[0].prompt}" say nothing was charged for them, but ${runs.length} run(s) ` +
+				`${claims} item(s) asking for "${runs[0].prompt}" have nothingCharged, but ${runs.length} run(s) ` +
 					`were charged for their ${items.get(signature)} item(s): ${runs.map((r) => r.id).join(', ')}`,
 			);
 		}

@@ -117,7 +117,8 @@ function timerNote(state: PauseState): string {
 export function timerOutcomeItems(state: PauseState, inputCount: number): INodeExecutionData[] {
 	const note = timerNote(state);
 	const byItem = new Map<number, IDataObject>();
-	for (const bad of state.invalid) byItem.set(bad.item, { error: bad.message, description: bad.description ?? '' });
+	for (const bad of state.invalid)
+		byItem.set(bad.item, { error: bad.message, description: bad.description ?? '', nothingCharged: true });
 	for (const entry of state.items) {
 		byItem.set(entry.item, {
 			...entry.extraJson,

@@ -183,7 +183,8 @@ async function outputItems(
 	// Copies: the process's memory of the batch never holds output files.
 	const results: LedgerItem[] = state.invalid.map((bad) => ({
 		...ledgerItem(bad.item, '', 'refused'),
-		output: errorItem(bad, bad.item),
+		// Refused by its checks before anything was sent.
+		output: errorItem(addRunDetails({ ...bad }, { nothingCharged: true }), bad.item),
 	}));
 	for (const [position, item] of ledger.entries()) {
 		const { item: itemIndex, body, extraJson } = state.items[position];

@@ -261,8 +261,8 @@ export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] 
 	e.description = e.description ? `${e.description}\n\n${note}` : note;
 	if (notStarted.length) {
 		e.context ??= {};
-		// The items the note says cost nothing, counted from 0 as itemIndex is.
-		e.context.notStarted = notStarted;
+		// The items the note says cost nothing, counted from 1 as `paidRuns` and the panels count them.
+		e.context.notStarted = notStarted.map((i) => i + 1);
 	}
 	if (runs.length) {
 		e.context ??= {};

@@ -117,7 +117,9 @@ async function sendOnce(ctx: Ctx, body: IDataObject, itemIndex: number, limits: 
 		});
 		return { run: res.body.generation, lostBefore: res.answerLostBefore };
 	} catch (error) {
-		const lostBefore = error instanceof MediaGenApiError && error.answerLostBefore;
+		// Not an answer (or its loss) but a cancelled execution or a credential that cannot be read: the caller's.
+		if (!(error instanceof MediaGenApiError)) throw error;
+		const lostBefore = error.answerLostBefore;
 		if (isBusySubmission(error)) return { busy: error, lostBefore };
 		if (isLostAnswer(error)) return { noAnswer: error, lostBefore };
 		if (isTransientFailure(error)) return { passing: error, lostBefore };
