@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Issue 52, pause mode: a submission the service handles after the node gave up on it (the sandbox's fault "late"),
 // then a busy answer or a refusal in the same resume call. The item may have been charged whatever came after, so
 // it is never called uncharged; and a key whose earlier run failed (refunded) moves on to -r2 in resume calls as

@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Issue 52, Poll mode: a submission the service handles after the node gave up on it (the sandbox's fault "late"),
 // then busy answers or refusals. Whatever the later tries hear, the item may have been charged: the output names
 // its request key, the cap counts it, and running again as advised charges nothing more. Judged by the ledger.

@@ -118,7 +118,7 @@ async function sendOnce(ctx: Ctx, body: IDataObject, itemIndex: number, limits: 
 		return { run: res.body.generation, lostBefore: res.answerLostBefore };
 	} catch (error) {
 		// Not an answer (or its loss) but a cancelled execution or a credential that cannot be read: the caller's.
-		if (!(error instanceof MediaGenApiError)) throw error;
+		if (!(error instanceof MediaGenApiError)) return await Promise.reject(error);
 		const lostBefore = error.answerLostBefore;
 		if (isBusySubmission(error)) return { busy: error, lostBefore };
 		if (isLostAnswer(error)) return { noAnswer: error, lostBefore };

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // scripts/importGraph.ts: the import rules of the shipped code (npm run lint:imports), on made-up file lists.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
