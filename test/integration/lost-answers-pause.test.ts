@@ -6,11 +6,12 @@ import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } 
 
 import type { Account } from '../../sandbox/types';
 import { runNode } from '../helpers/engine';
-import { runCharges, spentBy } from '../helpers/ledger';
+import { runCharges } from '../helpers/ledger';
 import { pauseParameters, usePauseStack } from '../helpers/pauseStep';
 import type { TestBackend } from '../helpers/sandbox';
 import { until } from '../helpers/until';
 import type { WaitingHost } from '../helpers/waitingHost';
+import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
 let host: WaitingHost;
@@ -19,33 +20,22 @@ usePauseStack((b, h) => ([backend, host] = [b, h]));
 /** A sandbox minute lasts 120 ms here (usePauseStack): a late request's delay in real ms, before the scale. */
 const realMs = (ms: number) => ms / backend.sandbox.config.timeScale;
 
-function ownAccount(account: Partial<Account> = {}) {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 10_000, concurrency: 3, ...account });
-	const creds = {
-		mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] },
-		mediaGenWebhookApi: { secret: own.webhookSecret },
-	};
-	const runs = () => [...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === own.id);
+function pauseAccount(settings: Partial<Account> = {}) {
+	const own = ownAccount(backend.sandbox, { credits: 10_000, ...settings });
 	const pause = async (items: INodeExecutionData[], params: IDataObject = {}, continueOnFail = true) => {
 		const result = await runNode({
 			parameters: pauseParameters(params),
 			items,
-			credentials: creds as Record<string, ICredentialDataDecryptedObject>,
+			credentials: own.creds as unknown as Record<string, ICredentialDataDecryptedObject>,
 			webhookWaitingBaseUrl: host.baseUrl,
 			nodeOverrides: { continueOnFail },
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.run.status).toBe('waiting');
-		host.hold(result, creds);
+		host.hold(result, own.creds);
 		return result;
 	};
-	return {
-		own,
-		pause,
-		runs,
-		runWithKey: (key: unknown) => runs().find((r) => r.requestKey === key),
-		charges: () => spentBy(backend.sandbox, own.id),
-	};
+	return { ...own, pause, runWithKey: (key: unknown) => own.runs().find((r) => r.requestKey === key) };
 }
 
 const prompts = (...list: string[]) => list.map((prompt): INodeExecutionData => ({ json: { prompt } }));
@@ -54,7 +44,7 @@ const keyOf = (body: unknown) => String((body as IDataObject | undefined)?.reque
 const lateEntry = () => backend.sandbox.engine.log.find((e) => e.fault === 'late' && e.status === 0);
 
 test('finding 1: a lost answer, then busy in the same call, then the time limit: never "nothing was charged"', async () => {
-	const account = ownAccount({ concurrency: 1 });
+	const account = pauseAccount({ concurrency: 1 });
 	// Item 1 goes before the pause; item 2's first send (in a resume call) is handled 8 s after the cut, when the
 	// batch has ended at its 4 s limit; every send after the cut hears busy.
 	const busy = Array.from({ length: 200 }, () => '409' as const);
@@ -77,11 +67,11 @@ test('finding 1: a lost answer, then busy in the same call, then the time limit:
 }, 60_000);
 
 test('finding 3: a lost answer, then 402 in the same call: the item may have been charged, and is named so', async () => {
-	const account = ownAccount({ concurrency: 1, credits: 10 });
+	const account = pauseAccount({ concurrency: 1, credits: 10 });
 	backend.sandbox.faults.set([{ route: 'POST /generations', script: ['ok', 'late'], lateMs: realMs(8000) }]);
 	// Once the cut is seen, the account has no credits left for the re-sent key (402); they come back before the
 	// late request is handled, which then makes and charges the run.
-	const wallet = backend.sandbox.engine.accounts.get(account.own.id)!;
+	const wallet = account.account;
 	const cut = until(lateEntry, 'the cut submission', 20_000).then(async (entry) => {
 		const saved = wallet.credits;
 		wallet.credits = 0;
@@ -110,7 +100,7 @@ test('finding 3: a lost answer, then 402 in the same call: the item may have bee
 }, 60_000);
 
 test('finding 5: a key whose earlier run failed moves on to -r2 in a resume call, and the output names it', async () => {
-	const account = ownAccount({ concurrency: 1 });
+	const account = pauseAccount({ concurrency: 1 });
 	// Keys from the data, as the advice suggests; the second item's first run fails (refunded), later ones succeed.
 	const items = [
 		{ json: { prompt: 'moves on 1', key: 'order-one' } },
@@ -132,7 +122,7 @@ test('finding 5: a key whose earlier run failed moves on to -r2 in a resume call
 }, 60_000);
 
 test('finding 5: before the pause too, the output names the -r2 key the run was made under', async () => {
-	const account = ownAccount({ concurrency: 1 });
+	const account = pauseAccount({ concurrency: 1 });
 	const items = [{ json: { prompt: 'before the pause [fail-first]', key: 'order-a' } }];
 	const params = { additionalFields: { requestKey: '={{ $json.key }}' } };
 	await host.resumed((await account.pause(items, params)).executionId, 30_000);

@@ -6,9 +6,10 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Account } from '../../sandbox/types';
 import { generate as generateRun } from '../helpers/generate';
-import { runCharges, spentBy } from '../helpers/ledger';
+import { runCharges } from '../helpers/ledger';
 import { startBackend, type TestBackend } from '../helpers/sandbox';
 import { until } from '../helpers/until';
+import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
 beforeAll(async () => {
@@ -20,18 +21,14 @@ afterAll(async () => backend.sandbox.close());
 const continueOnFail = { nodeOverrides: { onError: 'continueRegularOutput' as const } };
 const prompts = (...list: string[]) => list.map((prompt): INodeExecutionData => ({ json: { prompt } }));
 
-function ownAccount(account: Partial<Account> = {}) {
-	const own = backend.sandbox.engine.createAccount({ tier: 'paid', credits: 1_000, concurrency: 3, ...account });
-	const creds = { mediaGenApi: { baseUrl: backend.sandbox.baseUrl, apiKey: own.keys[0] } };
-	const runs = () => [...backend.sandbox.engine.runs.values()].filter((r) => r.ownerId === own.id);
+function stepAccount(settings: Partial<Account> = {}) {
+	const own = ownAccount(backend.sandbox, settings);
 	return {
-		own,
+		...own,
 		generate: (params: IDataObject, items?: INodeExecutionData[], extra = {}) =>
-			generateRun(creds, { prompt: '={{ $json.prompt }}', ...params }, items, extra),
-		charges: () => spentBy(backend.sandbox, own.id),
-		runs,
-		runWithKey: (key: unknown) => runs().find((r) => r.requestKey === key),
-		/** The answers the sandbox gave to this account's submissions of `key` ("late", "409", "202" …). */
+			generateRun(own.creds, { prompt: '={{ $json.prompt }}', ...params }, items, extra),
+		runWithKey: (key: unknown) => own.runs().find((r) => r.requestKey === key),
+		/** The answers the sandbox gave to submissions of `key` ("late", "409", "202" …). */
 		answersTo: (key: string) =>
 			backend.sandbox.engine.log
 				.filter((e) => e.method === 'POST' && e.path === '/v1/generations' && keyOf(e.body) === key)
@@ -45,7 +42,7 @@ const claimsNothingCharged = (json: IDataObject) =>
 
 describe('finding 2: a lost answer, then busy until the time limit', () => {
 	test('the item may have been charged, the cap counts it, and running again as advised charges nothing', async () => {
-		const account = ownAccount({ concurrency: 1 });
+		const account = stepAccount({ concurrency: 1 });
 		// Item 1's first send is handled 2 s after the cut; every later send hears busy until item 2 is tried.
 		const busy = Array.from({ length: 60 }, () => '409' as const);
 		backend.sandbox.faults.set([{ route: 'POST /generations', script: ['late', ...busy], lateMs: 2000 }]);
@@ -86,7 +83,7 @@ describe('finding 2: a lost answer, then busy until the time limit', () => {
 
 describe("finding 4: numbered Request Keys never repeat another item's key", () => {
 	test('typed keys k, k, k-1 give three keys, three runs, each its own prompt', async () => {
-		const account = ownAccount();
+		const account = stepAccount();
 		const items = [
 			{ json: { prompt: 'first', key: 'order-k' } },
 			{ json: { prompt: 'second', key: 'order-k' } },
@@ -106,7 +103,7 @@ describe("finding 4: numbered Request Keys never repeat another item's key", () 
 
 describe('a key another request took (point c of the issue)', () => {
 	test('costs this step nothing under the cap and is not listed as paid by it', async () => {
-		const account = ownAccount();
+		const account = stepAccount();
 		const earlier = await account.generate({ additionalFields: { requestKey: 'taken-key' } }, prompts('the first'));
 		expect(earlier.error).toBeUndefined();
 		expect(account.charges()).toBe(5);
