@@ -24,6 +24,12 @@ const wordsOf = (...texts: unknown[]) =>
 		.join(' ')
 		.replace(NOT_STARTED, '');
 
+/** The item an error names: `itemIndex` (from 0), or `item` (from 1) where the node names it as people count. */
+function itemOf(context: IDataObject): number | undefined {
+	if (typeof context.itemIndex === 'number') return context.itemIndex;
+	return typeof context.item === 'number' ? context.item - 1 : undefined;
+}
+
 export function checkClaims(c: Checked, record: ExecutionRecord): Violation[] {
 	const out: Violation[] = [];
 	const v = (detail: string) => out.push({ rule: 5, execution: record.label, detail });
@@ -65,8 +71,8 @@ export function checkClaims(c: Checked, record: ExecutionRecord): Violation[] {
 		if (context.nothingCharged === true) {
 			if (typeof context.requestKey === 'string') {
 				claimKey(context.requestKey, 'the error');
-				if (typeof context.itemIndex === 'number') claimItem(context.itemIndex);
-			} else if (typeof context.itemIndex === 'number') claimItem(context.itemIndex);
+				if (itemOf(context) !== undefined) claimItem(itemOf(context)!);
+			} else if (itemOf(context) !== undefined) claimItem(itemOf(context)!);
 			else if (charged.length)
 				v(
 					`the error has nothingCharged for the whole execution, but it charged ` +

@@ -233,7 +233,8 @@ export function paidRunsNote(runs: PaidRun[], batch?: BatchKeys): string {
 		known.length &&
 			`Runs of this step already paid for: ${known.join('; ')}. ` +
 				'Their files are not passed on because the step failed: get them with Generation → Get (Run ID), which ' +
-				'charges nothing (Generation → Wait for a run still going), or turn on "Continue On Fail" (Settings) so ' +
+				'charges nothing (Generation → Wait for a run still going), or set Settings → On Error to Continue ' +
+				'(n8n 1.x: turn on "Continue On Fail") so ' +
 				'finished items are passed on beside the error.',
 		unanswered.length &&
 			'Submissions whose answer was lost, so they may have been charged: ' +

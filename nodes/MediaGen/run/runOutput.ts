@@ -85,6 +85,20 @@ export function itemsInInputOrder(byItem: Map<number, INodeExecutionData>): INod
 	return withSameColumns([...byItem.keys()].sort((a, b) => a - b).map((i) => byItem.get(i)!));
 }
 
+/**
+ * A batch's first failure, its item named as people count (from 1), in `context.item` and the description: n8n's
+ * error panel would add "[item N]" counted from 0 for `context.itemIndex`, beside the note's items counted from 1.
+ */
+function namedAsCounted<E>(error: E, batch: BatchKeys): E {
+	const e = error as { description?: string | null; context?: IDataObject };
+	const index = e?.context?.itemIndex;
+	if (batch.inputCount <= 1 || typeof index !== 'number') return error;
+	delete e.context!.itemIndex;
+	e.context!.item = index + 1;
+	e.description = `Item ${index + 1} of ${batch.inputCount}.${e.description ? ` ${e.description}` : ''}`;
+	return error;
+}
+
 /** The step's items from their ledger entries, each with its output or error. `addHints`: none in a resume call. */
 export function stepOutput(
 	ctx: IExecuteFunctions | IWebhookFunctions,
@@ -95,7 +109,7 @@ export function stepOutput(
 	if (failed && !how.continueOnFail) {
 		const others = results.filter((r) => r !== failed);
 		const notStarted = others.filter((r) => !r.output && !r.error).map((r) => r.itemIndex);
-		throw withPaidRuns(failed.error, paidRunsOf(others), notStarted, how.batch);
+		throw withPaidRuns(namedAsCounted(failed.error, how.batch), paidRunsOf(others), notStarted, how.batch);
 	}
 	const byItem = new Map(results.flatMap((r) => (r.output ? [[r.itemIndex, r.output] as const] : [])));
 	const output = itemsInInputOrder(byItem);

@@ -17,7 +17,7 @@ describe('runs already paid for when a step stops', () => {
 				'gen_c (item 5).',
 		);
 		expect(note).toMatch(/Generation → Get \(Run ID\), which charges nothing/);
-		expect(note).toMatch(/"Continue On Fail"/);
+		expect(note).toMatch(/Settings → On Error to Continue \(n8n 1\.x: turn on "Continue On Fail"\)/);
 	});
 
 	test('no paid runs, no note; the note goes under an existing description', () => {

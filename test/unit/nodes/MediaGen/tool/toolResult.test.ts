@@ -2,7 +2,7 @@
 // as an answer with what to call next.
 import { TIME_LIMIT_CODE } from '../../../../../nodes/MediaGen/run/timeLimit';
 import { addRunDetails } from '../../../../../nodes/MediaGen/run/runErrors';
-import { stillRunningResult, toolRunResult } from '../../../../../nodes/MediaGen/tool/toolResult';
+import { answerToolCall, stillRunningResult, toolRunResult } from '../../../../../nodes/MediaGen/tool/toolResult';
 
 test('a song run: known fields only, songs keep title, lyrics, length and cover', () => {
 	const record = {
@@ -63,4 +63,25 @@ test('a time-limit error becomes an answer with the run; other errors stay error
 	});
 	expect(stillRunningResult(late)).toMatchObject({ runId: 'gen_3', status: 'PROCESSING', cost: 20, requestKey: 'k' });
 	expect(stillRunningResult(addRunDetails(new Error('x'), { runId: 'gen_4', errorCode: 'rejected' }))).toBeUndefined();
+});
+
+describe('a refusal answered to the caller (issue 52, point b)', () => {
+	const ctx = { getNode: () => ({ name: 'Tool' }) } as never;
+	const refused = (context: object) =>
+		Object.assign(new Error('Max Credits per Execution (5) reached'), { description: 'Raise the cap.', context });
+
+	test('an error naming no run and no key is answered, with nothingCharged', async () => {
+		const items = await answerToolCall(ctx, true, async () => await Promise.reject(refused({})));
+		expect(items[0].json).toEqual({
+			error: 'Max Credits per Execution (5) reached\nRaise the cap.',
+			nothingCharged: true,
+		});
+	});
+
+	test("an error that lists other items' paid runs stays an error: it never says nothing was charged", async () => {
+		const paidRuns = [{ item: 1, runId: 'gen_a', requestKey: 'k-1', status: 'SUCCEEDED', cost: 5 }];
+		await expect(answerToolCall(ctx, true, async () => await Promise.reject(refused({ paidRuns })))).rejects.toThrow(
+			/Max Credits per Execution/,
+		);
+	});
 });
