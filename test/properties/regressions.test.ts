@@ -457,4 +457,35 @@ describe(`pause mode (clock ×${WARP})`, () => {
 			},
 		});
 	});
+
+	test('a run this process sent was delivered to another process: it is read, so the batch does not wait for n8n\'s timer (seed 777, path "885")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: {
+					operation: 'generate',
+					kind: 'video',
+					model: 'auralis-loop',
+					options: { aspect: '9:16', resolution: '1080p', duration: 6 },
+				},
+				items: [
+					{ prompt: 'a paper boat' },
+					{ prompt: 'a red fox in the snow [fail]' },
+					{ prompt: 'a lighthouse in fog [fail]' },
+					...same(2),
+					{ prompt: 'a red fox in the snow' },
+					...same(2),
+				],
+				timeoutMinutes: 0.5,
+				waitMode: 'pause',
+			}),
+			account: { concurrency: 1, holders: 0, priceFactor: 2, credits: 1955 },
+			faults: {
+				rules: [
+					{ route: 'GET /generations/:id', script: ['429'], retryAfterSeconds: 1, rateLimitStyle: 'reset-only' },
+					{ route: 'GET /generations', script: ['429', '500'], retryAfterSeconds: 2 },
+				],
+				deliveries: deliveries('delay', 'refuse', 'otherProcess'),
+			},
+		});
+	});
 });

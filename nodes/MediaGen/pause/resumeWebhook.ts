@@ -95,6 +95,12 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 	let report = await batch.walk();
 	// A process that learnt this item's run only now (by its request key) can take the delivery now.
 	if (!taken && takeDelivery(memory, delivered)) report = reportOf(memory);
+	else if (!taken && report.inFlight > 0) {
+		// A run this process did not send: another process sends this batch's runs and may hear their deliveries, so a
+		// run this one sent may have been delivered there. Read them all, or the batch waits for a call that never comes.
+		await batch.readUnfinished(true);
+		report = await batch.walk();
+	}
 	if (!report.complete && Date.now() <= state.deadline) {
 		// Runs still in flight: their deliveries carry the batch on (and retry what the service refused now).
 		if (report.inFlight > 0 || claimActive(memory)) return { respond: { noWebhookResponse: true } };
