@@ -72,6 +72,9 @@ async function handleRequest(ctx: SandboxContext, req: IncomingMessage, res: Ser
 	const address = requestHeader(req, 'x-sandbox-client-ip') ?? req.socket.remoteAddress ?? 'unknown';
 	const entry: LogEntry = { at: Date.now(), method, path: url.pathname + url.search, status: 0 };
 	if (isApiPath(url.pathname)) engine.log.push(entry);
+	// Whether the client was still there for the answer: one that timed out first never read the run it names.
+	res.on('finish', () => (entry.answerSent = true));
+	res.on('close', () => (entry.answerSent ??= false));
 	try {
 		await routeRequest(ctx, { req, res, url, method, address, entry });
 	} catch (e) {

@@ -153,4 +153,6 @@ export interface LogEntry {
 	ownerId?: string;
 	body?: unknown;
 	fault?: string;
+	/** The answer was handed to the client's connection whole (false: the client had gone, e.g. its time-out). */
+	answerSent?: boolean;
 }

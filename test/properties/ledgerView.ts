@@ -39,7 +39,8 @@ export function keyOf(entry: LogEntry): string | undefined {
 }
 
 /** A submission accepted (202) whose answer reached the node intact: the node learnt its run's ID from it. */
-export const answeredIntact = (entry: LogEntry) => entry.status === 202 && !LOST.has(String(entry.fault));
+export const answeredIntact = (entry: LogEntry) =>
+	entry.status === 202 && !LOST.has(String(entry.fault)) && entry.answerSent !== false;
 
 const PRICE_OPTIONS = ['resolution', 'duration', 'audio'] as const;
 
