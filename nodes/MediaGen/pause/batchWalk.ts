@@ -204,6 +204,9 @@ export class BatchWalk {
 			if (learning ? budget-- <= 0 : this.memory.inFlight() >= this.state.lanes) return true;
 			const item = this.memory.items[position];
 			const overCap = item.state !== 'answerLost' && pauseCapRefusal(this.state, position, this.costOf);
+			// Another process may have sent an unknown item (its key would bring its run back, free): left unknown, it
+			// comes out with its key, never as refused with nothing charged.
+			if (overCap && item.state === 'unknown') continue;
 			if (overCap) {
 				refuse(item, overCap);
 				continue;
