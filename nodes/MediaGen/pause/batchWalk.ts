@@ -190,9 +190,8 @@ export class BatchWalk {
 	/**
 	 * Sends the items not known to be sent, in input order, one at a time, each checked against the cap on the costs
 	 * of all before it. `learning`: this process has not seen every submission, so re-sends the keys after those it
-	 * knows, at most LEARN_PER_CALL a call; a busy answer leaves that item unknown and the pass goes on (a key sent
-	 * before names its run even when every slot is taken). Else only while slots are free and no other call is
-	 * sending. True when it stopped before the end, or left an item unknown.
+	 * knows; a busy answer leaves the item unknown (the pausing process may still be sending it). Else only while
+	 * slots are free and no other call is sending. True when it stopped before the end.
 	 */
 	private async sendUnknown(learning: boolean): Promise<boolean> {
 		if (!learning && this.memory.sending.size > 0) return true;
@@ -213,11 +212,10 @@ export class BatchWalk {
 			}
 			if (!learning) this.memory.sending.add(position);
 			const sent = await this.send(position, !learning).finally(() => learning || this.memory.sending.delete(position));
-			if (!sent && !learning) return true;
+			if (!sent) return true;
 		}
-		if (!learning) return false;
-		this.memory.complete = !this.memory.items.some((item) => item.state === 'unknown');
-		return !this.memory.complete;
+		if (learning) this.memory.complete = true;
+		return false;
 	}
 
 	/** Reads runs not final that this process will not hear about, or (`evenWatched`, past the limit) all of them. */
