@@ -17,7 +17,10 @@ export function seeded(seed: number): () => number {
 export interface PickedFault {
 	kind: FaultKind;
 	slowMs: number;
-	/** Only for "late" (and "drop", handled late in strict mode): how long after the cut the request is handled, before the clock scale. */
+	/**
+	 * Only for "late" (and "drop", handled late in strict mode): how long after the cut the request is handled,
+	 * before the clock scale.
+	 */
 	lateMs?: number;
 	retryAfterSeconds: number;
 	/** Set only when the rule sets it; injected 429s default to Retry-After in seconds. */

@@ -14,7 +14,7 @@ import type { RunRecord } from '../../shared/records';
 import { verifyDelivery } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
 import { requestKeyAdvice } from '../run/requestKey';
-import { addRunDetails, errorItem, failedRunError, runDetailsOf, sendFailure } from '../run/runErrors';
+import { addRunDetails, errorItem, failedRunError, NOT_SENT_ITEM, runDetailsOf, sendFailure } from '../run/runErrors';
 import { isErrorOutputItem, runToItem, stepOutput } from '../run/runOutput';
 import { ledgerItem, type LedgerItem } from '../run/ledger';
 import { batchMemoryOf, BatchWalk, reportOf, type BatchMemory } from './batchWalk';
@@ -119,8 +119,7 @@ async function handleDelivery(ctx: IWebhookFunctions, answer: Answer): Promise<H
 
 /** An item without a final run (timed out, or refused here and maybe sent elsewhere): what is known, how to get it. */
 function noteFor(item: LedgerItem, state: PauseState): string {
-	if (item.state === 'unsent')
-		return 'Not submitted within the time limit, so nothing was charged for it. Run it again to make it.';
+	if (item.state === 'unsent') return `The time limit passed first. ${NOT_SENT_ITEM}. Run it again to make it.`;
 	const rerun =
 		`Run this step again with ${requestKeyAdvice(batchKeysOf(state))}: you get its run if it was made, without ` +
 		'paying again, or a new one if not.';

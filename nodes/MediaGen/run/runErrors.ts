@@ -12,6 +12,9 @@ import { TIME_LIMIT_CODE } from './timeLimit';
 /** The one wording of a refusal before anything was sent (a step or item refused, a batch over the cap). */
 export const NOTHING_SENT = 'Nothing was submitted and nothing was charged';
 
+/** The one wording of an item never sent, beside the field `nothingCharged` that says the same to a workflow. */
+export const NOT_SENT_ITEM = 'It was not submitted, so nothing was charged for it';
+
 /** Says, in the one wording and the one field (`nothingCharged`), that nothing was sent or charged for the error. */
 export function saysNothingSent<E>(error: E): E {
 	const e = error as { description?: string | null };
@@ -168,7 +171,7 @@ export function sendFailure(ctx: Ctx, item: LedgerItem, batch: BatchKeys, limitM
 			'this step',
 		{
 			description:
-				'Nothing was charged for it. Raise "Time Limit" under Waiting, or send fewer items at once: under Max ' +
+				`${NOT_SENT_ITEM}. Raise "Time Limit" under Waiting, or send fewer items at once: under Max ` +
 				'Credits per Execution the runs are submitted one at a time.',
 			itemIndex: item.itemIndex,
 		},

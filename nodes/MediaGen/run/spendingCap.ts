@@ -5,7 +5,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { priceBookFor, type Price, type PriceBook } from './priceBook';
 import { mayBeCharged, refuse, type LedgerItem } from './ledger';
-import { addRunDetails, NOTHING_SENT } from './runErrors';
+import { addRunDetails, NOT_SENT_ITEM, NOTHING_SENT } from './runErrors';
 import type { RunRequest } from './runRequest';
 
 interface CapRefusal {
@@ -157,8 +157,7 @@ export function capRefusalMessage(refusal: CapRefusal, spentWord = 'spent'): str
 	);
 }
 
-export const CAP_ADVICE =
-	'It was not submitted, so nothing was charged for it. Raise the cap, or split the batch. ' + CAP_BOUND;
+export const CAP_ADVICE = `${NOT_SENT_ITEM}. Raise the cap, or split the batch. ${CAP_BOUND}`;
 
 /** The batch's cap (undefined: none). Without Continue On Fail, known prices that alone cross it refuse the batch. */
 export async function spendingCapFor(ctx: IExecuteFunctions, ready: RunRequest[]): Promise<SpendingCap | undefined> {
