@@ -64,3 +64,17 @@ export async function runEnded(sandbox: Sandbox, id: string): Promise<void> {
 	const { engine } = sandbox;
 	await until(() => !engine.isActive(engine.settle(engine.runs.get(id)!)), `run ${id} to end`);
 }
+
+/**
+ * The sandbox of a test file, started before its tests (`ready` gets it), its faults cleared after each test and
+ * closed after them all (pause tests: usePauseStack in pauseStep.ts).
+ */
+export function useBackend(ready: (backend: TestBackend) => void, config: Partial<SandboxConfig> = {}): void {
+	let backend: TestBackend | undefined;
+	beforeAll(async () => {
+		backend = await startBackend(config);
+		ready(backend);
+	});
+	afterEach(() => backend?.sandbox.faults.set([]));
+	afterAll(async () => backend?.sandbox.close());
+}

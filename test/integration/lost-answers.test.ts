@@ -7,16 +7,12 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { Account } from '../../sandbox/types';
 import { generate as generateRun } from '../helpers/generate';
 import { runCharges } from '../helpers/ledger';
-import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { useBackend, type TestBackend } from '../helpers/sandbox';
 import { until } from '../helpers/until';
 import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
-beforeAll(async () => {
-	backend = await startBackend();
-});
-afterEach(() => backend.sandbox.faults.set([]));
-afterAll(async () => backend.sandbox.close());
+useBackend((b) => (backend = b));
 
 const continueOnFail = { nodeOverrides: { onError: 'continueRegularOutput' as const } };
 const prompts = (...list: string[]) => list.map((prompt): INodeExecutionData => ({ json: { prompt } }));

@@ -7,15 +7,11 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { resumeByTimer, runNode } from '../helpers/engine';
 import { generate as generateRun } from '../helpers/generate';
 import { pauseParameters } from '../helpers/pauseStep';
-import { startBackend, type TestBackend } from '../helpers/sandbox';
+import { useBackend, type TestBackend } from '../helpers/sandbox';
 import { ownAccount, type OwnAccount } from '../helpers/world';
 
 let backend: TestBackend;
-beforeAll(async () => {
-	backend = await startBackend();
-});
-afterEach(() => backend.sandbox.faults.set([]));
-afterAll(async () => backend.sandbox.close());
+useBackend((b) => (backend = b));
 
 const continueOnFail = { nodeOverrides: { onError: 'continueRegularOutput' as const } };
 const prompts = (...list: string[]) => list.map((prompt): INodeExecutionData => ({ json: { prompt } }));
