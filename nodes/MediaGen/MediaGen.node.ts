@@ -29,6 +29,8 @@ export class MediaGen implements INodeType {
 			{ name: 'mediaGenAnonymousApi', required: true, displayOptions: { show: { authentication: ['anonymous'] } } },
 			{
 				name: 'mediaGenWebhookApi',
+				// n8n labels a box with its displayName; the trigger's box for the same credential says the same.
+				displayName: 'Signing Secret',
 				required: true,
 				testedBy: 'checkSigningSecret',
 				displayOptions: { show: { waitMode: ['pause'] } },

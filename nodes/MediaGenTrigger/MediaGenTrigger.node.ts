@@ -37,7 +37,10 @@ export class MediaGenTrigger implements INodeType {
 		name: 'mediaGenTrigger',
 		icon: MEDIAGEN_NODE_ICON,
 		group: ['trigger'],
-		version: 1,
+		// 1.1: the API Key box shows only when Check Unverified Deliveries is on, so that n8n, which fills one box of
+		// a new node by itself, fills the Signing Secret box. Version 1 nodes keep it on (a hidden default).
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{"On " + ($parameter["outcomes"] || []).join(", ")}}',
 		// Heads the nodes panel's one entry for both nodes (editor-ui generateMergedNodesAndActions): generating first.
 		description: 'Generate images, videos and songs with AI, and start a workflow when a run finishes',
@@ -47,8 +50,8 @@ export class MediaGenTrigger implements INodeType {
 		// n8n labels each credential box with its displayName (else "Credential"): which secret goes where.
 		credentials: [
 			{ name: 'mediaGenWebhookApi', displayName: 'Signing Secret', required: true, testedBy: 'checkSigningSecret' },
-			// Optional: with it, a delivery that fails the signature check is read back from the service before refusal.
-			{ name: 'mediaGenApi', displayName: 'API Key (Optional)', required: false },
+			// With it, a delivery that fails the signature check is read back from the service before refusal.
+			{ name: 'mediaGenApi', displayName: 'API Key', required: true, displayOptions: { show: { readBack: [true] } } },
 		],
 		// The "When will this node trigger my flow?" help of n8n's trigger panel.
 		triggerPanel: {
@@ -81,11 +84,29 @@ export class MediaGenTrigger implements INodeType {
 			{
 				displayName:
 					"Signing Secret box: the endpoint's signing secret (for a step's Webhook URL, try your account's). " +
-					'API Key (Optional) box: with it, a delivery signed with another secret is checked with the ' +
-					'service instead of refused.',
+					'Turn on Check Unverified Deliveries to check a delivery signed with another secret with the ' +
+					'service, using your API key, instead of refusing it.',
 				name: 'secretNotice',
 				type: 'notice',
 				default: '',
+			},
+			{
+				displayName: 'Check Unverified Deliveries',
+				name: 'readBack',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether a delivery signed with another secret is read back from the service with your API key (an ' +
+					'API Key box appears at the top) and, if it is a finished run of your account, taken. Off: it is ' +
+					'refused with 401. Reading costs nothing.',
+				displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
+			},
+			{
+				displayName: 'Check Unverified Deliveries',
+				name: 'readBack',
+				type: 'hidden',
+				default: true,
+				displayOptions: { show: { '@version': [1] } },
 			},
 			{
 				displayName: 'Outcomes',
@@ -142,9 +163,9 @@ export class MediaGenTrigger implements INodeType {
 			{
 				displayName:
 					"Nothing arrives? An account's settings list its last 50 deliveries: failed ones most likely mean the " +
-					'Signing Secret does not match (correct it, or attach the API key). To catch a run here, click ' +
-					'Execute step and run a Generate step whose Webhook URL is the Test URL, with the API key attached ' +
-					'here. Runs made with an anonymous ID cannot start this trigger. Wait for those runs in the Generate ' +
+					'Signing Secret does not match (correct it, or turn on Check Unverified Deliveries). To catch a run ' +
+					'here, click Execute step and run a Generate step whose Webhook URL is the Test URL, with Check ' +
+					'Unverified Deliveries on. Runs made with an anonymous ID cannot start this trigger. Wait for those runs in the Generate ' +
 					'step instead.',
 				name: 'troubleshootingNotice',
 				type: 'notice',

@@ -88,8 +88,8 @@ function refusedDeliveryLog(ctx: IWebhookFunctions, reason: string, readBackProb
 	const credential = node.credentials?.mediaGenWebhookApi?.name;
 	const way = readBackProblem
 		? `It was not taken with the API credential either: ${readBackProblem}.`
-		: 'Attach a Media Generation API credential (an API key) to the trigger to take deliveries of your ' +
-			"account's runs after reading them back from the service.";
+		: 'Turn on Check Unverified Deliveries in the trigger and pick a Media Generation API credential (an API ' +
+			"key) in its API Key box to take deliveries of your account's runs after reading them back from the service.";
 	return (
 		`Media Generation Trigger "${node.name}": refused a delivery (${reason}). It was not signed with the secret ` +
 		`in the Webhook Signing Secret credential${credential ? ` "${credential}"` : ''}. Deliveries to an endpoint ` +
@@ -118,7 +118,9 @@ export async function takeOnReadBack(
 		return 'refused' as const;
 	};
 	const webhookId = headerOf(ctx.getHeaderData() as Record<string, unknown>, 'webhook-id');
-	const withApiKey = isUnprovenSignature(verdict.code) && !!node.credentials?.mediaGenApi;
+	// Version 1 nodes read back whenever the API Key box holds a credential (their hidden default is on).
+	const readBack = ctx.getNodeParameter('readBack', true) === true;
+	const withApiKey = isUnprovenSignature(verdict.code) && readBack && !!node.credentials?.mediaGenApi;
 	const claim = withApiKey ? readClaim(webhookId, raw, Date.now()) : undefined;
 	if (!claim || 'problem' in claim) return refuse(claim?.problem);
 	if (wasAccepted(seen.store, seen.memoryKey, claim.webhookId, Date.now())) return 'duplicate';

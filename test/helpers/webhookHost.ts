@@ -30,6 +30,8 @@ export interface HostOptions {
 	workflowId?: string;
 	/** The optional Media Generation API credential attached to the trigger (reads back unverified deliveries). */
 	apiCredentials?: { baseUrl: string; apiKey: string };
+	/** The trigger's version: 1 (the default here: saved workflows) or 1.1 (new nodes, Check Unverified Deliveries). */
+	typeVersion?: number;
 }
 
 export interface WebhookHost {
@@ -43,12 +45,12 @@ export interface WebhookHost {
 /** `loseAnswers`: after handling, answer the first N deliveries with 500, as if the answer was lost, so the sender retries. */
 let hosted = 0;
 
-function triggerNode(parameters: IDataObject, withApiCredential = false): INode {
+function triggerNode(parameters: IDataObject, withApiCredential = false, typeVersion = 1): INode {
 	return {
 		id: 'trigger-1',
 		name: 'Media Generation Trigger',
 		type: TRIGGER_TYPE,
-		typeVersion: 1,
+		typeVersion,
 		position: [0, 0],
 		parameters: {
 			outcomes: ['succeeded', 'failed'],
@@ -84,7 +86,7 @@ export async function hostTrigger(
 ): Promise<WebhookHost> {
 	let toLose = loseAnswers;
 	await useBinaryMode('default');
-	const node = triggerNode(parameters, !!options.apiCredentials);
+	const node = triggerNode(parameters, !!options.apiCredentials, options.typeVersion);
 	const nodeTypes = new TestNodeTypes();
 	const credentialData = {
 		mediaGenWebhookApi: credentials,

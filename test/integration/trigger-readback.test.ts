@@ -73,8 +73,30 @@ test('without an API credential the same delivery gets 401, starts nothing, and 
 		expect(logged).toContain(
 			'not signed with the secret in the Webhook Signing Secret credential \\"Webhook secret\\"',
 		);
-		expect(logged).toMatch(/Attach a Media Generation API credential/);
+		expect(logged).toMatch(/Turn on Check Unverified Deliveries in the trigger and pick a Media Generation API/);
 		expect(logged).not.toContain(backend.account.webhookSecret);
+	} finally {
+		warn.mockRestore();
+	}
+});
+
+test('a new trigger (1.1) reads back only with Check Unverified Deliveries on, whatever the API Key box holds', async () => {
+	const warn = jest.spyOn(Container.get(Logger), 'warn').mockImplementation(() => undefined);
+	try {
+		const secret = { secret: backend.account.webhookSecret };
+		host = await hostTrigger({}, secret, 0, { apiCredentials: api(), typeVersion: 1.1 });
+		const off = await submit({ prompt: 'box left filled, check off', webhookUrl: host.url });
+		await delivered(off.id);
+		expect(deliveryOf(backend.sandbox, off.id)!.attempts[0].status).toBe(401);
+		expect(host.started).toHaveLength(0);
+		expect(backend.requests('GET /v1/generations/')).toHaveLength(0);
+		await host.close();
+		host = await hostTrigger({ readBack: true }, secret, 0, { apiCredentials: api(), typeVersion: 1.1 });
+		const on = await submit({ prompt: 'check on', webhookUrl: host.url });
+		await delivered(on.id);
+		expect(deliveryOf(backend.sandbox, on.id)!.attempts[0].status).toBe(200);
+		expect(host.started.map((items) => items[0].json.id)).toEqual([on.id]);
+		expect(backend.charges()).toBe(10);
 	} finally {
 		warn.mockRestore();
 	}

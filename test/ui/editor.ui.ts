@@ -6,7 +6,16 @@ import type { Page } from 'playwright-core';
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import { exampleId } from '../../scripts/stack';
 import type { DevStack } from '../../scripts/uiDev';
-import { creditsLeft, helpOf, scratchWorkflow, useEditorSession, type Editor, type EditorSession } from './editor';
+import {
+	createWorkflow,
+	creditsLeft,
+	helpOf,
+	scratchWorkflow,
+	useEditorSession,
+	type Editor,
+	type EditorSession,
+} from './editor';
+import { CUSTOM_PREFIX } from '../../scripts/realN8n';
 import { SANDBOX_KEY } from '../e2e/shared';
 
 let dev: DevStack;
@@ -89,16 +98,68 @@ describe('from an empty canvas: finding and adding the nodes', () => {
 		},
 	);
 
-	test('the trigger is added from the search results, and its panel explains the set-up', async () => {
+	test('the trigger is added from the search results with its Signing Secret filled, and its panel explains the set-up', async () => {
 		await ed.newWorkflow();
 		await page.locator('[data-test-id="canvas-add-button"]').click();
 		await ed.searchNodes('song', 'Media Generation');
 		await ed.clickNodesPanelEntry('Media Generation');
 		await ed.clickNodesPanelEntry('On new Media Generation event');
 		await ed.parameters.waitFor();
+		await ed.settle();
 		expect(await ed.parameters.innerText()).toContain('Copy the Production URL above into your account settings');
+		// One box shown, the required one, so n8n fills it (one credential of each kind exists here).
+		const boxes = ed.parameters.locator('[data-test-id="credentials-label"]');
+		const filled = ed.parameters.locator('[data-test-id="node-credentials-select"] input');
+		expect((await boxes.allInnerTexts()).map((t) => t.split('\n')[0].trim())).toEqual(['Signing Secret']);
+		await ed.until(
+			() => filled.first().inputValue(),
+			(value) => value === 'Media Generation sandbox webhook',
+		);
+		await ed.shot('trigger-new', ed.ndv);
+		// Check Unverified Deliveries shows the API Key box.
+		await ed.parameters.locator('[data-test-id="parameter-input-readBack"] .el-switch').click();
+		await ed.until(
+			async () => (await boxes.allInnerTexts()).map((t) => t.split('\n')[0].trim()),
+			(labels) => labels.join() === 'Signing Secret,API Key',
+		);
 		await ed.closeNode();
 		expect(await ed.canvasNode('Media Generation Trigger').count()).toBe(1);
+	});
+
+	test('a trigger without a Signing Secret is marked on the canvas, and n8n will not publish it', async () => {
+		const id = await createWorkflow(rest, {
+			name: 'UI test: Trigger Without Secret',
+			nodes: [
+				{
+					id: 'trigger',
+					name: 'Media Generation Trigger',
+					type: `${CUSTOM_PREFIX}mediaGenTrigger`,
+					typeVersion: 1.1,
+					position: [0, 0],
+					webhookId: 'f0b7e7a2-58c4-4bd6-9a3c-7d1e2f3a4b5c',
+					parameters: {},
+				},
+			],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		});
+		// Published as the editor's Publish button does: refused, naming what is missing.
+		const { versionId } = await rest<{ versionId: string }>(`/rest/workflows/${id}`);
+		const refused = await rest(`/rest/workflows/${id}/activate`, {
+			method: 'POST',
+			body: JSON.stringify({ versionId }),
+		})
+			.then(() => 'published')
+			.catch((error: Error) => error.message);
+		expect(refused).toMatch(/HTTP 400/);
+		expect(refused).toContain('Node \\"Media Generation Trigger\\":\\n  - Missing required credential: Signing Secret');
+		const found = await rest<{ active?: boolean; activeVersionId?: string | null }>(`/rest/workflows/${id}`);
+		expect(found.activeVersionId ?? null).toBeNull();
+		// On the canvas the node is marked until its box is filled (opening it fills it: the one such credential).
+		await ed.openWorkflow(id);
+		const marked = ed.canvasNode('Media Generation Trigger').locator('[data-test-id="node-issues"]');
+		await marked.waitFor();
+		await ed.shot('trigger-no-secret', ed.canvasNode('Media Generation Trigger'));
 	});
 
 	test('"What happens next?" finds the action node; its actions are listed and Generate opens with Resource and Operation', async () => {
@@ -162,12 +223,7 @@ describe('the panel of every operation', () => {
 		await ed.openNode('Paused');
 		const labels = await ed.fieldOrder();
 		// the API key's credential and the webhook signing secret's, then the fields
-		expect(labels.slice(0, 4)).toEqual([
-			'Credential',
-			'Credential for Media Generation Webhook Signing Secret API',
-			'Resource',
-			'Operation',
-		]);
+		expect(labels.slice(0, 4)).toEqual(['Credential', 'Signing Secret', 'Resource', 'Operation']);
 		expect(await ed.parameters.innerText()).toContain("your account's signing secret");
 		await ed.closeNode();
 	});
@@ -426,6 +482,32 @@ describe('a batch with one bad item', () => {
 			'Nothing was submitted and nothing was charged',
 		);
 		expect(await credits()).toBe(before);
+		await ed.closeNode();
+	});
+
+	test('every item refused for one reason: the reason said once, with its advice, the items named', async () => {
+		const name = 'Batch One Cause';
+		const id = await scratchWorkflow(rest, {
+			name,
+			// Kind Music with an image model, as a Kind change under an expression Prompt can leave it.
+			parameters: generate('music', 'studio-image-v1', { prompt: '={{ $json.prompt }}' }),
+			pinned: ['a red kite', 'a blue kite', 'a green kite', 'a gold kite'].map((prompt) => ({ prompt })),
+		});
+		await ed.openWorkflow(id);
+		await ed.openNode(name);
+		const before = await credits();
+		await page.locator('[data-test-id="node-execute-button"]').click();
+		const error = page.locator('[data-test-id="output-panel"] [data-test-id="node-error-message"]');
+		await error.waitFor({ timeout: 60_000 });
+		const message = await error.innerText();
+		expect(message).toMatch(/^4 of 4 items cannot be sent: items 1, 2, 3 and 4: \S/);
+		const reason = message.replace(/^4 of 4 items cannot be sent: items 1, 2, 3 and 4: /, '');
+		const panel = await page.locator('[data-test-id="output-panel"]').innerText();
+		// Said once in the panel (the title), the advice once below it.
+		expect(panel.split(reason).length - 1).toBe(1);
+		expect(panel).toContain('Nothing was submitted and nothing was charged: fix these items and run again.');
+		expect(await credits()).toBe(before);
+		await ed.shot('batch-one-cause', page.locator('[data-test-id="output-panel"]'));
 		await ed.closeNode();
 	});
 
@@ -702,7 +784,7 @@ describe('trigger and Run Look', () => {
 		expect(text).not.toMatch(/Activate the workflow/);
 		expect(text).toContain('To catch a run here, click Execute step and run a Generate step whose Webhook URL is');
 		expect(text).toContain("Signing Secret box: the endpoint's signing secret");
-		expect(text).toContain('a delivery signed with another secret is checked with the service instead of refused');
+		expect(text).toContain('Turn on Check Unverified Deliveries to check a delivery signed with another secret');
 		expect(text).not.toMatch(/_sandbox|testEvent: true/);
 		expect(await ed.ndv.innerText()).toContain('Waits for a finished Media Generation run');
 		await ed.closeNode();

@@ -23,7 +23,8 @@ test('the trigger panel: labelled credential boxes, then at most two short notic
 	expect(await ed.parameters.innerText()).toContain(dev.triggerUrl);
 	// Each box says what goes in it (n8n would label both "Credential").
 	const boxes = await ed.parameters.locator('[data-test-id="credentials-label"]').allInnerTexts();
-	expect(boxes.map((t) => t.split('\n')[0].trim())).toEqual(['Signing Secret', 'API Key (Optional)']);
+	// The API Key box shows only with Check Unverified Deliveries on (so n8n fills the Signing Secret box itself).
+	expect(boxes.map((t) => t.split('\n')[0].trim())).toEqual(['Signing Secret']);
 	// The notices n8n shows before the first field's label, in page order.
 	const before = await ed.parameters.evaluate((root) => {
 		const texts: string[] = [];
@@ -38,10 +39,10 @@ test('the trigger panel: labelled credential boxes, then at most two short notic
 	const said = before.join('\n');
 	expect(said).toContain('Copy the Production URL above into your account settings as a webhook endpoint');
 	expect(said).toContain("Signing Secret box: the endpoint's signing secret");
-	expect(said).toContain('API Key (Optional) box:');
+	expect(said).toContain('Turn on Check Unverified Deliveries');
 	expect(await ed.labels()).toContain('Outcomes');
 	expect(await ed.parameters.innerText()).not.toContain('testEvent');
-	// The panel from its top: the Production URL, the two boxes, the two notices and the first fields.
+	// The panel from its top: the Production URL, the box, the two notices and the first fields.
 	await ed.parameters.evaluate((el) => el.scrollIntoView({ block: 'start' }));
 	const panel = (await ed.parameters.boundingBox())!;
 	await ed.shot('trigger-panel', undefined, {

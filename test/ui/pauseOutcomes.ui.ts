@@ -68,12 +68,12 @@ async function executionsOf(id: string): Promise<Array<{ id: string; status: str
 }
 
 /** The runs the sandbox made for `prompt`. */
-async function runsFor(prompt: string): Promise<Array<{ id: string; status: string; cost: number }>> {
+async function runsFor(prompt: string): Promise<Array<{ id: string; status: string; cost: number; error: string }>> {
 	const res = await fetch(`${dev.apiBase}/generations?limit=50`, {
 		headers: { authorization: `Bearer ${dev.apiKey}` },
 	});
 	const list = (await res.json()) as {
-		generations: Array<{ id: string; status: string; cost: number; prompt: string }>;
+		generations: Array<{ id: string; status: string; cost: number; error: string; prompt: string }>;
 	};
 	return list.generations.filter((r) => r.prompt === prompt);
 }
@@ -109,24 +109,34 @@ describe('a run that fails in pause mode', () => {
 		await ed.closeNode();
 	});
 
-	test('On Error → Stop Workflow: the execution ends as Error, its notification naming the run and the refund', async () => {
+	test('On Error → Stop Workflow: the step itself fails, red with the message, the run ID and the refund', async () => {
 		const name = 'Paused Run Stops';
 		const prompt = 'a lighthouse in a storm [fail]';
 		const id = await workflow(name, pause, [prompt], {}, credentials);
 		await ed.openWorkflow(id);
-		await page.locator('[data-test-id="execute-workflow-button"]').click();
+		await ed.openNode(name);
+		await page.locator('[data-test-id="node-execute-button"]').click();
+		// While it waits the panel shows the step's input; once the run fails, n8n (2.27 and later) fails the resumed
+		// step with the error the resume call left (metadata.resumeError): its error view, not an item.
+		const error = page.locator('[data-test-id="output-panel"] [data-test-id="node-error-message"]');
+		await error.waitFor({ timeout: 180_000 });
+		const [failed] = await runsFor(prompt);
+		expect(failed.status).toBe('FAILED');
+		expect(await error.innerText()).toBe(
+			`Run ${failed.id} failed: ${failed.error} (${failed.cost} credit${failed.cost === 1 ? '' : 's'} refunded ` +
+				'automatically)',
+		);
+		const panel = await page.locator('[data-test-id="output-panel"]').innerText();
+		expect(panel).toMatch(/refunded automatically\. Try again/);
+		expect(panel).not.toContain("This is an item, but it's empty");
+		await ed.shot('pause-failure-stop', page.locator('[data-test-id="output-panel"]'));
+		await ed.closeNode();
 		const ended = await ed.until(
 			async () => (await executionsOf(id)).find((e) => !['new', 'running', 'waiting'].includes(e.status)),
 			(e) => e !== undefined,
-			180_000,
+			60_000,
 		);
 		expect(ended?.status).toBe('error');
-		const [failed] = await runsFor(prompt);
-		const toast = page.locator('.el-notification').filter({ hasText: failed.id });
-		await toast.waitFor({ timeout: 60_000 });
-		expect(await toast.innerText()).toMatch(
-			new RegExp(`Run ${failed.id} failed: .+ \\(${failed.cost} credits? refunded automatically\\)`),
-		);
 	});
 });
 
@@ -139,6 +149,13 @@ describe('Waiting → Pause and the signing secret', () => {
 		// n8n's editor fills in a credential box only while a node has none: the box Pause shows stays empty.
 		const boxes = ed.parameters.locator('[data-test-id="node-credentials-select"]');
 		await expect(boxes.count()).resolves.toBe(2);
+		const labels = await ed.parameters.locator('[data-test-id="credentials-label"]').allInnerTexts();
+		expect(labels.map((t) => t.split('\n')[0].trim())).toEqual(['Credential', 'Signing Secret']);
+		// Empty and required, so n8n marks it (its issue icon) before anything runs or is published.
+		const row = ed.parameters.locator('[data-test-id="credentials-label"]').nth(1);
+		await expect(row.locator('[data-test-id="node-credentials-select"] input').inputValue()).resolves.toBe('');
+		await expect(row.locator('[data-test-id="node-credentials-select"][class*="hasIssues"]').count()).resolves.toBe(1);
+		await expect(row.locator('[data-icon="triangle-alert"]').count()).resolves.toBe(1);
 		const before = await credits();
 		await page.locator('[data-test-id="node-execute-button"]').click();
 		const error = page.locator('[data-test-id="node-error-message"]');

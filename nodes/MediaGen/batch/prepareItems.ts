@@ -44,19 +44,33 @@ export function typedRequest(ctx: IExecuteFunctions, itemIndex: number): IDataOb
 	return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''));
 }
 
+/** "item 2 ("a kite")", or "items 1, 2 and 4" (their prompts too, for up to three). */
+function itemNames(ctx: IExecuteFunctions, indexes: number[]): string {
+	const named = indexes.map((i) => `${i + 1}${indexes.length <= 3 ? promptStart(typedRequest(ctx, i).prompt) : ''}`);
+	const list = named.length === 1 ? named[0] : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+	return `item${named.length === 1 ? '' : 's'} ${list}`;
+}
+
 function invalidItemsError(ctx: IExecuteFunctions, refused: CheckedItems['refused'], total: number) {
-	// Items as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0).
-	const named = (i: number) => `item ${i + 1}${promptStart(typedRequest(ctx, i).prompt)}`;
-	const lines = refused.map(({ itemIndex, error }) => `${named(itemIndex)}: ${error.message}`);
+	// Items as a person counts them: the first is item 1 (n8n's own "[item 0]" counts from 0). Items refused for the
+	// same reason are named together, so the reason (and its advice) is said once.
+	const byReason = new Map<string, CheckedItems['refused']>();
+	for (const entry of refused) byReason.set(entry.error.message, [...(byReason.get(entry.error.message) ?? []), entry]);
+	const reasons = [...byReason].map(
+		([why, items]) =>
+			`${itemNames(
+				ctx,
+				items.map((i) => i.itemIndex),
+			)}: ${why}`,
+	);
 	const [first] = refused;
-	const one = refused.length === 1;
 	const message =
-		total === 1 ? first.error.message : `${refused.length} of ${total} items cannot be sent: ${lines.join(' ')}`;
-	const advice = one ? ((first.error as { description?: string }).description ?? '') : '';
+		total === 1 ? first.error.message : `${refused.length} of ${total} items cannot be sent: ${reasons.join(' ')}`;
+	const advice = byReason.size === 1 ? ((first.error as { description?: string }).description ?? '') : '';
 	const error = new NodeOperationError(ctx.getNode(), message.slice(0, 2000), {
 		description:
-			`${NOTHING_SENT}: fix ${one ? 'this item' : 'these items'} and run again.` +
-			`${advice ? ` ${advice}` : ''}${one ? '' : `\n${lines.join('\n')}`}`,
+			`${NOTHING_SENT}: fix ${refused.length === 1 ? 'this item' : 'these items'} and run again.` +
+			`${advice ? ` ${advice}` : ''}`,
 		// n8n would add its own "[item N]", counted from 0, to a message that names items already.
 		...(total === 1 ? { itemIndex: first.itemIndex } : {}),
 	});

@@ -182,6 +182,10 @@ export class BatchWalk {
 		return creditsOf(item, entry.price);
 	};
 
+	/** Not yet known to be sent, but another process may have sent it, or a call here is sending it. */
+	private readonly mayBeSent = (position: number): boolean =>
+		this.memory.items[position].state === 'unknown' || this.memory.sending.has(position);
+
 	private isKnown(position: number): boolean {
 		const item = this.memory.items[position];
 		return isSettled(item) || item.state === 'running' || this.memory.sending.has(position);
@@ -202,7 +206,7 @@ export class BatchWalk {
 			if (Date.now() > this.state.deadline) return true;
 			if (learning ? budget-- <= 0 : this.memory.inFlight() >= this.state.lanes) return true;
 			const item = this.memory.items[position];
-			const overCap = item.state !== 'answerLost' && pauseCapRefusal(this.state, position, this.costOf);
+			const overCap = item.state !== 'answerLost' && pauseCapRefusal(this.state, position, this.costOf, this.mayBeSent);
 			// Another process may have sent an unknown item (its key would bring its run back, free): left unknown, it
 			// comes out with its key, never as refused with nothing charged.
 			if (overCap && item.state === 'unknown') continue;

@@ -76,13 +76,28 @@ export function expectedSpend(state: PauseState, costOf: CostOf): number {
 	return total;
 }
 
-/** The cap's refusal of the item at `position` if sending it now could pass the cap, else undefined. */
-export function pauseCapRefusal(state: PauseState, position: number, costOf: CostOf): Refusal | undefined {
+/**
+ * The cap's refusal of the item at `position` if sending it now could pass the cap, else undefined. `mayBeSent`: an
+ * item with no known cost that another process may have sent (or this one is sending). Those before `position` count
+ * at their scaled price: processes send in input order, so two of them never each count the other's items as free.
+ */
+export function pauseCapRefusal(
+	state: PauseState,
+	position: number,
+	costOf: CostOf,
+	mayBeSent: (position: number) => boolean = () => false,
+): Refusal | undefined {
 	const { cap } = state;
 	const predicted = state.items[position].price;
 	if (!cap || predicted === undefined) return undefined;
 	const sofar = soFar(state, costOf);
-	const { spent, scale } = sofar;
+	const { scale } = sofar;
+	let uncertain = 0;
+	for (let p = 0; p < position; p++) {
+		const price = state.items[p].price;
+		if (price && costOf(p) === undefined && mayBeSent(p)) uncertain += scaledPrice(price, scale);
+	}
+	const spent = sofar.spent + uncertain;
 	const credits = scaledPrice(predicted, scale);
 	if (fitsUnderCap(cap.limit, spent, credits)) return undefined;
 	const runs = sofar.runs === 1 ? 'the run' : `the ${sofar.runs} runs`;
@@ -91,8 +106,14 @@ export function pauseCapRefusal(state: PauseState, position: number, costOf: Cos
 			? ` Your plan charged ${sofar.charged} credits for ${runs} this step sent, predicted at ${sofar.predicted} ` +
 				`(catalogue or earlier prices), so this item's predicted ${predicted} credits count as ${credits}.`
 			: '';
+	const maybe = uncertain
+		? ` The ${uncertain} credits counted include earlier items another n8n process may have sent.`
+		: '';
 	return {
-		message: capRefusalMessage({ cap: cap.limit, spent, price: { credits, basis: 'catalogue default' } }),
-		description: `${CAP_ADVICE}${scaled}`,
+		message: capRefusalMessage(
+			{ cap: cap.limit, spent, price: { credits, basis: 'catalogue default' } },
+			uncertain ? 'spent or possibly spent' : undefined,
+		),
+		description: `${CAP_ADVICE}${scaled}${maybe}`,
 	};
 }

@@ -126,7 +126,7 @@ export function timerOutcomeItems(state: PauseState, inputCount: number): INodeE
 			...(entry.refused && !entry.refused.mayBeCharged ? { nothingCharged: true } : {}),
 			description: entry.refused ? (entry.refused.description ?? '') : note,
 			requestKey: entry.body.requestKey,
-			timedOut: !entry.refused,
+			timedOut: !entry.refused || !!entry.refused.timedOut,
 			...(entry.runId ? { runId: entry.runId } : {}),
 		});
 	}
@@ -226,7 +226,7 @@ export async function pauseRuns(
 				state,
 				memory.items.filter((other) => other !== item),
 			);
-		entry.refused = refusalOf(error);
+		entry.refused = { ...refusalOf(error), ...(item.state === 'answerLost' ? { timedOut: true as const } : {}) };
 		refuse(item, error);
 	}
 	if (cap) cap.plan(expectedSpend(state, costOf) - cap.spent);

@@ -129,6 +129,8 @@ export interface Refusal {
 	description?: string;
 	/** The submission's answer was lost: the service may have made and charged the run. */
 	mayBeCharged?: true;
+	/** Its time limit passed before an answer named its run (so a step run again with its key may bring it). */
+	timedOut?: true;
 }
 
 export function refusalOf(error: unknown): Refusal {

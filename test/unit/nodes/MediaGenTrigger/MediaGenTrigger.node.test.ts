@@ -9,10 +9,17 @@ const words = (text: string) =>
 		.split(/\s+/)
 		.filter(Boolean).length;
 
-test('each credential box says what goes in it, and the API key box that it is optional', () => {
-	expect(credentials?.map((c) => [c.name, c.displayName, c.required])).toEqual([
-		['mediaGenWebhookApi', 'Signing Secret', true],
-		['mediaGenApi', 'API Key (Optional)', false],
+test('each credential box says what goes in it; the API Key box shows only with Check Unverified Deliveries', () => {
+	// n8n fills one box of a new node by itself, among those shown: hidden, the API Key box leaves it the Signing Secret.
+	expect(credentials?.map((c) => [c.name, c.displayName, c.required, c.displayOptions])).toEqual([
+		['mediaGenWebhookApi', 'Signing Secret', true, undefined],
+		['mediaGenApi', 'API Key', true, { show: { readBack: [true] } }],
+	]);
+	// Off for new nodes; on (hidden) for version 1 nodes, which read back whenever the box holds a key.
+	const readBack = properties.filter((p) => p.name === 'readBack');
+	expect(readBack.map((p) => [p.type, p.default, p.displayOptions?.show?.['@version']])).toEqual([
+		['boolean', false, [{ _cnd: { gte: 1.1 } }]],
+		['hidden', true, [1]],
 	]);
 });
 
@@ -24,7 +31,7 @@ test('at most two short notices come before the first field: where the URL goes,
 	const text = before.map((p) => p.displayName).join(' ');
 	expect(text).toContain('Production URL');
 	expect(text).toContain('Signing Secret box:');
-	expect(text).toContain('API Key (Optional) box:');
+	expect(text).toContain('Turn on Check Unverified Deliveries');
 });
 
 test('no description talks of an internal field name', () => {

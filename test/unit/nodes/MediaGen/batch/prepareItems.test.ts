@@ -65,10 +65,28 @@ test('bad items of a batch are named as a person counts them, with the start of 
 	expect(error.message).toBe(
 		`2 of 3 items cannot be sent: item 2 ("${long.slice(0, 40)}…"): problem 1 item 3 ("short"): problem 2`,
 	);
-	expect(error.description).toBe(
-		'Nothing was submitted and nothing was charged: fix these items and run again.\n' +
-			`item 2 ("${long.slice(0, 40)}…"): problem 1\nitem 3 ("short"): problem 2`,
+	// Said once: the message is what n8n's notification and the panel's title show.
+	expect(error.description).toBe('Nothing was submitted and nothing was charged: fix these items and run again.');
+});
+
+test('items refused for one reason: the reason said once, with its advice, and the items named', async () => {
+	const prompts = ['one', 'two', 'three', 'four'];
+	const ctx = context(prompts.map((prompt) => ({ prompt })));
+	const error = (await prepareItems(ctx, async () => {
+		throw refusal('Model: studio-image-v1 is an image model, and Kind is Music.', 'Pick a music model.');
+	}).catch((e) => e)) as NodeOperationError;
+	expect(error.message).toBe(
+		'4 of 4 items cannot be sent: items 1, 2, 3 and 4: Model: studio-image-v1 is an image model, and Kind is Music.',
 	);
+	expect(error.description).toBe(
+		'Nothing was submitted and nothing was charged: fix these items and run again. Pick a music model.',
+	);
+	const two = (await prepareItems(context([{ prompt: 'a' }, { prompt: 'b' }, { prompt: 'c' }]), async (i) => {
+		if (i === 1) return prepared(i);
+		throw refusal('Prompt is too long.', 'Shorten it.');
+	}).catch((e) => e)) as NodeOperationError;
+	expect(two.message).toBe('2 of 3 items cannot be sent: items 1 ("a") and 3 ("c"): Prompt is too long.');
+	expect(two.description).toMatch(/run again\. Shorten it\.$/);
 });
 
 test('with Continue On Fail the bad items come back, each as an item with the columns of a run', async () => {

@@ -44,6 +44,22 @@ describe('pauseCapRefusal', () => {
 		);
 	});
 
+	test('an earlier item another process may have sent counts at its scaled price (soak seed 20261129 path 597)', () => {
+		// Two processes: this one learnt items 0 and 1 (30 each, predicted 20); item 2 it could not learn. Counting item 2
+		// as free let each process send past the cap with the other's runs unseen.
+		const state = cappedState([20, 20, 20, 20], 110);
+		const costOf = (p: number) => (p < 2 ? 30 : undefined);
+		expect(pauseCapRefusal(state, 3, costOf)).toBeUndefined();
+		const refusal = pauseCapRefusal(state, 3, costOf, (p) => p === 2);
+		expect(refusal?.message).toBe(
+			'Max Credits per Execution (110) reached: this run would cost 30 credits and 90 credits are already spent or ' +
+				'possibly spent by this step in this execution',
+		);
+		expect(refusal?.description).toMatch(/The 30 credits counted include earlier items another n8n process may have/);
+		// Only earlier items count: a later unknown item does not block an earlier one.
+		expect(pauseCapRefusal(state, 2, costOf, (p) => p === 3)).toBeUndefined();
+	});
+
 	test('expectedSpend counts real costs, and scaled prices for the items still to send', () => {
 		const state = cappedState([20, 20, 20, 20], 200, 10);
 		state.items[3].refused = { message: 'refused' };
