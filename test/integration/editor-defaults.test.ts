@@ -155,6 +155,8 @@ describe('what the editor shows around the Options box', () => {
 		const { fields, emptyFieldsNotice } = await getModelSummary.call(c);
 		expect(fields).toEqual([]);
 		expect(emptyFieldsNotice).toMatch(/^Could not read the catalogue: The API key does not have the expected shape/);
+		// The editor keeps this note until the box reloads, which a credential change does not do.
+		expect(emptyFieldsNotice).toMatch(/once the credential is fixed, close and reopen the node to read it again\.$/);
 		expect(await getModelOptionFields.call(c)).toEqual({ fields: [], emptyFieldsNotice: NO_OPTIONS_NOTICE });
 	});
 
@@ -166,7 +168,9 @@ describe('what the editor shows around the Options box', () => {
 		expect(emptyFieldsNotice).toContain(
 			'<b>Needs driving audio</b>: add Additional Fields → Driving Audio File or Driving Audio URL.',
 		);
-		expect(emptyFieldsNotice).toContain('Prompt up to 1,000 characters · up to 1 reference image · no end frame.');
+		expect(emptyFieldsNotice).toContain(
+			'Prompt up to 1,000 characters · up to 1 reference image · no end frame · no negative prompt (leave that field empty).',
+		);
 		const { results } = await searchModels.call(ctx({ kind: 'video' }));
 		expect(results.find((r) => r.value === 'orchid-avatar')?.name).toBe(
 			'Orchid Avatar (Orchid) · 185 credits, needs driving audio',

@@ -667,6 +667,21 @@ describe('credentials', () => {
 		await ed.settle();
 		expect(await ed.locatorDropdownText()).toContain('The API key does not have the expected shape');
 		await page.keyboard.press('Escape');
+		// n8n does not reload the box when the credential changes: the note says when it was read, and what to do.
+		expect(await ed.aboutText()).toContain('once the credential is fixed, close and reopen the node to read it again');
+		await ed.parameters.locator('[data-test-id="node-credentials-select"]').first().click();
+		await page
+			.locator('.el-select-dropdown__item:visible')
+			.getByText('Media Generation sandbox', { exact: true })
+			.click();
+		await ed.settle();
+		await ed.closeNode();
+		await ed.openNode('Broken');
+		const about = await ed.until(
+			() => ed.aboutText(),
+			(t) => t.includes('credits at its defaults'),
+		);
+		expect(about).not.toContain('Could not read the catalogue');
 		await ed.closeNode();
 	});
 });

@@ -95,7 +95,8 @@ function modelSummary(model: CatalogueModel, musicMode?: string): string {
 		// Not fields of the spec's model record: said only when the catalogue gives them (unknown is not "no").
 		if (model.kind === 'video' && model.end_frame !== undefined)
 			facts.push(model.end_frame ? 'takes an end frame' : 'no end frame');
-		if (model.negative_prompt === true) facts.push('takes a negative prompt');
+		if (model.negative_prompt !== undefined)
+			facts.push(model.negative_prompt ? 'takes a negative prompt' : 'no negative prompt (leave that field empty)');
 	}
 	lines.push(`${facts.join(' · ')}.`);
 	if (model.inputs?.includes('audio')) {
@@ -123,6 +124,9 @@ export async function getModelSummary(this: ILoadOptionsFunctions): Promise<Reso
 		const notice = found.chosen ? summary : `${defaultModelLead(found.model)}<br>${summary}`;
 		return { fields: [], emptyFieldsNotice: notice };
 	} catch (error) {
-		return { fields: [], emptyFieldsNotice: describeLoadProblem(error) };
+		// n8n reloads this box when Kind, Model or Music Mode change, not when the credential does.
+		const later =
+			' Read when this box loaded: once the credential is fixed, close and reopen the node to read it again.';
+		return { fields: [], emptyFieldsNotice: `${describeLoadProblem(error)}${later}` };
 	}
 }
