@@ -239,7 +239,7 @@ describe('(d) n8n renders our catalogue-driven fields', () => {
 		expect(data.results).toHaveLength(15);
 		expect(data.results.map((r) => r.value)).toContain('lumora-motion-3');
 		expect(data.results.find((r) => r.value === 'studio-video-v1')?.name).toBe(
-			'Studio Video (Studio) · 20 credits, free tier',
+			'Video · Studio Video (Studio) · 20 credits, free tier',
 		);
 	});
 

@@ -212,7 +212,7 @@ describe('the catalogue decides what is offered', () => {
 		);
 		const list = await searchModels.call(ctx as never);
 		expect(list.results.map((r) => r.value)).toEqual(['brand-new-painter-9']);
-		expect(list.results[0].name).toBe('Brand New Painter (Studio) · 7 credits');
+		expect(list.results[0].name).toBe('Image · Brand New Painter (Studio) · 7 credits');
 		const [model] = await getModels(ctx as never);
 		expect(
 			optionFieldsFor(model)

@@ -410,7 +410,7 @@ describe('catalogue cache', () => {
 			backend.anonCredentials('anon-dropdown-1'),
 		);
 		const { results } = await searchModels.call(ctx);
-		expect(results[0].name).toBe('Studio Image (Studio) · 5 credits, free tier');
+		expect(results[0].name).toBe('Image · Studio Image (Studio) · 5 credits, free tier');
 		expect(results.slice(1).every((r) => r.name.endsWith('— needs an API key'))).toBe(true);
 	});
 });

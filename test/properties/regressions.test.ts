@@ -488,4 +488,76 @@ describe(`pause mode (clock ×${WARP})`, () => {
 			},
 		});
 	});
+
+	test('an item refused here by the cap but sent by another process is not called uncharged (soak seed 777, path "2446")', async () => {
+		// Two processes decide on the costs each knows: the one building the output held item 8 back for the cap while
+		// the other, to which a delivery went, sent it. The output must name its key as maybe charged.
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'generate', kind: 'video', options: {} },
+				items: [
+					{ prompt: 'a paper boat [fail]', model: 'kestrel-move', key: 'key_a' },
+					{ prompt: 'a paper boat [fail]', model: 'lumora-motion-3', key: 'key_a' },
+					{ prompt: 'a red fox in the snow [fail]', model: 'helix-world', key: 'key_a' },
+					{ prompt: '', model: 'pixelforge-cinema-lite', key: 'key_b' },
+					{ prompt: 'a red fox in the snow', model: 'studio-video-v1', key: 'key_a' },
+					{ prompt: 'a paper boat', model: 'studio-video-v1', key: 'key_a' },
+					{ prompt: 'a lighthouse in fog', model: 'vertex-explainer', key: '' },
+					{ prompt: 'a paper boat', model: 'pixelforge-cinema', key: 'key_b' },
+				],
+				requestKey: { mode: 'perItem' },
+				timeoutMinutes: 0.5,
+				waitMode: 'pause',
+				continueOnFail: true,
+				maxCredits: 1406,
+			}),
+			account: { concurrency: 2, holders: 0, priceFactor: 2, credits: 1924 },
+			faults: {
+				rules: [
+					{ ...posts('malformed'), slowMs: 3000, retryAfterSeconds: 5, rateLimitStyle: 'retry-after-seconds' },
+					{ route: 'GET /generations/:id', script: ['ok', 'drop_after', 'drop_after'], slowMs: 12000 },
+					{ route: 'GET /me', script: ['500', '500'] },
+					{ route: 'GET /generations', script: ['500', 'ok'], slowMs: 12000 },
+					{ route: 'GET /apps', script: ['500'] },
+				],
+				deliveries: deliveries('otherProcess', 'delayPastTimer', 'pass', 'forgeStatus', 'pass'),
+			},
+		});
+	});
+
+	test('a stop for refused signatures names the runs another process sent (soak seed 777, path "1031")', async () => {
+		await expectRulesKept({
+			batch: batch({
+				step: { operation: 'generate', kind: 'image', model: 'kestrel-edit', options: { resolution: '1K' } },
+				items: [
+					{ prompt: 'a quiet harbour at dawn', key: 'key_c' },
+					{ prompt: 'a red fox in the snow', key: 'key_b' },
+					{ prompt: 'a lighthouse in fog', key: 'key_a' },
+					{ prompt: 'a quiet harbour at dawn', key: '' },
+					{ prompt: 'a paper boat', key: 'key_b' },
+					{ prompt: 'a forbidden picture', key: 'key_c' },
+					{ prompt: 'a paper boat', key: 'key_b' },
+					{ prompt: 'a quiet harbour at dawn', key: 'key_b' },
+					{ prompt: 'a quiet harbour at dawn', key: '' },
+					{ prompt: '', key: 'key_b' },
+					{ prompt: 'a paper boat', key: 'key_c' },
+					{ prompt: 'a paper boat', key: '' },
+				],
+				requestKey: { mode: 'perItem' },
+				timeoutMinutes: 0.25,
+				waitMode: 'pause',
+				continueOnFail: true,
+				maxCredits: 90,
+			}),
+			account: { concurrency: 2, holders: 3, priceFactor: 1.5, credits: 259 },
+			faults: {
+				rules: [
+					{ ...posts('429', 'ok', '500'), slowMs: 3000, retryAfterSeconds: 5, rateLimitStyle: 'retry-after-date' },
+					{ route: 'GET /generations/:id', script: ['drop', '503', 'malformed', 'drop_after'], slowMs: 500 },
+					{ route: 'GET /me', script: ['drop', 'ok'] },
+				],
+				deliveries: deliveries('otherProcess', 'delayPastLimit', 'pass', 'forgeId', 'forgeId'),
+			},
+		});
+	});
 });

@@ -263,15 +263,15 @@ describe('Generate, kind by kind', () => {
 		const list = await ed.locatorList();
 		expect(list).toHaveLength(14);
 		for (const entry of list) expect(entry).toMatch(/^.+ \(.+\) · \d+ credits?/);
-		expect(list[0]).toBe('Studio Image (Studio) · 5 credits, free tier');
+		expect(list[0]).toBe('Image · Studio Image (Studio) · 5 credits, free tier');
 		await ed.shot('model-list', undefined, { x: 430, y: 60, width: 420, height: 420 });
 		expect(await ed.locatorList('lumora')).toEqual([
-			'Lumora Image 2 Fast (Lumora) · 15 credits',
-			'Lumora Image 2 (Lumora) · 25 credits',
+			'Image · Lumora Image 2 Fast (Lumora) · 15 credits',
+			'Image · Lumora Image 2 (Lumora) · 25 credits',
 		]);
 		await page.keyboard.press('Escape');
 		await ed.pickFromList('Studio Image (Studio)');
-		expect(await ed.valueOf('model')).toBe('Studio Image (Studio) · 5 credits, free tier');
+		expect(await ed.valueOf('model')).toBe('Image · Studio Image (Studio) · 5 credits, free tier');
 		expect(await ed.aboutText()).toContain('Studio Image (Studio) · 5 credits at its defaults, free tier.');
 		expect(await ed.options(3)).toEqual([
 			'Resolution (default: 1K)',
@@ -316,7 +316,7 @@ describe('Generate, kind by kind', () => {
 		).not.toContain('Studio Image');
 		const list = await ed.locatorList();
 		expect(list).toHaveLength(15);
-		expect(list).toContain('Orchid Avatar (Orchid) · 185 credits, needs driving audio');
+		expect(list).toContain('Video · Orchid Avatar (Orchid) · 185 credits, needs driving audio');
 		await page.keyboard.press('Escape');
 		await ed.pickFromList('Lumora Motion 3 (Lumora)');
 		expect(await ed.options(4)).toEqual([
@@ -354,7 +354,7 @@ describe('Generate, kind by kind', () => {
 		await openGenerate(generate('video'));
 		await ed.pick('kind', 'Music');
 		const list = await ed.locatorList();
-		expect(list).toEqual(['Cadence Song (Cadence) · 60 credits']);
+		expect(list).toEqual(['Music · Cadence Song (Cadence) · 60 credits']);
 		expect(await page.locator('[data-test-id="rlc-item"][class*="selected"]').count()).toBe(0);
 		await ed.pickFromList('Cadence Song');
 		expect(await ed.entries('musicMode')).toEqual(['Describe', 'Lyrics', 'Instrumental']);
@@ -548,7 +548,7 @@ describe('outputs preview in the output panel', () => {
 	test('the image example: the PNG is shown', async () => {
 		const out = await runAndView(1, 'Generate Image');
 		// The example's Model field shows the list's name, not the raw id.
-		expect(await ed.valueOf('model')).toBe('Studio Image (Studio) · 5 credits, free tier');
+		expect(await ed.valueOf('model')).toBe('Image · Studio Image (Studio) · 5 credits, free tier');
 		const img = out.locator('img[src*="binary-data"]');
 		await img.waitFor();
 		await page.waitForFunction(

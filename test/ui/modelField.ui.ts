@@ -6,6 +6,7 @@
 import type { Page } from 'playwright-core';
 
 import type { DevStack } from '../../scripts/uiDev';
+import { exampleId } from '../../scripts/stack';
 import { defaultModel, readCatalogue } from '../helpers/catalogue';
 import { creditsLeft, scratchWorkflow, useEditorSession, type Editor, type EditorSession } from './editor';
 
@@ -135,6 +136,27 @@ test('Kind → Video with the prompt from an expression (no input yet): the imag
 	expect(list[0]).toBe('Studio Image makes images, not videos: pick a video model below');
 	expect(list.slice(1).join('\n')).not.toContain('Studio Image');
 	await page.keyboard.press('Escape');
+	await ed.closeNode();
+});
+
+test('example 2, Kind Image → Music with the prompt from an expression: a notice under Model says the model no longer fits', async () => {
+	// The batch example as a user opens it: Prompt {{ $json.prompts }} from steps that have not run yet, so n8n keeps
+	// the model and asks the node nothing; the notice comes from the kind in the name n8n saved with the model.
+	await ed.openWorkflow(exampleId(2));
+	await ed.openNode('Generate Images');
+	const notice = ed.parameters.getByText('The model chosen above makes images, not what Kind now asks for.', {
+		exact: false,
+	});
+	await expect(notice.count()).resolves.toBe(0);
+	await ed.pick('kind', 'Music');
+	await notice.waitFor();
+	expect(await notice.innerText()).toContain('Pick a model from the list (it shows the models of the new kind)');
+	await ed.shotPanel('kind-change-expression', 'kind');
+	// Picking a music model from the list ends it.
+	await modelInput().click();
+	await page.locator('[data-test-id="rlc-item"]').filter({ hasText: 'Music · ' }).first().click();
+	await ed.settle();
+	await notice.waitFor({ state: 'detached' });
 	await ed.closeNode();
 });
 

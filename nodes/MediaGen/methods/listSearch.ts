@@ -18,7 +18,8 @@ function modelLabel(m: CatalogueModel, anonymous: boolean): string {
 
 export async function searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const anonymous = (await identityOf(this)).kind === 'anonymous';
-	// Kind from an expression: every model, its kind first in its name.
+	// Kind from an expression: every model. Its kind first in its name in every list: n8n saves the name with the
+	// choice (cachedResultName), and the notice under Model reads the kind there when Kind changes (modelKindNotices).
 	const kind = editorKind(this);
 	const needle = (filter ?? '').toLowerCase();
 	const all = await getModels(this);
@@ -29,7 +30,7 @@ export async function searchModels(this: ILoadOptionsFunctions, filter?: string)
 	const uncovered = (m: CatalogueModel) => Number(anonymous && !freeTierCovers(m));
 	models.sort((a, b) => uncovered(a) - uncovered(b) || a.credits_at_defaults - b.credits_at_defaults);
 	const results = models.map((m) => ({
-		name: `${kind ? '' : `${kindLabel(m.kind)} · `}${modelLabel(m, anonymous)}`,
+		name: `${kindLabel(m.kind)} · ${modelLabel(m, anonymous)}`,
 		value: m.id,
 		description: m.description,
 	}));

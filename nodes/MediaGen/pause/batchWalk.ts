@@ -212,6 +212,7 @@ export class BatchWalk {
 			if (overCap && item.state === 'unknown') continue;
 			if (overCap) {
 				refuse(item, overCap);
+				item.cappedHere = true;
 				continue;
 			}
 			if (!learning) this.memory.sending.add(position);
@@ -240,15 +241,15 @@ export class BatchWalk {
 	}
 
 	/**
-	 * Before the output says an item was never sent, or refused for want of credits (nothing charged): another process
-	 * may have sent it (after a refund freed credits, the same key may have made a run there). An item with a run of
-	 * its request made since the pause that no item owns, or any if the list cannot be read in full, may have.
+	 * Before the output says an item was never sent, or refused here for want of credits or by the cap (nothing
+	 * charged): another process may have sent it (after a refund freed credits, or knowing other runs' costs). An item
+	 * with a run of its request made since the pause that no item owns, or any if the list cannot be read in full, may
+	 * have.
 	 */
 	async confirmUnsent(): Promise<BatchReport> {
-		const savedRefusal = (p: number) => !!this.state.items[p].refused;
-		const unsent = this.memory.items.flatMap((item, p) =>
-			item.state === 'unsent' || (item.state === 'refused' && item.outOfCredits && !savedRefusal(p)) ? [p] : [],
-		);
+		const refusedHere = (item: LedgerItem, p: number) =>
+			item.state === 'refused' && !this.state.items[p].refused && (item.outOfCredits || item.cappedHere);
+		const unsent = this.memory.items.flatMap((item, p) => (item.state === 'unsent' || refusedHere(item, p) ? [p] : []));
 		if (!unsent.length) return reportOf(this.memory);
 		const owned = new Set(this.memory.items.flatMap((item) => (item.run ? [item.run.id] : [])));
 		// On the service's clock: from the first run sent before the pause, else a minute before the pause (n8n's).

@@ -128,6 +128,11 @@ function noteFor(item: LedgerItem, state: PauseState): string {
 			'This n8n process saw it refused for want of credits, but another n8n process may have submitted it after a ' +
 			`refund freed credits, so it may have been charged. ${rerun}`
 		);
+	if (item.cappedHere)
+		return (
+			'This n8n process held it back for Max Credits per Execution, but another n8n process, which knew other ' +
+			`runs' costs, may have submitted it, so it may have been charged. ${rerun}`
+		);
 	const unconfirmed = `The time limit passed before this n8n process could confirm whether it was submitted. ${rerun}`;
 	if (item.state !== 'answerLost') return unconfirmed;
 	return (
@@ -142,8 +147,8 @@ function timedOutItem(state: PauseState, position: number, item: LedgerItem): IN
 		...(run ? (run as unknown as IDataObject) : { status: item.state === 'unsent' ? 'NOT_SUBMITTED' : 'UNCONFIRMED' }),
 		...state.items[position].extraJson,
 		requestKey: item.key,
-		// Refused for credits here, possibly sent elsewhere: not a time-out.
-		...(item.outOfCredits ? {} : { timedOut: true }),
+		// Refused for credits or by the cap here, possibly sent elsewhere: not a time-out.
+		...(item.outOfCredits || item.cappedHere ? {} : { timedOut: true }),
 		note: run
 			? `Not finished within the time limit. The run keeps going: pick it up with Generation → Wait (run ID ${run.id}).`
 			: noteFor(item, state),

@@ -7,8 +7,9 @@ import { finishAfterAnswering, readFinalRun } from '../../shared/runReadBack';
 import type { RunRecord } from '../../shared/records';
 import { isWrongSecret, type VerifyResult } from '../../shared/signature';
 import { identityOf } from '../../shared/transport';
+import type { LedgerItem } from '../run/ledger';
 import { paidRunsOf, withPaidRuns } from '../run/runErrors';
-import { reportOf, type BatchMemory } from './batchWalk';
+import { BatchWalk, type BatchMemory } from './batchWalk';
 import { batchKeysOf, positionFromQuery, type PauseState } from './pauseState';
 
 /** Answers the delivery now (the call may go on working). */
@@ -87,20 +88,28 @@ export async function wakeUp(
 		memory.lastFailure = verdict.reason;
 		// Past the limit with only refused deliveries, it would otherwise wait on n8n's timer.
 		if (Date.now() > state.deadline && isWrongSecret(verdict.code) && memory.verified === 0) {
-			return { stop: signatureError(ctx, state, memory, await callsAnonymously(ctx)) };
+			// Another process may have sent items this one never sent: listed since the pause, they are named too.
+			const { items } = await new BatchWalk(ctx, state, memory).confirmUnsent();
+			return { stop: signatureError(ctx, state, memory, items, await callsAnonymously(ctx)) };
 		}
 	}
 	return { respond: answer(verdict.status, { error: 'unauthorized', message: verdict.reason }) };
 }
 
-function signatureError(ctx: IWebhookFunctions, state: PauseState, memory: BatchMemory, anonymous: boolean): Error {
+function signatureError(
+	ctx: IWebhookFunctions,
+	state: PauseState,
+	memory: BatchMemory,
+	items: LedgerItem[],
+	anonymous: boolean,
+): Error {
 	const count = memory.failedChecks;
 	const advice = anonymous
 		? `${ANONYMOUS_SECRET}: for this step, ${ANONYMOUS_CHOICES}.`
 		: "Put your account's signing secret (account settings → Webhooks), which signs deliveries to a run's own " +
 			'Webhook URL, into the Webhook Signing Secret credential (keep the old one as the previous secret while you ' +
 			'switch).';
-	const paid = paidRunsOf(reportOf(memory).items);
+	const paid = paidRunsOf(items);
 	const error = new NodeOperationError(ctx.getNode(), SIGNATURE_FAILURE, {
 		description:
 			`${count} deliver${count === 1 ? 'y was' : 'ies were'} refused since the pause (the last: ` +

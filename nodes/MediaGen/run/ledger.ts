@@ -31,6 +31,8 @@ export interface LedgerItem {
 	stale?: boolean;
 	/** Refused for want of credits (402): after a refund, another process may send the same key and be charged. */
 	outOfCredits?: boolean;
+	/** Pause mode: refused by the cap after the pause; another process, knowing other costs, may have sent it. */
+	cappedHere?: boolean;
 	/** Once the step ends: its output item (a run, or an error item), and the error it failed with, if it did. */
 	output?: INodeExecutionData;
 	error?: unknown;
@@ -69,7 +71,7 @@ export function learnRun(item: LedgerItem, run: RunRecord): void {
 	if (known?.id === run.id && FINAL_STATUSES.includes(known.status) && !FINAL_STATUSES.includes(run.status)) return;
 	item.run = run;
 	item.state = FINAL_STATUSES.includes(run.status) ? 'finished' : 'running';
-	item.failure = item.stale = item.outOfCredits = undefined;
+	item.failure = item.stale = item.outOfCredits = item.cappedHere = undefined;
 }
 
 /** Refuses the item before any send of its own (a check, the cap): nothing was charged for it. */

@@ -11,7 +11,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { prepareBinaryFile } from '../../files/upload';
 import { resolveModel } from '../../catalogue/catalogue';
-import { parseKind } from '../../../shared/records';
+import { KIND_NOUNS, kindLabel, parseKind } from '../../../shared/records';
 import { checkedRequest } from '../../run/checkRequest';
 import { splitList } from '../../../shared/fields';
 import { resolveOptions } from '../../catalogue/modelOptions';
@@ -96,6 +96,27 @@ const additionalFields: INodeProperties[] = [
 	webhookUrlField,
 ];
 
+/**
+ * Under Model, when the model picked from the list is of another kind than Kind now says. n8n's editor empties Model on
+ * a Kind change only when it can resolve every expression of the node, and then asks the node nothing (no list, no
+ * About the Model), so this is worked out in the editor alone: from the kind the list put first in the model's name,
+ * which n8n saved with the choice. Hidden while Kind is an expression (each item then has its own kind).
+ */
+function modelKindNotices(): INodeProperties[] {
+	return (['image', 'video', 'music'] as const).map((kind) => ({
+		displayName:
+			`The model chosen above makes ${KIND_NOUNS[kind]}, not what Kind now asks for. Pick a model from the list ` +
+			`(it shows the models of the new kind), or set Kind back to ${kindLabel(kind)}. Nothing is sent as it is.`,
+		name: `${kind}ModelNotice`,
+		type: 'notice',
+		default: '',
+		displayOptions: {
+			show: { '/model.cachedResultName': [{ _cnd: { startsWith: `${kindLabel(kind)} · ` } }] },
+			hide: { kind: [kind, { _cnd: { startsWith: '=' } }] },
+		},
+	}));
+}
+
 /** Generate's fields; Estimate Cost shows the same ones, so an item is read and checked the same way. */
 export const properties: INodeProperties[] = [
 	{
@@ -150,6 +171,7 @@ export const properties: INodeProperties[] = [
 			},
 		],
 	},
+	...modelKindNotices(),
 	{
 		// Never read when the node runs: an always-empty field list whose notice describes the chosen model.
 		displayName: 'About the Model',
