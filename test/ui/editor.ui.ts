@@ -339,7 +339,7 @@ describe('Generate, kind by kind', () => {
 		// Reopened, the Model box still shows the model's name, not its ID.
 		await ed.closeNode();
 		await ed.openNode('Generate');
-		expect(await ed.valueOf('model')).toMatch(/^Lumora Motion 3 \(Lumora\)/);
+		expect(await ed.valueOf('model')).toMatch(/^Video · Lumora Motion 3 \(Lumora\)/);
 	});
 
 	test('a talking-avatar model says it needs driving audio', async () => {
