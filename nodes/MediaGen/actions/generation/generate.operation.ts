@@ -110,9 +110,10 @@ function modelKindNotices(): INodeProperties[] {
 		name: `${kind}ModelNotice`,
 		type: 'notice',
 		default: '',
+		// `regex`, not `startsWith`: n8n 1.x runs startsWith on a missing value and fails the whole execution.
 		displayOptions: {
-			show: { '/model.cachedResultName': [{ _cnd: { startsWith: `${kindLabel(kind)} · ` } }] },
-			hide: { kind: [kind, { _cnd: { startsWith: '=' } }] },
+			show: { '/model.cachedResultName': [{ _cnd: { regex: `^${kindLabel(kind)} · ` } }] },
+			hide: { kind: [kind, { _cnd: { regex: '^=' } }] },
 		},
 	}));
 }

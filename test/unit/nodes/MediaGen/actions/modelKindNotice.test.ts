@@ -52,3 +52,20 @@ test('no notice when the kinds agree, when Kind is an expression, or for a name 
 	expect(shown('music', 'Studio Image (Studio) · 5 credits, free tier')).toEqual([]);
 	expect(shown('music', 'Music · Cadence Song (Cadence) · 60 credits')).toEqual([]);
 });
+
+test('no displayOptions condition that n8n 1.x runs on a missing value (startsWith, endsWith, includes)', () => {
+	// n8n 1.123's checkConditions calls value.startsWith(…) without a type check: on a node whose value is missing the
+	// whole execution fails ("Cannot read properties of undefined"). `regex` checks the type on both versions.
+	const unsafe: string[] = [];
+	const visit = (value: unknown, path: string): void => {
+		if (!value || typeof value !== 'object') return;
+		for (const [key, inner] of Object.entries(value)) {
+			if (key === '_cnd' && inner && typeof inner === 'object')
+				for (const op of Object.keys(inner)) if (['startsWith', 'endsWith', 'includes'].includes(op)) unsafe.push(path);
+			visit(inner, `${path}.${key}`);
+		}
+	};
+	for (const p of description.properties) visit(p.displayOptions, p.name);
+	for (const c of description.credentials ?? []) visit(c.displayOptions, c.name);
+	expect(unsafe).toEqual([]);
+});
