@@ -196,6 +196,77 @@ describe(`poll mode (clock ×${WARP})`, () => {
 	});
 });
 
+describe(`poll mode, prices twice the catalogue's (clock ×${WARP})`, () => {
+	test('lost answers under the cap are counted at the price the runs of the step really cost (soak seed 20261129, path "2063")', async () => {
+		// The catalogue said 10 credits, the runs cost 20: two lost answers counted at 10 let a fifth run through.
+		await expectRulesKept({
+			batch: batch({
+				step: {
+					operation: 'generate',
+					kind: 'image',
+					model: 'kestrel-edit',
+					options: { resolution: '1K', format: 'PNG' },
+				},
+				items: [
+					{ prompt: 'a lighthouse in fog' },
+					{ prompt: 'a red fox in the snow' },
+					{ prompt: 'a quiet harbour at dawn' },
+					{ prompt: 'a paper boat' },
+					{ prompt: 'a quiet harbour at dawn' },
+					{ prompt: 'a quiet harbour at dawn' },
+					{ prompt: 'a red fox in the snow' },
+					{ prompt: 'a red fox in the snow' },
+					{ prompt: 'a quiet harbour at dawn' },
+					{ prompt: 'a quiet harbour at dawn' },
+					{ prompt: 'a quiet harbour at dawn' },
+					{ prompt: 'a quiet harbour at dawn' },
+					{ prompt: 'a lighthouse in fog' },
+					{ prompt: 'a red fox in the snow' },
+					{ prompt: 'a paper boat' },
+					{ prompt: 'a lighthouse in fog' },
+				],
+				continueOnFail: true,
+				maxCredits: 77,
+			}),
+			account: { concurrency: 1, holders: 0, priceFactor: 2, credits: 1_000_000 },
+			faults: {
+				rules: [
+					{
+						route: 'POST /generations',
+						script: ['ok', 'slow', 'late', 'drop', '500', 'late', '429'],
+						slowMs: 3000,
+						retryAfterSeconds: 1,
+						rateLimitStyle: 'retry-after-seconds',
+						lateMs: 150000,
+					},
+					{
+						route: 'GET /generations/:id',
+						script: ['500', 'ok', '404', 'ok', 'drop', '500'],
+						slowMs: 3000,
+						retryAfterSeconds: 2,
+						rateLimitStyle: 'retry-after-date',
+					},
+					{
+						route: 'GET /me',
+						script: ['429', 'drop'],
+						slowMs: 3000,
+						retryAfterSeconds: 5,
+						rateLimitStyle: 'reset-only',
+					},
+					{
+						route: 'GET /apps',
+						script: ['500'],
+						slowMs: 3000,
+						retryAfterSeconds: 5,
+						rateLimitStyle: 'retry-after-seconds',
+					},
+				] as FaultRule[],
+				deliveries: [],
+			},
+		});
+	});
+});
+
 describe(`pause mode (clock ×${WARP})`, () => {
 	test("plan prices above the catalogue's: ten 20-credit videos under a cap of 200 are not charged 300 (41.4)", async () => {
 		await expectRulesKept({

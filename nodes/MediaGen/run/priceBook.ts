@@ -102,6 +102,10 @@ export class PriceBook {
 				'service measures when the run is sent';
 			return { credits: null, basis: 'unknown', why };
 		}
+		// A run of this execution with the same model and price options was charged its real price: the next one is too,
+		// whatever the catalogue says (soak seed 20261129 path 2063: prices twice the catalogue's).
+		const accepted = this.accepted.find((r) => r.cost > 0 && this.same(r, request));
+		if (accepted) return { credits: accepted.cost, basis: 'earlier run', runId: accepted.id };
 		if (isAtDefaults(model, optionsOf(request)))
 			return { credits: Number(model.credits_at_defaults) || 0, basis: 'catalogue default' };
 		const earlier = [...this.accepted, ...this.historyRuns()].find((r) => r.cost > 0 && this.same(r, request));

@@ -43,7 +43,8 @@ describe('the spending cap', () => {
 		const item = fresh();
 		const send = jest.fn(answers(item, 'r3', 5));
 		const refused = await cap.send(item, atDefaults, send);
-		expect(refused).toEqual({ cap: 12, spent: 10, price: { credits: 5, basis: 'catalogue default' } });
+		// Priced by the run this step already paid for with the same model and options (the real price).
+		expect(refused).toEqual({ cap: 12, spent: 10, price: { credits: 5, basis: 'earlier run', runId: 'r2' } });
 		expect(send).not.toHaveBeenCalled();
 		expect(item.state).toBe('unsent');
 		cap.refund({ id: 'r1', cost: 5 });
