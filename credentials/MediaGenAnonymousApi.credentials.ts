@@ -13,7 +13,8 @@ export class MediaGenAnonymousApi implements ICredentialType {
 	properties: INodeProperties[] = [
 		{
 			displayName:
-				'The free tier covers only the free house image engine, gives 5 credits per ID and returns watermarked images. ' +
+				'The free tier covers only the free house image engine, gives 5 credits per ID and returns watermarked ' +
+				'images. ' +
 				'Use the Media Generation API credential (API key) for every other model. Testing this credential checks ' +
 				"the ID's shape and that the Base URL reaches the service, without using the ID, so it opens no wallet: " +
 				'each address may open only 3 a day, and the first run opens one.',

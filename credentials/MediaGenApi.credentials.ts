@@ -21,7 +21,8 @@ export class MediaGenApi implements ICredentialType {
 			required: true,
 			placeholder: 'sk_…',
 			description:
-				'Your secret key from the account settings: sk_ followed by 40 hex characters. Runs are billed to the account, ' +
+				'Your secret key from the account settings: sk_ followed by 40 hex characters. Runs are billed to the ' +
+				'account, ' +
 				'use every model and give clean (unwatermarked) files.',
 		},
 	];

@@ -141,8 +141,8 @@ export class MediaGenTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to download the files of succeeded runs into the item as binary data (data, data_1, … and cover for ' +
-					'songs)',
+					'Whether to download the files of succeeded runs into the item as binary data (data, data_1, … and ' +
+					'cover for songs)',
 			},
 			{
 				displayName: 'Test Events',
@@ -158,15 +158,16 @@ export class MediaGenTrigger implements INodeType {
 				],
 				default: 'pass',
 				description:
-					'What to do with a signed delivery that is not a run record, such as the account settings\' "send test event"',
+					"What to do with a signed delivery that is not a run record, such as the account settings' " +
+					'"send test event"',
 			},
 			{
 				displayName:
 					"Nothing arrives? An account's settings list its last 50 deliveries: failed ones most likely mean the " +
 					'Signing Secret does not match (correct it, or turn on Check Unverified Deliveries). To catch a run ' +
 					'here, click Execute step and run a Generate step whose Webhook URL is the Test URL, with Check ' +
-					'Unverified Deliveries on. Runs made with an anonymous ID cannot start this trigger. Wait for those runs in the Generate ' +
-					'step instead.',
+					'Unverified Deliveries on. Runs made with an anonymous ID cannot start this trigger. Wait for those ' +
+					'runs in the Generate step instead.',
 				name: 'troubleshootingNotice',
 				type: 'notice',
 				default: '',

@@ -41,7 +41,8 @@ export function describeWebhookSecretProblem(secret: unknown, field = 'Signing S
 		notBase64:
 			`The ${field} does not have the expected shape: whsec_ followed by base64 text (letters, digits, ` +
 			`"+", "/" and up to two "=" at the end), with nothing else inside. ${copy}`,
-		tooShort: `The ${field} is too short: the part after whsec_ must decode to at least ${MIN_KEY_BYTES} bytes. ${copy}`,
+		tooShort:
+			`The ${field} is too short: the part after whsec_ must decode to at least ${MIN_KEY_BYTES} bytes. ` + copy,
 	};
 	return problems[read.problem];
 }

@@ -49,7 +49,8 @@ export const runIdField: INodeProperties = {
 	required: true,
 	placeholder: 'e.g. gen_0123456789abcdef',
 	description:
-		'The ID of a run started with this account, for example the ID from a Generate result (drag it in as an expression)',
+		'The ID of a run started with this account, for example the ID from a Generate result (drag it in as an ' +
+		'expression)',
 };
 
 /** Download Outputs, and in its place on the AI tool variant a notice (n8n gives a tool's caller no binary data). */

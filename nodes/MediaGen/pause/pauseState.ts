@@ -42,7 +42,7 @@ export interface PauseState {
 	lanes: number;
 	/** Epoch ms: the time limit. */
 	deadline: number;
-	/** The execution's resume URL, kept once (absent in older records): each run's webhook URL is it plus the position. */
+	/** The execution's resume URL, kept once (absent in older records): a run's webhook URL is it plus the position. */
 	resumeUrl?: string;
 	pausedAt: number;
 	continueOnFail: boolean;

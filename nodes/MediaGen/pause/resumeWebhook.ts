@@ -150,7 +150,8 @@ function timedOutItem(state: PauseState, position: number, item: LedgerItem): IN
 		// Refused for credits or by the cap here, possibly sent elsewhere: not a time-out.
 		...(item.outOfCredits || item.cappedHere ? {} : { timedOut: true }),
 		note: run
-			? `Not finished within the time limit. The run keeps going: pick it up with Generation → Wait (run ID ${run.id}).`
+			? 'Not finished within the time limit. The run keeps going: pick it up with Generation → Wait ' +
+				`(run ID ${run.id}).`
 			: noteFor(item, state),
 	};
 	if (run) json.runId = run.id;

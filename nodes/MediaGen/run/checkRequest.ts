@@ -109,8 +109,8 @@ export function checkRequest(
 		problems.push(`End Frame: ${model.name} does not support an end frame; remove it.`);
 	if (audio && !model.inputs.includes('audio'))
 		problems.push(
-			`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick such ` +
-				`a model.`,
+			`Driving Audio: ${model.name} does not take audio; only talking-avatar models do. Remove the audio or pick ` +
+				'such a model.',
 		);
 	else if (!audio && model.inputs.includes('audio'))
 		problems.push(

@@ -90,7 +90,8 @@ const additionalFields: INodeProperties[] = [
 		default: '',
 		displayOptions: { hide: { '/kind': ['music'] } },
 		description:
-			'What to keep out of the result, up to 2,000 characters. Only models that use it accept it (see About the Model).',
+			'What to keep out of the result, up to 2,000 characters. Only models that use it accept it (see About the ' +
+			'Model).',
 	},
 	requestKeyField,
 	webhookUrlField,
