@@ -220,31 +220,6 @@ function withWarning(items: INodeExecutionData[], warning: string): void {
 	else target.json = { ...target.json, warning };
 }
 
-/**
- * n8n 2.27 and later fail a resumed step with the error in its stack entry's `metadata.resumeError` (WorkflowExecute
- * .runNode): the step turns red with the message, and no later step runs. Older n8n ignore it. The webhook context
- * holds that entry as `executeData` (n8n-core's WebhookContext), with no public getter.
- */
-function failResumedStep(ctx: IWebhookFunctions, error: Error): void {
-	const entry = (ctx as unknown as { executeData?: { metadata?: IDataObject } }).executeData;
-	if (!entry) return;
-	const e = error as Error & { description?: string | null; context?: IDataObject };
-	entry.metadata = {
-		...entry.metadata,
-		// As n8n saves an error: a plain object (queue mode sends it through the database), named so it is rethrown as is.
-		resumeError: {
-			name: 'NodeOperationError',
-			message: e.message,
-			description: e.description ?? null,
-			context: e.context ?? {},
-			node: ctx.getNode() as unknown as IDataObject,
-			timestamp: Date.now(),
-			level: 'error',
-			functionality: 'regular',
-		},
-	};
-}
-
 export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject();
 	const answer: Answer = (status, body) => {
@@ -273,7 +248,6 @@ export async function resumeWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 				error.message += ` (${refunded} credit${refunded === 1 ? '' : 's'} refunded automatically)`;
 			const described = error as Error & { description?: string | null };
 			if (warning) described.description = [described.description, `Also: ${warning}`].filter(Boolean).join(' ');
-			failResumedStep(this, error);
 			throw error;
 		});
 		if (warning) withWarning(items, warning);
