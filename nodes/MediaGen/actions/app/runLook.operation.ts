@@ -51,8 +51,7 @@ export const properties: INodeProperties[] = [
 		required: true,
 		hint: 'The preset look: a prepared prompt, model and options',
 		description:
-			'Choose from the list, or specify an ID using an ' +
-			'<a href="https://docs.n8n.io/code/expressions/">expression</a>',
+			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 	},
 	{
 		displayName: 'Photos',
@@ -77,8 +76,7 @@ export const properties: INodeProperties[] = [
 						default: '',
 						hint: "Which of the app's photo slots these photos fill",
 						description:
-							'Choose from the list, or specify an ID using an ' +
-							'<a href="https://docs.n8n.io/code/expressions/">expression</a>',
+							'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 					},
 					{
 						displayName: 'Photo Files',
