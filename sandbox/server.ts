@@ -64,6 +64,31 @@ async function routeRequest(ctx: SandboxContext, exchange: Exchange): Promise<vo
 	if (status !== undefined) entry.status = status;
 }
 
+/** A connection's last answer while no request has followed it, and whether its client asked to keep it open. */
+interface Connection {
+	lastAnswer?: { entry: LogEntry; at: number };
+	keptAlive?: boolean;
+}
+const connections = new WeakMap<Socket, Connection>();
+/** A kept-alive connection cut this soon (real ms) after an answer, with no request after it, dropped that answer. */
+const UNREAD_WINDOW_MS = 100;
+
+// An answer that arrives as the client's deadline passes is dropped: the client closes the connection with the
+// answer unread, which resets it, or (keeping connections open) cuts it at once with no request after. The log
+// then says the answer went unread, as the ledger oracles need: the client never learnt the run it names.
+function connectionOf(socket: Socket): Connection {
+	const known = connections.get(socket);
+	if (known) return known;
+	const connection: Connection = {};
+	socket.once('close', (reset: boolean) => {
+		const last = connection.lastAnswer;
+		if (last && (reset || (connection.keptAlive && Date.now() - last.at <= UNREAD_WINDOW_MS)))
+			last.entry.answerSent = false;
+	});
+	connections.set(socket, connection);
+	return connection;
+}
+
 /** Answers one request; any failure becomes an error answer, unless the answer has already begun. */
 async function handleRequest(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
 	const { engine, config } = ctx;
@@ -73,7 +98,15 @@ async function handleRequest(ctx: SandboxContext, req: IncomingMessage, res: Ser
 	const entry: LogEntry = { at: Date.now(), method, path: url.pathname + url.search, status: 0 };
 	if (isApiPath(url.pathname)) engine.log.push(entry);
 	// Whether the client was still there for the answer: one that timed out first never read the run it names.
-	res.on('finish', () => (entry.answerSent = true));
+	const connection = connectionOf(req.socket);
+	connection.lastAnswer = undefined;
+	connection.keptAlive = res.shouldKeepAlive;
+	// The client closes the connection, not the sandbox, so its way of closing says whether it read the answer.
+	res.shouldKeepAlive = true;
+	res.on('finish', () => {
+		entry.answerSent = true;
+		connection.lastAnswer = { entry, at: Date.now() };
+	});
 	res.on('close', () => (entry.answerSent ??= false));
 	try {
 		await routeRequest(ctx, { req, res, url, method, address, entry });

@@ -153,6 +153,9 @@ export interface LogEntry {
 	ownerId?: string;
 	body?: unknown;
 	fault?: string;
-	/** The answer was handed to the client's connection whole (false: the client had gone, e.g. its time-out). */
+	/**
+	 * The answer was handed to the client's connection whole (false: the client had gone, e.g. its time-out, or cut
+	 * the kept-alive connection right after it, as a client does that drops an answer arriving at its deadline).
+	 */
 	answerSent?: boolean;
 }

@@ -3,9 +3,9 @@
 //     one, else counted against the runs made for its request (model and prompt);
 //   - `nothingCharged: true` in a thrown error's context is about the item it names (request key, item index), or
 //     about the whole execution when it names none; its `notStarted` lists items (from 1) a stopped step never started.
-// And the words agree with the field: an item or error that says "nothing was charged" (or "cost nothing", "not
-// charged") without the field, or whose field says so for an item that may have been charged, breaks the rule too,
-// so a new wording cannot slip past the check.
+// And the words agree with the field: an item or error that says "nothing was charged" without the field, or whose
+// field says so for an item that may have been charged, breaks the rule too; so does any other wording of the claim
+// ("cost nothing", "not charged"), so a new wording cannot slip past the check.
 import type { IDataObject } from 'n8n-workflow';
 
 import { requestOf } from './batchCase';
@@ -14,8 +14,11 @@ import { baseKeyOf, signatureOf, type RunFacts } from './ledgerView';
 import { itemsPerSignature, type Checked, type Violation } from './rules';
 
 const CLAIM = /nothing was charged|(?:was|were|is|are) not charged|cost nothing|nothing is charged/i;
-/** "Items 3, 4 were not started and cost nothing": said beside `notStarted`, which the check reads. */
-const NOT_STARTED = /Items ([\d, ]+?)(?: and \d+ more)? were not started and cost nothing\.?/g;
+/** The node's one wording of the claim; any other CLAIM match is a second wording, and breaks the rule. */
+const ONE_WORDING = /nothing was charged/gi;
+/** "Items 3, 4 were not started, so nothing was charged for them": said beside `notStarted`, which the check reads. */
+const NOT_STARTED =
+	/Items? ([\d, ]+?)(?: and \d+ more)? (?:was|were) not started, so nothing was charged for (?:it|them)\./g;
 
 /** The words of an item or error that may claim nothing was charged, less the not-started note. */
 const wordsOf = (...texts: unknown[]) =>
@@ -53,6 +56,8 @@ export function checkClaims(c: Checked, record: ExecutionRecord): Violation[] {
 	const fieldMatchesWords = (where: string, field: unknown, words: string) => {
 		if (field !== true && CLAIM.test(words))
 			v(`${where} says "${CLAIM.exec(words)![0]}" without the nothingCharged field`);
+		const other = words.replace(ONE_WORDING, '');
+		if (CLAIM.test(other)) v(`${where} says "${CLAIM.exec(other)![0]}": a second wording of "nothing was charged"`);
 	};
 
 	for (const { json, item } of record.items) {

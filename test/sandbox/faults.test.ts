@@ -1,8 +1,11 @@
 // Unit tests of fault picking: scripted sequences, seeded rates, route matching and defaults; the header styles of
 // injected 429s over HTTP.
+import http from 'node:http';
+
 import type { FaultKind, RateLimitStyle } from '../../sandbox/config';
 import { FaultInjector, seeded } from '../../sandbox/faults';
 import { startSandbox } from '../../sandbox/server';
+import { until } from '../helpers/until';
 
 const kindsOf = (injector: FaultInjector, route: string, count: number) =>
 	Array.from({ length: count }, () => injector.pick(route)?.kind ?? 'ok');
@@ -171,6 +174,72 @@ describe('a request handled late (the client gave up, the service did not)', () 
 			await expect(submit(sandbox, 'cut-1')).rejects.toThrow();
 			await sandbox.lateRequestsHandled();
 			expect([...sandbox.engine.runs.values()].filter((r) => r.ownerId === account.id)).toHaveLength(0);
+		} finally {
+			await sandbox.close();
+		}
+	});
+});
+
+describe('whether an answer was read: the log says so for the ledger oracles', () => {
+	const post = (sandbox: Awaited<ReturnType<typeof startSandbox>>, apiKey: string, agent: http.Agent) =>
+		new Promise<http.IncomingMessage>((resolve, reject) => {
+			const body = JSON.stringify({
+				kind: 'image',
+				model: 'studio-image-v1',
+				prompt: 'a lighthouse',
+				options: { resolution: '1K' },
+			});
+			const req = http.request(`${sandbox.baseUrl}/generations`, {
+				method: 'POST',
+				agent,
+				headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+			});
+			req.on('response', resolve).on('error', reject);
+			req.end(body);
+		});
+	const submissions = (sandbox: Awaited<ReturnType<typeof startSandbox>>) =>
+		sandbox.engine.log.filter((e) => e.method === 'POST' && e.path === '/v1/generations');
+
+	test('read on a kept-alive connection: sent; dropped and the connection cut at once: unread', async () => {
+		const sandbox = await startSandbox({ strict: false });
+		const agent = new http.Agent({ keepAlive: true });
+		try {
+			const { keys } = sandbox.engine.createAccount({ tier: 'paid', credits: 1000, concurrency: 3 });
+			const read = await post(sandbox, keys[0], agent);
+			read.resume();
+			await new Promise((resolve) => read.on('end', resolve));
+			// A client at its deadline: the answer has arrived, but the client cuts the connection instead of reading.
+			const dropped = await post(sandbox, keys[0], agent);
+			const closed = new Promise((resolve) => dropped.socket.on('close', resolve));
+			dropped.socket.destroy();
+			await closed;
+			await until(() => submissions(sandbox)[1]?.answerSent === false);
+			expect(submissions(sandbox).map((e) => [e.status, e.answerSent])).toEqual([
+				[202, true],
+				[202, false],
+			]);
+		} finally {
+			agent.destroy();
+			await sandbox.close();
+		}
+	});
+
+	test('a client that closes each connection: read is sent, closed with the answer unread (a reset) is not', async () => {
+		const sandbox = await startSandbox({ strict: false });
+		const agent = new http.Agent({ keepAlive: false });
+		try {
+			const { keys } = sandbox.engine.createAccount({ tier: 'paid', credits: 1000, concurrency: 3 });
+			const read = await post(sandbox, keys[0], agent);
+			read.resume();
+			await new Promise((resolve) => read.socket.on('close', resolve));
+			const dropped = await post(sandbox, keys[0], agent);
+			dropped.socket.resetAndDestroy();
+			await until(() => submissions(sandbox)[1]?.answerSent === false);
+			// The read answer stays sent after its client closed the connection as it asked.
+			expect(submissions(sandbox).map((e) => [e.status, e.answerSent])).toEqual([
+				[202, true],
+				[202, false],
+			]);
 		} finally {
 			await sandbox.close();
 		}

@@ -26,8 +26,8 @@ export const summaryField: INodeProperties = {
 	],
 	default: 'lastItem',
 	description:
-		'Where totalCredits, unknownItems, creditsLeft and enough go. Estimating is free: nothing is submitted and ' +
-		`nothing is charged; it reads the model list, at most ${HISTORY_PAGES} pages of your run history and your balance.`,
+		'Where totalCredits, unknownItems, creditsLeft and enough go. Estimating is free: it starts no run; ' +
+		`it reads the model list, at most ${HISTORY_PAGES} pages of your run history and your balance.`,
 };
 
 interface Totals {

@@ -260,14 +260,18 @@ function listItems(indexes: number[]): string {
 
 /** Adds the note on paid runs and on items never started to the description, and the runs to `context.paidRuns`. */
 export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] = [], batch?: BatchKeys): E {
-	const unstarted = notStarted.length ? `Items ${listItems(notStarted)} were not started and cost nothing.` : '';
+	const one = notStarted.length === 1;
+	const unstarted = notStarted.length
+		? `${one ? 'Item' : 'Items'} ${listItems(notStarted)} ${one ? 'was' : 'were'} not started, so nothing was ` +
+			`charged for ${one ? 'it' : 'them'}.`
+		: '';
 	const note = [paidRunsNote(runs, batch), unstarted].filter(Boolean).join(' ');
 	if (!note) return error;
 	const e = error as { description?: string | null; context?: IDataObject };
 	e.description = e.description ? `${e.description}\n\n${note}` : note;
 	if (notStarted.length) {
 		e.context ??= {};
-		// The items the note says cost nothing, counted from 1 as `paidRuns` and the panels count them.
+		// The items the note says nothing was charged for, counted from 1 as `paidRuns` and the panels count them.
 		e.context.notStarted = notStarted.map((i) => i + 1);
 	}
 	if (runs.length) {

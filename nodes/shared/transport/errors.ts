@@ -96,7 +96,7 @@ export const ERROR_ADVICE: Record<string, { message: string; action: string; ret
 	},
 	server_error: {
 		message: 'The service had an unexpected error; nothing was charged',
-		action: 'Run the node again: this attempt was not charged.',
+		action: 'Run the node again.',
 		retryable: 'once',
 	},
 };

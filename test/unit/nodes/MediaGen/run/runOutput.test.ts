@@ -149,7 +149,7 @@ describe('stepOutput', () => {
 		expect(thrown.description).toContain('Runs of this step already paid for: gen_0 (item 1, 5 credits, SUCCEEDED');
 		expect(thrown.description).not.toContain('item 2, request key k-1');
 		expect(thrown.description).not.toContain('k-2');
-		expect(thrown.description).toContain('Items 4 were not started and cost nothing.');
+		expect(thrown.description).toContain('Item 4 was not started, so nothing was charged for it.');
 	});
 
 	test("another failed item's lost answer is named as maybe charged, with its key", () => {

@@ -95,7 +95,7 @@ describe('error mapping', () => {
 		['provider', 'was refunded, so a new run is not a second charge'],
 		['moderation_unavailable', 'later'],
 		['paused', 'later'],
-		['server_error', 'this attempt was not charged'],
+		['server_error', 'Run the node again'],
 	])('%s tells the user to: %s', (code, action) => {
 		expect(describeApiError(STATUS[code], { error: code, message: 'x' }).description).toContain(action);
 	});
