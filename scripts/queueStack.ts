@@ -20,6 +20,7 @@ import {
 	prepareN8n,
 	REPO,
 	type N8nInstance,
+	type StoredCredential,
 } from './realN8n';
 
 export type Role = 'main' | 'worker' | 'webhook';
@@ -74,7 +75,9 @@ function services(...args: string[]): string {
 export interface QueueStackOptions {
 	sandbox?: Partial<SandboxConfig>;
 	/** Workflows to import (with ids), given the sandbox's root URL; `activate` lists those activated before start. */
-	workflows: (sandboxRoot: string) => Array<Record<string, unknown>>;
+	workflows: (sandboxRoot: string, sandbox: Sandbox) => Array<Record<string, unknown>>;
+	/** Credentials beside the stack's own three (for example one account per batch), made before the workflows. */
+	credentials?: (sandbox: Sandbox) => StoredCredential[];
 	activate: string[];
 	workers?: number;
 	/** Webhook processes: `webhook`, then `webhook2`, … (each on its own port; WEBHOOK_URL names the first). */
@@ -203,8 +206,9 @@ export async function bootQueueStack(options: QueueStackOptions): Promise<QueueS
 				type: 'mediaGenWebhookApi',
 				data: { secret: account.webhookSecret, previousSecret: '' },
 			},
+			...(options.credentials?.(sandbox) ?? []),
 		]);
-		await importWorkflows(main.instance, options.workflows(sandbox.rootUrl));
+		await importWorkflows(main.instance, options.workflows(sandbox.rootUrl, sandbox));
 		for (const id of options.activate) await activateWorkflow(main.instance, id);
 		await launch(main);
 		const others: Array<[string, Role]> = [['webhook', 'webhook']];

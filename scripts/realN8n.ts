@@ -197,10 +197,15 @@ export async function setWorkflowActive(n8n: N8nInstance, cookie: string, id: st
 	}
 }
 
-export async function importCredentials(
-	n8n: N8nInstance,
-	credentials: Array<{ id: string; name: string; type: string; data: Record<string, string> }>,
-): Promise<void> {
+/** A credential as `n8n import:credentials` reads it (the data in plain text; n8n encrypts it on import). */
+export interface StoredCredential {
+	id: string;
+	name: string;
+	type: string;
+	data: Record<string, string>;
+}
+
+export async function importCredentials(n8n: N8nInstance, credentials: StoredCredential[]): Promise<void> {
 	const file = path.join(n8n.userFolder, 'credentials.json');
 	writeFileSync(file, JSON.stringify(credentials));
 	await n8nCli(n8n, ['import:credentials', `--input=${file}`]);

@@ -39,6 +39,34 @@ export function cpuSeconds(pid: number): number {
 	return ownCpuSeconds(pid) + childrenOf(pid).reduce((sum, child) => sum + cpuSeconds(child), 0);
 }
 
+/** As cpuSeconds, plus the children that have ended (fields 16 and 17): Postgres starts and ends its workers. */
+export function cpuSecondsWithEnded(pid: number): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return cpuSeconds(pid) + (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+	} catch {
+		return 0;
+	}
+}
+
+/** CPU seconds so far of each thread of a process and its live descendants, by "pid/thread name". */
+export function threadCpuSeconds(pid: number, into = new Map<string, number>()): Map<string, number> {
+	try {
+		for (const tid of readdirSync(`/proc/${pid}/task`)) {
+			const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+			const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+			const key = `${pid}/${name}`;
+			into.set(key, (into.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND);
+		}
+	} catch {
+		return into; // the process has ended
+	}
+	for (const child of childrenOf(pid)) threadCpuSeconds(child, into);
+	return into;
+}
+
 export interface AccountFigures {
 	/** Requests to /v1 under the account's key (submissions, reads, anything else). */
 	apiRequests: number;
