@@ -21,10 +21,10 @@ import {
 } from '../../scripts/realN8n';
 import { cpuSeconds, ensureSqliteShell, executionsOf, followExecution, lastOutput, storedExecution } from './measure';
 import {
-	arg,
 	batchesOn,
 	credentialsOf,
 	LAYOUT,
+	PROFILE_DIR,
 	ratio,
 	SANDBOX,
 	serviceFigures,
@@ -34,8 +34,6 @@ import {
 } from './scaleBatch';
 import type { Sandbox } from '../../sandbox/server';
 
-/** A folder for n8n's CPU profile (node --cpu-prof, written when n8n stops): where the time per delivery goes. */
-const PROFILE_DIR = arg('--cpu-prof', '');
 const SETTLE_MS = 20_000;
 const IDLE_SAMPLE_MS = 10_000;
 

@@ -16,6 +16,7 @@ import {
 	batchesOn,
 	credentialsOf,
 	MODES,
+	PROFILE_DIR,
 	ratio,
 	SANDBOX,
 	serviceFigures,
@@ -185,6 +186,7 @@ export async function measureQueue(version: string): Promise<string[]> {
 		activate: MODES.flatMap((mode) => SIZES.map((size) => batchId(mode, size))),
 		workers: 2,
 		webhooks: 1,
+		env: PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } : {},
 	});
 	const lines: string[] = [];
 	try {

@@ -19,6 +19,8 @@ export const SIZES = arg('--sizes', '40,300,1000').split(',').map(Number);
 export const MODES = arg('--modes', 'pause,poll').split(',') as Array<'pause' | 'poll'>;
 export const RUN_MS = Number(arg('--run-ms', '2000'));
 export const SLOTS = Number(arg('--slots', '2'));
+/** A folder for n8n's CPU profiles (node --cpu-prof, one per process, written when it stops): where time goes. */
+export const PROFILE_DIR = arg('--cpu-prof', '');
 /** `one` (one n8n process, SQLite) or `queue` (main, 2 workers, 1 webhook process, Postgres and Redis). */
 export const LAYOUT = arg('--layout', 'one') as 'one' | 'queue';
 const TIME_LIMIT_MINUTES = 120;

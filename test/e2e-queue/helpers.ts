@@ -20,12 +20,16 @@ export const IDS = {
 	lookBase: 'mgQueueLookBase1',
 	trigger: 'mgQueueTrigger01',
 	pauseHook: 'mgQueuePauseHook',
+	dyingPause: 'mgQueueDyingPaus',
+	dyingPoll: 'mgQueueDyingPoll',
 };
 export const HOOK_PATHS = {
 	batch: 'mediagen-queue-batch',
 	keyed: 'mediagen-queue-batch-keyed',
 	look: 'mediagen-queue-look',
 	pause: 'mediagen-queue-pause',
+	dyingPause: 'mediagen-queue-dying-pause',
+	dyingPoll: 'mediagen-queue-dying-poll',
 };
 /** The keyed batch's Request Key: the caller's batch id (POSTed to its webhook) and the item's position. */
 export const KEYED_REQUEST_KEY = "={{ $('Webhook').first().json.body.batchId + '-' + $itemIndex }}";
@@ -40,6 +44,9 @@ export const NINE_PROMPTS = [
 	'a jellyfish in blue water',
 	'a snowy cabin at night',
 ];
+
+/** The batches a process dies under (dying.ts): twenty prompts. */
+export const DYING_PROMPTS = Array.from({ length: 20 }, (_, i) => `${NINE_PROMPTS[i % 9]}, take ${i + 1}`);
 
 type Workflow = Record<string, unknown> & {
 	nodes: Array<Record<string, unknown>>;
@@ -65,12 +72,12 @@ export function withWebhookStart(workflow: Record<string, unknown>, hookPath: st
 	return wf;
 }
 
-/** Example 02 with nine prompts instead of four. */
-export function nineItemBatch(): Record<string, unknown> {
+/** Example 02 with nine prompts instead of four (or the prompts given). */
+export function nineItemBatch(prompts = NINE_PROMPTS): Record<string, unknown> {
 	const wf = readExample('02-batch-of-prompts.json') as Workflow;
-	const prompts = wf.nodes.find((n) => n.name === 'Prompts')!;
-	(prompts.parameters as Record<string, unknown>).jsonOutput = JSON.stringify({ prompts: NINE_PROMPTS }, null, 2);
-	return { ...wf, name: 'Media Generation: nine prompts into images' };
+	const node = wf.nodes.find((n) => n.name === 'Prompts')!;
+	(node.parameters as Record<string, unknown>).jsonOutput = JSON.stringify({ prompts }, null, 2);
+	return { ...wf, name: `Media Generation: ${prompts.length} prompts into images` };
 }
 
 /** The nine-prompt batch with a Request Key taken from the data, so a re-run of the same batch is the same runs. */
@@ -82,15 +89,15 @@ function keyedBatch(): Record<string, unknown> {
 }
 
 /** The nine-prompt batch in pause mode: the execution waits while the runs go on, and resumes on deliveries. */
-export function pausedBatch(): Record<string, unknown> {
-	const wf = withWebhookStart(nineItemBatch(), HOOK_PATHS.pause) as Workflow;
+export function pausedBatch(prompts = NINE_PROMPTS, hookPath = HOOK_PATHS.pause): Record<string, unknown> {
+	const wf = withWebhookStart(nineItemBatch(prompts), hookPath) as Workflow;
 	const generate = wf.nodes.find((n) => n.name === 'Generate Images')!;
 	(generate.parameters as Record<string, unknown>).waitMode = 'pause';
 	generate.credentials = {
 		...(generate.credentials as Record<string, unknown>),
 		mediaGenWebhookApi: { id: 'mediagenSandboxAccountSecret', name: 'Media Generation sandbox account secret' },
 	};
-	return { ...wf, name: 'Media Generation: nine prompts into images, paused while they run' };
+	return { ...wf, name: `Media Generation: ${prompts.length} prompts into images, paused while they run` };
 }
 
 /** Every process that logged "Worker started execution <id>" (a paused execution is started again on resume). */
@@ -139,6 +146,8 @@ export function queueWorkflows(sandboxRoot: string, outputDir = '/tmp'): Array<R
 		local(look, IDS.lookBase),
 		local(readExample('06-trigger-finished-runs.json'), IDS.trigger),
 		local(pausedBatch(), IDS.pauseHook),
+		local(pausedBatch(DYING_PROMPTS, HOOK_PATHS.dyingPause), IDS.dyingPause),
+		local(withWebhookStart(nineItemBatch(DYING_PROMPTS), HOOK_PATHS.dyingPoll), IDS.dyingPoll),
 	];
 }
 

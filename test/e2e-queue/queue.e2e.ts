@@ -3,7 +3,8 @@
 // installed from its tarball: batches and app looks run on workers with single-process outputs, two
 // executions on two workers share the account's concurrency, a worker killed mid-batch (what n8n does,
 // what is charged), and trigger deliveries to the webhook process, replays to main and after a restart
-// of the webhook process. Figures are printed at the end (ARCHITECTURE.md, Queue mode measured, quotes them).
+// of the webhook process; processes killed or restarted under 20-image batches in both waiting modes (dying.ts).
+// Figures are printed at the end (ARCHITECTURE.md, Queue mode measured, quotes them).
 import { executeWorkflow, type RunData } from '../../scripts/realN8n';
 import type { QueueStack } from '../../scripts/queueStack';
 import {
@@ -22,6 +23,7 @@ import {
 	workersOf,
 	type Item,
 } from './helpers';
+import { dyingFigures, dyingTests } from './dying';
 import { sigkillFigures, sigkillTests } from './sigkill';
 import { triggerFigures, triggerTests } from './trigger';
 
@@ -33,14 +35,22 @@ beforeAll(async () => {
 	({ stack, cookie } = await bootWithOwner(
 		{
 			workflows: (root) => queueWorkflows(root),
-			activate: [IDS.batchHook, IDS.batchKeyed, IDS.lookHook, IDS.trigger, IDS.pauseHook],
+			activate: [
+				IDS.batchHook,
+				IDS.batchKeyed,
+				IDS.lookHook,
+				IDS.trigger,
+				IDS.pauseHook,
+				IDS.dyingPause,
+				IDS.dyingPoll,
+			],
 		},
 		figures,
 	));
 });
 
 afterAll(async () => {
-	Object.assign(figures, { sigkill: sigkillFigures, trigger: triggerFigures });
+	Object.assign(figures, { sigkill: sigkillFigures, trigger: triggerFigures, dying: dyingFigures });
 	console.log(`queue-mode figures:\n${JSON.stringify(figures, null, 2)}`);
 	if (stack) await stack.shutdown();
 });
@@ -140,6 +150,10 @@ describe('pause mode in queue mode', () => {
 
 describe('a worker killed (SIGKILL) in the middle of a batch', () => {
 	sigkillTests(() => ({ stack, cookie }));
+});
+
+describe('processes dying under a 20-image batch', () => {
+	dyingTests(() => ({ stack, cookie }));
 });
 
 describe('trigger deliveries in queue mode', () => {
