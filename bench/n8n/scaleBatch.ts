@@ -65,7 +65,7 @@ export function batchesOn(sb: Sandbox): Batch[] {
 }
 
 export function credentialsOf(batches: Batch[], sb: Sandbox): StoredCredential[] {
-	return batches.flatMap((b) => [
+	return batches.flatMap((b): StoredCredential[] => [
 		{
 			id: `${b.id}Key`,
 			name: `${b.id}: API key`,

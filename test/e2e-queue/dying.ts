@@ -1,4 +1,3 @@
-/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Processes dying under a 20-image batch in queue mode (issue 54; part of queue.e2e.ts): a worker killed (SIGKILL)
 // while a paused batch waits for its runs, the webhook process restarted while deliveries arrive, and main restarted,
 // in pause mode and (for the restarts) in Poll; a worker killed under a Poll batch is sigkill.ts. Each case ends with

@@ -105,7 +105,8 @@ describe('2. a batch that stops still accounts for every paid run', () => {
 			paid.map((x) => x.id).sort(),
 		);
 		// Items never started are named, and nothing was charged for them.
-		if (runs.length < 5) expect(r.error?.description).toMatch(/(?:was|were) not started, so nothing was charged for (?:it|them)/);
+		if (runs.length < 5)
+			expect(r.error?.description).toMatch(/(?:was|were) not started, so nothing was charged for (?:it|them)/);
 	});
 });
 

@@ -1,3 +1,4 @@
+/* eslint-disable -- not shipped: n8n's node rules do not apply; npm run lint:repo lints this file */
 // Unit tests of fault picking: scripted sequences, seeded rates, route matching and defaults; the header styles of
 // injected 429s over HTTP.
 import http from 'node:http';
@@ -213,7 +214,7 @@ describe('whether an answer was read: the log says so for the ledger oracles', (
 			const closed = new Promise((resolve) => dropped.socket.on('close', resolve));
 			dropped.socket.destroy();
 			await closed;
-			await until(() => submissions(sandbox)[1]?.answerSent === false);
+			await until(() => submissions(sandbox)[1]?.answerSent === false, 'the dropped answer to be logged as unread');
 			expect(submissions(sandbox).map((e) => [e.status, e.answerSent])).toEqual([
 				[202, true],
 				[202, false],
@@ -234,7 +235,7 @@ describe('whether an answer was read: the log says so for the ledger oracles', (
 			await new Promise((resolve) => read.socket.on('close', resolve));
 			const dropped = await post(sandbox, keys[0], agent);
 			dropped.socket.resetAndDestroy();
-			await until(() => submissions(sandbox)[1]?.answerSent === false);
+			await until(() => submissions(sandbox)[1]?.answerSent === false, 'the dropped answer to be logged as unread');
 			// The read answer stays sent after its client closed the connection as it asked.
 			expect(submissions(sandbox).map((e) => [e.status, e.answerSent])).toEqual([
 				[202, true],
