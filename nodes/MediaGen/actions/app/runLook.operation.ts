@@ -13,6 +13,18 @@ import type { FileSource, RunRequest } from '../../run/runRequest';
 import { maxCreditsField, requestKeyField, webhookUrlField } from '../descriptions';
 import { generateRuns } from '../generation/generate.operation';
 
+/** One photo slot of the app, chosen from its list (Photos → Slot); at the top level so its line fits. */
+const slotField: INodeProperties = {
+	displayName: 'Slot Name or ID',
+	name: 'slotId',
+	type: 'options',
+	typeOptions: { loadOptionsMethod: 'getAppSlots', loadOptionsDependsOn: ['app.value'] },
+	default: '',
+	hint: "Which of the app's photo slots these photos fill",
+	description:
+		'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+};
+
 /** Run Look's fields; App → Estimate Cost shows the same ones, so an item is read and checked the same way. */
 export const properties: INodeProperties[] = [
 	{
@@ -68,16 +80,7 @@ export const properties: INodeProperties[] = [
 				displayName: 'Slot',
 				name: 'slot',
 				values: [
-					{
-						displayName: 'Slot Name or ID',
-						name: 'slotId',
-						type: 'options',
-						typeOptions: { loadOptionsMethod: 'getAppSlots', loadOptionsDependsOn: ['app.value'] },
-						default: '',
-						hint: "Which of the app's photo slots these photos fill",
-						description:
-							'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
-					},
+					slotField,
 					{
 						displayName: 'Photo Files',
 						name: 'binaryProperties',
