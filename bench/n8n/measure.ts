@@ -120,20 +120,21 @@ export function ensureSqliteShell(): void {
 	}
 }
 
-export async function followExecution(
-	n8n: N8nInstance,
-	workflowId: string,
-	everyMs = 100,
-	limitMs = 30 * 60_000,
-): Promise<{ id: string; status: string; runningMs: number }> {
-	const db = path.join(n8n.userFolder, '.n8n', 'database.sqlite');
-	const shell = spawn('sqlite3', ['-readonly', '-batch', db], { stdio: ['pipe', 'pipe', 'ignore'] });
-	const query =
-		"SELECT 'S|' || coalesce((SELECT id || '|' || status FROM execution_entity " +
-		`WHERE workflowId = '${workflowId}' ORDER BY id DESC LIMIT 1), '');\n`;
+/**
+ * Asks a database shell (`command args`, reading queries on stdin) `query` every `everyMs` until a row it answers,
+ * `S|<id>|<status>|…`, has a finished status; `onRow` sees every row (its fields after the tag) on the way.
+ */
+export async function followInShell(
+	command: string,
+	args: string[],
+	query: string,
+	what: string,
+	onRow: (fields: string[]) => void,
+	everyMs: number,
+	limitMs: number,
+): Promise<{ id: string; status: string }> {
+	const shell = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
 	let pending = '';
-	let runningMs = 0;
-	let last: { at: number; status: string } | undefined;
 	let ended = false;
 	shell.stdin.on('error', () => undefined); // the shell is killed once the execution has ended
 	const deadline = Date.now() + limitMs;
@@ -145,20 +146,19 @@ export async function followExecution(
 				const lines = pending.split('\n');
 				pending = lines.pop() ?? '';
 				for (const line of lines) {
-					const [, id, status] = line.split('|');
-					if (!id) continue;
-					const now = Date.now();
-					if (last?.status === 'running') runningMs += now - last.at;
-					last = { at: now, status };
+					const [tag, ...fields] = line.split('|');
+					if (tag !== 'S' || !fields[0]) continue;
+					onRow(fields);
+					const [id, status] = fields;
 					if (FINISHED.includes(status) && !ended) {
 						ended = true;
-						resolve({ id, status, runningMs });
+						resolve({ id, status });
 					}
 				}
 			});
 			const tick = () => {
 				if (ended) return;
-				if (Date.now() > deadline) return reject(new Error(`bench:n8n: ${workflowId} did not end in time`));
+				if (Date.now() > deadline) return reject(new Error(`bench: ${what} did not end in time`));
 				shell.stdin.write(query);
 				setTimeout(tick, everyMs);
 			};
@@ -167,6 +167,28 @@ export async function followExecution(
 	} finally {
 		shell.kill();
 	}
+}
+
+/** Follows a workflow's newest execution in n8n's SQLite database; `runningMs`: how long it was `running`. */
+export async function followExecution(
+	n8n: N8nInstance,
+	workflowId: string,
+	everyMs = 100,
+	limitMs = 30 * 60_000,
+): Promise<{ id: string; status: string; runningMs: number }> {
+	const db = path.join(n8n.userFolder, '.n8n', 'database.sqlite');
+	const query =
+		"SELECT 'S|' || coalesce((SELECT id || '|' || status FROM execution_entity " +
+		`WHERE workflowId = '${workflowId}' ORDER BY id DESC LIMIT 1), '');\n`;
+	let runningMs = 0;
+	let last: { at: number; status: string } | undefined;
+	const onRow = ([, status]: string[]) => {
+		const now = Date.now();
+		if (last?.status === 'running') runningMs += now - last.at;
+		last = { at: now, status };
+	};
+	const ended = await followInShell('sqlite3', ['-readonly', '-batch', db], query, workflowId, onRow, everyMs, limitMs);
+	return { ...ended, runningMs };
 }
 
 export interface Execution {

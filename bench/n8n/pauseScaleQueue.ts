@@ -6,12 +6,18 @@
 // deliveries answered other than 2xx; the waiting execution's size in Postgres (the largest seen); and the threads
 // that spent the most (from /proc/<pid>/task), to show where a limit comes from.
 import { readFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 import { bootQueueStack, type QueueStack, type Role } from '../../scripts/queueStack';
 import { ownerSession } from '../../scripts/realN8n';
-import { cpuSeconds, cpuSecondsWithEnded, lastOutput, storedExecution, threadCpuSeconds } from './measure';
+import {
+	cpuSeconds,
+	cpuSecondsWithEnded,
+	followInShell,
+	lastOutput,
+	storedExecution,
+	threadCpuSeconds,
+} from './measure';
 import {
 	batchesOn,
 	credentialsOf,
@@ -29,7 +35,6 @@ import {
 
 const SETTLE_MS = 20_000;
 const IDLE_SAMPLE_MS = 10_000;
-const FINISHED = ['success', 'error', 'crashed', 'canceled'];
 type Kind = Role | 'postgres';
 const KINDS: Kind[] = ['main', 'worker', 'webhook', 'postgres'];
 
@@ -67,46 +72,15 @@ function threadsByKind(stack: QueueStack): Map<string, number> {
  * keeping the largest size its data reached in the database (pg_column_size: as stored, compressed).
  */
 async function followInPostgres(stack: QueueStack, workflowId: string, everyMs = 500, limitMs = 90 * 60_000) {
-	const psql = spawn('psql', ['-At', '-h', '127.0.0.1', '-p', String(stack.pgPort), '-U', 'postgres', '-d', 'n8n'], {
-		stdio: ['pipe', 'pipe', 'ignore'],
-	});
 	const query =
 		`SELECT 'S|' || e.id || '|' || e.status || '|' || coalesce(pg_column_size(d.data), 0) ` +
 		`FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id ` +
 		`WHERE e."workflowId" = '${workflowId}' ORDER BY e.id DESC LIMIT 1;\n`;
-	let pending = '';
 	let largestBytes = 0;
-	psql.stdin.on('error', () => undefined);
-	const deadline = Date.now() + limitMs;
-	try {
-		return await new Promise<{ id: string; status: string; largestBytes: number }>((resolve, reject) => {
-			let ended = false;
-			psql.on('error', reject);
-			psql.stdout.on('data', (chunk: Buffer) => {
-				pending += chunk.toString();
-				const lines = pending.split('\n');
-				pending = lines.pop() ?? '';
-				for (const line of lines) {
-					const [tag, id, status, bytes] = line.split('|');
-					if (tag !== 'S') continue;
-					largestBytes = Math.max(largestBytes, Number(bytes));
-					if (FINISHED.includes(status) && !ended) {
-						ended = true;
-						resolve({ id, status, largestBytes });
-					}
-				}
-			});
-			const tick = () => {
-				if (ended) return;
-				if (Date.now() > deadline) return reject(new Error(`bench:pause-scale: ${workflowId} did not end in time`));
-				psql.stdin.write(query);
-				setTimeout(tick, everyMs);
-			};
-			tick();
-		});
-	} finally {
-		psql.kill();
-	}
+	const args = ['-At', '-h', '127.0.0.1', '-p', String(stack.pgPort), '-U', 'postgres', '-d', 'n8n'];
+	const onRow = ([, , bytes]: string[]) => (largestBytes = Math.max(largestBytes, Number(bytes)));
+	const ended = await followInShell('psql', args, query, workflowId, onRow, everyMs, limitMs);
+	return { ...ended, largestBytes };
 }
 
 export interface QueueFigures extends ReturnType<typeof serviceFigures> {
