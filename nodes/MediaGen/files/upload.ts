@@ -5,7 +5,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { uploadSlotProblem } from '../../shared/responseChecks';
 import { canonicalMediaType, MB, MEDIA_TYPES } from '../../shared/mediaTypes';
-import { apiRequest } from '../../shared/transport';
+import { apiRequest, NOTHING_CHARGED_OPENING } from '../../shared/transport';
 
 /** A readable stream, as n8n's binary helpers hand it out (no stream import needed). */
 type Readable = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
@@ -115,7 +115,7 @@ export function uploadRefusal(
 						'between n8n and the service (a proxy) changes the upload address.',
 				];
 	return new NodeOperationError(node, `${field}: ${message}`, {
-		description: `${advice} Nothing was charged: files are only charged as part of a run.`,
+		description: `${advice} ${NOTHING_CHARGED_OPENING}: files are only charged as part of a run.`,
 		itemIndex,
 	});
 }

@@ -4,16 +4,16 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFuncti
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { RunRecord } from '../../shared/records';
-import { isLostAnswer, MediaGenApiError } from '../../shared/transport';
+import { isLostAnswer, MediaGenApiError, NOTHING_CHARGED } from '../../shared/transport';
 import { mayBeCharged, type LedgerItem } from './ledger';
 import { requestKeyAdvice, type BatchKeys } from './requestKey';
 import { TIME_LIMIT_CODE } from './timeLimit';
 
 /** The one wording of a refusal before anything was sent (a step or item refused, a batch over the cap). */
-export const NOTHING_SENT = 'Nothing was submitted and nothing was charged';
+export const NOTHING_SENT = `Nothing was submitted and ${NOTHING_CHARGED}`;
 
 /** The one wording of an item never sent, beside the field `nothingCharged` that says the same to a workflow. */
-export const NOT_SENT_ITEM = 'It was not submitted, so nothing was charged for it';
+export const NOT_SENT_ITEM = `It was not submitted, so ${NOTHING_CHARGED} for it`;
 
 /** Says, in the one wording and the one field (`nothingCharged`), that nothing was sent or charged for the error. */
 export function saysNothingSent<E>(error: E): E {
@@ -262,8 +262,8 @@ function listItems(indexes: number[]): string {
 export function withPaidRuns<E>(error: E, runs: PaidRun[], notStarted: number[] = [], batch?: BatchKeys): E {
 	const one = notStarted.length === 1;
 	const unstarted = notStarted.length
-		? `${one ? 'Item' : 'Items'} ${listItems(notStarted)} ${one ? 'was' : 'were'} not started, so nothing was ` +
-			`charged for ${one ? 'it' : 'them'}.`
+		? `${one ? 'Item' : 'Items'} ${listItems(notStarted)} ${one ? 'was' : 'were'} not started, so ` +
+			`${NOTHING_CHARGED} for ${one ? 'it' : 'them'}.`
 		: '';
 	const note = [paidRunsNote(runs, batch), unstarted].filter(Boolean).join(' ');
 	if (!note) return error;

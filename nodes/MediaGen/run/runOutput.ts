@@ -10,6 +10,7 @@ import type {
 
 import { downloadOutputs } from '../../shared/downloads';
 import { FINAL_STATUSES, runJson, type RunRecord } from '../../shared/records';
+import { NOTHING_CHARGED } from '../../shared/transport';
 import type { BatchKeys } from './requestKey';
 import type { LedgerItem } from './ledger';
 import { failedRunError, paidRunsOf, runError, withPaidRuns } from './runErrors';
@@ -151,7 +152,7 @@ export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 	if (unsent.length) {
 		const them = unsent.length === 1 ? 'it' : 'them';
 		hints.push(
-			warning(`Time limit: ${itemList(unsent)} could not be sent in time, so nothing was charged for ${them}.`),
+			warning(`Time limit: ${itemList(unsent)} could not be sent in time, so ${NOTHING_CHARGED} for ${them}.`),
 		);
 	}
 	if (capped.length) hints.push(capRefusalHint(capped));
@@ -161,7 +162,7 @@ export function outcomeHints(items: INodeExecutionData[]): NodeExecutionHint[] {
 /** `capped`: input positions. */
 export function capRefusalHint(capped: number[]): NodeExecutionHint {
 	return warning(
-		`Max Credits per Execution refused ${itemList(capped)}: not submitted, so nothing was charged for ` +
+		`Max Credits per Execution refused ${itemList(capped)}: not submitted, so ${NOTHING_CHARGED} for ` +
 			`${capped.length === 1 ? 'it' : 'them'}. Raise the cap or split the batch.`,
 	);
 }

@@ -5,6 +5,14 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { Identity } from './identity';
 
+/**
+ * The one wording of the claim that nothing was charged, in every message of both nodes; the field `nothingCharged`
+ * says the same to a workflow. Worded here, the lowest folder, so the service's answers and the node's own say it alike.
+ */
+export const NOTHING_CHARGED = 'nothing was charged';
+/** The same words opening a sentence. */
+export const NOTHING_CHARGED_OPENING = `N${NOTHING_CHARGED.slice(1)}`;
+
 /** 'wait': sent again after Retry-After (or, for busy, a free slot); 'once': sent again at once; 'never'. */
 type Retryable = 'never' | 'once' | 'wait';
 
@@ -12,7 +20,7 @@ type Retryable = 'never' | 'once' | 'wait';
 export const ERROR_ADVICE: Record<string, { message: string; action: string; retryable?: Retryable }> = {
 	invalid: {
 		message: 'The service refused the request because some parameters are not valid',
-		action: 'Fix the fields listed below and run the node again. Nothing was charged.',
+		action: `Fix the fields listed below and run the node again. ${NOTHING_CHARGED_OPENING}.`,
 	},
 	rejected: {
 		message: 'Content moderation refused this prompt or reference image',
@@ -33,8 +41,7 @@ export const ERROR_ADVICE: Record<string, { message: string; action: string; ret
 	},
 	credits: {
 		message: 'Not enough credits on the account for this run',
-		action:
-			'Top up your credits in the account settings, or choose a cheaper model or smaller options. Nothing was charged.',
+		action: `Top up your credits in the account settings, or choose a cheaper model or smaller options. ${NOTHING_CHARGED_OPENING}.`,
 	},
 	allowance: {
 		message: 'The free wallet of this anonymous ID is used up',
@@ -85,17 +92,17 @@ export const ERROR_ADVICE: Record<string, { message: string; action: string; ret
 		retryable: 'once',
 	},
 	moderation_unavailable: {
-		message: 'Content moderation is down, so the service could not accept the run; nothing was charged',
+		message: `Content moderation is down, so the service could not accept the run; ${NOTHING_CHARGED}`,
 		action: 'Try again later.',
 		retryable: 'once',
 	},
 	paused: {
-		message: 'Generation is paused by the operator; nothing was charged',
+		message: `Generation is paused by the operator; ${NOTHING_CHARGED}`,
 		action: 'Try again later.',
 		retryable: 'once',
 	},
 	server_error: {
-		message: 'The service had an unexpected error; nothing was charged',
+		message: `The service had an unexpected error; ${NOTHING_CHARGED}`,
 		action: 'Run the node again.',
 		retryable: 'once',
 	},

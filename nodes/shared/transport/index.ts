@@ -9,4 +9,6 @@ export {
 	isRetryableRead,
 	isTransientFailure,
 	MediaGenApiError,
+	NOTHING_CHARGED,
+	NOTHING_CHARGED_OPENING,
 } from './errors';
