@@ -24,8 +24,14 @@ const STEPS: Step[] = [
 	},
 	{
 		name: 'repo',
-		what: 'ESLint on sandbox, test, scripts and bench (eslint.repo.config.mjs, --no-inline-config)',
-		check: ['eslint', '-c', 'eslint.repo.config.mjs', '--no-inline-config', 'sandbox', 'test', 'scripts', 'bench'],
+		what: 'ESLint on sandbox, test, scripts and bench, and line length in nodes and credentials (eslint.repo.config.mjs)',
+		check: [
+			'eslint',
+			'-c',
+			'eslint.repo.config.mjs',
+			'--no-inline-config',
+			...['sandbox', 'test', 'scripts', 'bench', 'nodes', 'credentials'],
+		],
 	},
 	{
 		name: 'imports',

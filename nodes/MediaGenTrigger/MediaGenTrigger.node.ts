@@ -50,8 +50,10 @@ export class MediaGenTrigger implements INodeType {
 		// n8n labels each credential box with its displayName (else "Credential"): which secret goes where.
 		credentials: [
 			{ name: 'mediaGenWebhookApi', displayName: 'Signing Secret', required: true, testedBy: 'checkSigningSecret' },
-			// With it, a delivery that fails the signature check is read back from the service before refusal.
-			{ name: 'mediaGenApi', displayName: 'API Key', required: true, displayOptions: { show: { readBack: [true] } } },
+			// With it, a delivery that fails the signature check is read back from the service before refusal. Not
+			// `required`: version 1 nodes (always on) were saved without one, and n8n 2.x refuses to publish a node that
+			// lacks a required credential. A 1.1 node with the check on and no key is refused when published (checkExists).
+			{ name: 'mediaGenApi', displayName: 'API Key', displayOptions: { show: { readBack: [true] } } },
 		],
 		// The "When will this node trigger my flow?" help of n8n's trigger panel.
 		triggerPanel: {
@@ -179,11 +181,19 @@ export class MediaGenTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
+				const node = this.getNode();
 				const problem = describeWebhookCredentialProblem(await this.getCredentials('mediaGenWebhookApi'));
 				if (problem) {
-					throw new NodeOperationError(this.getNode(), problem, {
+					throw new NodeOperationError(node, problem, {
 						description:
 							'Open the Media Generation Webhook Signing Secret credential, correct that field, then activate again.',
+					});
+				}
+				if (node.typeVersion >= 1.1 && this.getNodeParameter('readBack') === true && !node.credentials?.mediaGenApi) {
+					throw new NodeOperationError(node, 'Check Unverified Deliveries is on, but the API Key box is empty', {
+						description:
+							'Pick your Media Generation API credential in the API Key box at the top of the trigger, or turn ' +
+							'Check Unverified Deliveries off, then publish again.',
 					});
 				}
 				return true;

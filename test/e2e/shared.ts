@@ -85,9 +85,10 @@ export function triggerWorkflow(w: {
 	credentials: object;
 	parameters?: object;
 	settings?: object;
+	typeVersion?: number;
 }) {
-	const { id, name, webhookId, credentials, parameters = {}, settings = {} } = w;
-	const trigger = { id: randomUUID(), name: TRIGGER, type: `${CUSTOM_PREFIX}mediaGenTrigger`, typeVersion: 1 };
+	const { id, name, webhookId, credentials, parameters = {}, settings = {}, typeVersion = 1 } = w;
+	const trigger = { id: randomUUID(), name: TRIGGER, type: `${CUSTOM_PREFIX}mediaGenTrigger`, typeVersion };
 	const noOp = { id: randomUUID(), name: 'Finished Run', type: 'n8n-nodes-base.noOp', typeVersion: 1 };
 	return {
 		id,

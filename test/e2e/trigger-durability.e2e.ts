@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 
 import { newWebhookSecret } from '../../sandbox/webhooks';
 import {
+	importWorkflow,
 	ownerSession,
 	rest,
 	restartServer,
@@ -21,6 +22,7 @@ import {
 	TRIGGER,
 	triggerWorkflow,
 	untilMarkerRan,
+	untilN8n,
 	untilRegistered,
 } from './shared';
 
@@ -28,6 +30,7 @@ import {
 // (isWorkflowIdValid in cli/src/utils.ts); the 17-character id used before made every save a no-op there.
 const WORKFLOW_ID = 'mgTriggerDurable';
 const WORKFLOW_PATH = `/rest/workflows/${WORKFLOW_ID}`;
+const UNKEYED_ID = 'mgTriggerUnkeyed';
 const SECRET = newWebhookSecret();
 const webhookId = randomUUID();
 let n8n: N8nInstance;
@@ -106,7 +109,16 @@ beforeAll(async () => {
 		webhookId,
 		credentials: { mediaGenWebhookApi: { id: 'mgDurableSecret', name: 'Durable trigger secret' } },
 	});
-	({ n8n, cookie } = await startN8nWith([secret], [workflow]));
+	// A new trigger (1.1) with Check Unverified Deliveries on and no API key, saved but not published.
+	const unkeyed = triggerWorkflow({
+		id: UNKEYED_ID,
+		name: 'Trigger checking unverified deliveries without a key',
+		webhookId: randomUUID(),
+		credentials: { mediaGenWebhookApi: { id: 'mgDurableSecret', name: 'Durable trigger secret' } },
+		parameters: { readBack: true },
+		typeVersion: 1.1,
+	});
+	({ n8n, cookie } = await startN8nWith([secret], [workflow], (n) => importWorkflow(n, unkeyed)));
 	hookUrl = `http://127.0.0.1:${n8n.port}/webhook/${webhookId}/webhook`;
 	await webhookReady();
 });
@@ -179,4 +191,21 @@ test('blank previous secret: no forgery; 130 deliveries, restart, re-activation:
 		newExecutionsAfterReactivation: 0,
 		storedIdsAtEnd: 130,
 	});
+});
+
+test('publishing: a version 1 trigger without an API key is published (above); a 1.1 one checking unverified deliveries needs one', async () => {
+	// n8n 1.x refuses the switch to Active; 2.x publishes, then activates the triggers apart and keeps each one's
+	// refusal in the workflow's publication status (the editor shows it in a toast).
+	type Status = { status: string; triggers: Array<{ errorMessage: string | null }> };
+	const refused = await setWorkflowActive(n8n, cookie, UNKEYED_ID, true)
+		.then(() => undefined)
+		.catch((error: Error) => error.message);
+	const status = `/rest/workflows/${UNKEYED_ID}/publication-status`;
+	const said =
+		refused ??
+		(await untilN8n(async () => {
+			const { data } = await rest<{ data: Status }>(n8n, cookie, status);
+			return data.status === 'failed' && data.triggers.map((t) => t.errorMessage).join('\n');
+		}, 'the publication status of the 1.1 trigger without an API key'));
+	expect(said).toContain('Check Unverified Deliveries is on, but the API Key box is empty');
 });

@@ -68,8 +68,12 @@ function triggerNode(parameters: IDataObject, withApiCredential = false, typeVer
 }
 
 /** What n8n runs on activation: the node's webhookMethods.default.checkExists, through n8n-core's HookContext. */
-export async function activateTrigger(credentials: { secret: string; previousSecret?: string }): Promise<boolean> {
-	const node = triggerNode({});
+export async function activateTrigger(
+	credentials: { secret: string; previousSecret?: string },
+	parameters: IDataObject = {},
+	options: Pick<HostOptions, 'typeVersion'> & { withApiCredential?: boolean } = {},
+): Promise<boolean> {
+	const node = triggerNode(parameters, options.withApiCredential, options.typeVersion);
 	const nodeTypes = new TestNodeTypes();
 	const workflow = new Workflow({ id: 'wf-activate', nodes: [node], connections: {}, active: true, nodeTypes });
 	const credentialsHelper = new TestCredentialsHelper({ mediaGenWebhookApi: credentials });

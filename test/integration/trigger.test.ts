@@ -211,4 +211,17 @@ describe('a blank or undecodable secret never lets a forged delivery in', () => 
 		const badPrevious = activateTrigger({ secret: good, previousSecret: 'whsec_!!' });
 		await expect(badPrevious).rejects.toThrow(/^The Previous Signing Secret does not have/);
 	});
+
+	test('activation: a version 1 trigger needs no API key; a 1.1 one with Check Unverified Deliveries on does', async () => {
+		const secret = { secret: newWebhookSecret() };
+		await expect(activateTrigger(secret, {}, { typeVersion: 1 })).resolves.toBe(true);
+		await expect(activateTrigger(secret, { readBack: false }, { typeVersion: 1.1 })).resolves.toBe(true);
+		const on = { readBack: true };
+		await expect(activateTrigger(secret, on, { typeVersion: 1.1, withApiCredential: true })).resolves.toBe(true);
+		const refused = activateTrigger(secret, on, { typeVersion: 1.1 });
+		await expect(refused).rejects.toThrow('Check Unverified Deliveries is on, but the API Key box is empty');
+		await expect(refused).rejects.toMatchObject({
+			description: expect.stringContaining('Pick your Media Generation API credential in the API Key box'),
+		});
+	});
 });

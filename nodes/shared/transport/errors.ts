@@ -6,8 +6,9 @@ import { NodeApiError } from 'n8n-workflow';
 import type { Identity } from './identity';
 
 /**
- * The one wording of the claim that nothing was charged, in every message of both nodes; the field `nothingCharged`
- * says the same to a workflow. Worded here, the lowest folder, so the service's answers and the node's own say it alike.
+ * The one wording of the claim that nothing was charged, in every message of both nodes; the field
+ * `nothingCharged` says the same to a workflow. Worded here, the lowest folder, so the service's answers and the
+ * node's own say it alike.
  */
 export const NOTHING_CHARGED = 'nothing was charged';
 /** The same words opening a sentence. */
@@ -41,7 +42,9 @@ export const ERROR_ADVICE: Record<string, { message: string; action: string; ret
 	},
 	credits: {
 		message: 'Not enough credits on the account for this run',
-		action: `Top up your credits in the account settings, or choose a cheaper model or smaller options. ${NOTHING_CHARGED_OPENING}.`,
+		action:
+			'Top up your credits in the account settings, or choose a cheaper model or smaller options. ' +
+			`${NOTHING_CHARGED_OPENING}.`,
 	},
 	allowance: {
 		message: 'The free wallet of this anonymous ID is used up',
