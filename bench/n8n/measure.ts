@@ -67,6 +67,19 @@ export function threadCpuSeconds(pid: number, into = new Map<string, number>()):
 	return into;
 }
 
+/** The `count` threads that spent the most CPU between two readings of threadCpuSeconds, in ms per run. */
+export function topThreads(
+	before: Map<string, number>,
+	after: Map<string, number>,
+	runs: number,
+	count = 5,
+): Array<[string, number]> {
+	return [...after]
+		.map(([name, s]): [string, number] => [name, ((s - (before.get(name) ?? 0)) * 1000) / runs])
+		.sort((x, y) => y[1] - x[1])
+		.slice(0, count);
+}
+
 export interface AccountFigures {
 	/** Requests to /v1 under the account's key (submissions, reads, anything else). */
 	apiRequests: number;

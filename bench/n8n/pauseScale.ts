@@ -19,11 +19,22 @@ import {
 	stopServer,
 	type N8nInstance,
 } from '../../scripts/realN8n';
-import { cpuSeconds, ensureSqliteShell, executionsOf, followExecution, lastOutput, storedExecution } from './measure';
+import {
+	cpuSeconds,
+	ensureSqliteShell,
+	executionsOf,
+	followExecution,
+	lastOutput,
+	storedExecution,
+	threadCpuSeconds,
+	topThreads,
+} from './measure';
 import {
 	batchesOn,
 	credentialsOf,
 	LAYOUT,
+	envNote,
+	N8N_ENV,
 	PROFILE_DIR,
 	ratio,
 	SANDBOX,
@@ -42,7 +53,22 @@ export interface BatchFigures extends ReturnType<typeof serviceFigures> {
 	status: string;
 	makespanMs: number;
 	cpuMsPerRun: number;
+	/** n8n's CPU per second while idle, read before the batch and taken off its CPU: ms per second. */
+	idleMsPerSecond: number;
 	succeeded: number;
+	/** n8n's threads (and its children's, such as the task runner) that spent the most, in ms per run. */
+	topThreads: Array<[string, number]>;
+}
+
+/** CPU so far of each thread of n8n and its children: n8n's own named `n8n:<thread>`, a child's `<pid>:<thread>`. */
+function n8nThreads(pid: number): Map<string, number> {
+	const named = new Map<string, number>();
+	for (const [key, seconds] of threadCpuSeconds(pid)) {
+		const [owner, thread] = key.split('/');
+		const name = `${owner === String(pid) ? 'n8n' : owner}:${thread}`;
+		named.set(name, (named.get(name) ?? 0) + seconds);
+	}
+	return named;
 }
 
 /** What idle n8n spends per second (its own timers), read just before a batch and subtracted from its CPU time. */
@@ -55,6 +81,7 @@ async function idleCpuPerSecond(pid: number): Promise<number> {
 async function runBatch(b: Batch, n8n: N8nInstance, cookie: string, sb: Sandbox): Promise<BatchFigures> {
 	const pid = n8n.server!.pid!;
 	const idlePerSecond = await idleCpuPerSecond(pid);
+	const threadsBefore = n8nThreads(pid);
 	const cpuBefore = cpuSeconds(pid);
 	// Timed here, from the call that starts the batch to the end n8n records: n8n 1.x moves an execution's
 	// startedAt when it resumes, so its own start and stop times give no makespan for a paused batch.
@@ -63,6 +90,7 @@ async function runBatch(b: Batch, n8n: N8nInstance, cookie: string, sb: Sandbox)
 	const followed = await followExecution(n8n, b.id, 200, 90 * 60_000);
 	const makespanMs = Date.now() - startedAt;
 	const cpu = cpuSeconds(pid) - cpuBefore;
+	const threadsAfter = n8nThreads(pid);
 	const done = (await executionsOf(n8n, cookie, b.id)).find((e) => e.id === followed.id);
 	if (!done?.stoppedAt) throw new Error(`bench:pause-scale: no end for execution ${followed.id}`);
 	const out = lastOutput(await storedExecution(n8n, cookie, done.id), 'Generate', 0);
@@ -72,19 +100,22 @@ async function runBatch(b: Batch, n8n: N8nInstance, cookie: string, sb: Sandbox)
 		status: done.status,
 		makespanMs,
 		cpuMsPerRun: ((cpu - idlePerSecond * (makespanMs / 1000)) * 1000) / b.size,
+		idleMsPerSecond: idlePerSecond * 1000,
 		succeeded: out.filter((i) => i.json.status === 'SUCCEEDED' && i.binary?.data).length,
+		topThreads: topThreads(threadsBefore, threadsAfter, b.size),
 	};
 }
 
 export function lineOf(version: string, f: BatchFigures): string {
 	const quarters = f.deliveryMsByQuarter.map((ms) => ms.toFixed(0)).join(' / ');
 	return (
-		`pause-scale: n8n ${version} | ${f.batch.mode} ${f.batch.size} images | ${f.status}, ` +
+		`pause-scale: n8n ${version}${envNote()} | ${f.batch.mode} ${f.batch.size} images | ${f.status}, ` +
 		`${f.succeeded} succeeded, ${f.charges} charges | ${ratio(f.makespanMs, f.idealMs)} | ` +
-		`n8n CPU per run ${f.cpuMsPerRun.toFixed(0)} ms` +
+		`n8n CPU per run ${f.cpuMsPerRun.toFixed(0)} ms (idle ${f.idleMsPerSecond.toFixed(0)} ms/s taken off)` +
 		(f.batch.mode === 'pause'
 			? ` | time per delivery by quarter ${quarters} ms | deliveries ${f.deliveries}, not 2xx ${f.non2xx}`
-			: '')
+			: '') +
+		` | top threads (ms per run): ${f.topThreads.map(([name, ms]) => `${name} ${ms.toFixed(0)}`).join(', ')}`
 	);
 }
 
@@ -92,6 +123,7 @@ async function measureVersion(version: string): Promise<string[]> {
 	const sb = await startSandbox(SANDBOX);
 	const batches = batchesOn(sb);
 	const n8n = await prepareN8n({ version });
+	Object.assign(n8n.env, N8N_ENV);
 	if (PROFILE_DIR) n8n.env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}`;
 	await importCredentials(n8n, credentialsOf(batches, sb));
 	await importWorkflows(

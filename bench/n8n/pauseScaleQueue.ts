@@ -17,11 +17,14 @@ import {
 	lastOutput,
 	storedExecution,
 	threadCpuSeconds,
+	topThreads,
 } from './measure';
 import {
 	batchesOn,
 	credentialsOf,
 	MODES,
+	envNote,
+	N8N_ENV,
 	PROFILE_DIR,
 	ratio,
 	SANDBOX,
@@ -114,10 +117,6 @@ async function runBatch(stack: QueueStack, cookie: string, b: Batch): Promise<Qu
 			return [k, perRun(cpuAfter.get(k)! - cpuBefore.get(k)! - idle / 1000)];
 		}),
 	);
-	const topThreads = [...threadsAfter]
-		.map(([name, s]): [string, number] => [name, perRun(s - (threadsBefore.get(name) ?? 0))])
-		.sort((x, y) => y[1] - x[1])
-		.slice(0, 5);
 	const out = lastOutput(await storedExecution(stack.main, cookie, followed.id), 'Generate', 0);
 	return {
 		...serviceFigures(b, stack.sandbox),
@@ -127,7 +126,7 @@ async function runBatch(stack: QueueStack, cookie: string, b: Batch): Promise<Qu
 		cpuMsPerRun,
 		succeeded: out.filter((i) => i.json.status === 'SUCCEEDED' && i.binary?.data).length,
 		largestBytes: followed.largestBytes,
-		topThreads,
+		topThreads: topThreads(threadsBefore, threadsAfter, b.size),
 	};
 }
 
@@ -136,7 +135,7 @@ export function queueLineOf(version: string, f: QueueFigures): string {
 	const n8nTotal = (['main', 'worker', 'webhook'] as Kind[]).reduce((sum, k) => sum + f.cpuMsPerRun.get(k)!, 0);
 	const quarters = f.deliveryMsByQuarter.map((x) => x.toFixed(0)).join(' / ');
 	return (
-		`pause-scale queue: n8n ${version} | ${f.batch.mode} ${f.batch.size} images | ${f.status}, ` +
+		`pause-scale queue: n8n ${version}${envNote()} | ${f.batch.mode} ${f.batch.size} images | ${f.status}, ` +
 		`${f.succeeded} succeeded, ${f.charges} charges | ${ratio(f.makespanMs, f.idealMs)} | ` +
 		`n8n CPU per run ${n8nTotal.toFixed(0)} ms (main ${ms('main')}, workers ${ms('worker')}, ` +
 		`webhook ${ms('webhook')}) | Postgres CPU per run ${ms('postgres')} ms | ` +
@@ -160,7 +159,7 @@ export async function measureQueue(version: string): Promise<string[]> {
 		activate: MODES.flatMap((mode) => SIZES.map((size) => batchId(mode, size))),
 		workers: 2,
 		webhooks: 1,
-		env: PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } : {},
+		env: { ...N8N_ENV, ...(PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } : {}) },
 	});
 	const lines: string[] = [];
 	try {

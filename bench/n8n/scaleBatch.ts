@@ -21,6 +21,21 @@ export const RUN_MS = Number(arg('--run-ms', '2000'));
 export const SLOTS = Number(arg('--slots', '2'));
 /** A folder for n8n's CPU profiles (node --cpu-prof, one per process, written when it stops): where time goes. */
 export const PROFILE_DIR = arg('--cpu-prof', '');
+/**
+ * Settings for every n8n process, `--n8n-env K=V,K=V`: to measure n8n's own knobs, for example
+ * N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true or N8N_EXPRESSION_ENGINE_POOL_SIZE=4.
+ */
+export const N8N_ENV: Record<string, string> = Object.fromEntries(
+	arg('--n8n-env', '')
+		.split(',')
+		.filter(Boolean)
+		.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
+/** How a line names the settings it ran with: ` (N8N_…=…)`, or nothing. */
+export const envNote = () => {
+	const set = Object.entries(N8N_ENV).map(([k, v]) => `${k}=${v}`);
+	return set.length ? ` (${set.join(', ')})` : '';
+};
 /** `one` (one n8n process, SQLite) or `queue` (main, 2 workers, 1 webhook process, Postgres and Redis). */
 export const LAYOUT = arg('--layout', 'one') as 'one' | 'queue';
 const TIME_LIMIT_MINUTES = 120;

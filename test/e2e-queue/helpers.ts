@@ -45,8 +45,12 @@ export const NINE_PROMPTS = [
 	'a snowy cabin at night',
 ];
 
-/** The batches a process dies under (dying.ts): twenty prompts. */
-export const DYING_PROMPTS = Array.from({ length: 20 }, (_, i) => `${NINE_PROMPTS[i % 9]}, take ${i + 1}`);
+/**
+ * The batches a process dies under (dying.e2e.ts): twenty prompts in CI; `MEDIAGEN_DYING_ITEMS` sets another size
+ * (`npm run bench -- dying` runs them with 300).
+ */
+export const DYING_ITEMS = Number(process.env.MEDIAGEN_DYING_ITEMS || 20);
+export const DYING_PROMPTS = Array.from({ length: DYING_ITEMS }, (_, i) => `${NINE_PROMPTS[i % 9]}, take ${i + 1}`);
 
 type Workflow = Record<string, unknown> & {
 	nodes: Array<Record<string, unknown>>;
@@ -80,12 +84,12 @@ export function nineItemBatch(prompts = NINE_PROMPTS): Record<string, unknown> {
 	return { ...wf, name: `Media Generation: ${prompts.length} prompts into images` };
 }
 
-/** The nine-prompt batch with a Request Key taken from the data, so a re-run of the same batch is the same runs. */
-function keyedBatch(): Record<string, unknown> {
-	const wf = withWebhookStart(nineItemBatch(), HOOK_PATHS.keyed) as Workflow;
+/** A batch with a Request Key taken from the data (the batch id POSTed), so a re-run of it is the same runs. */
+function keyedBatch(prompts = NINE_PROMPTS, hookPath = HOOK_PATHS.keyed): Record<string, unknown> {
+	const wf = withWebhookStart(nineItemBatch(prompts), hookPath) as Workflow;
 	const generate = wf.nodes.find((n) => n.name === 'Generate Images')!;
 	(generate.parameters as Record<string, unknown>).additionalFields = { requestKey: KEYED_REQUEST_KEY };
-	return { ...wf, name: 'Media Generation: nine prompts into images, keyed by batch id' };
+	return { ...wf, name: `Media Generation: ${prompts.length} prompts into images, keyed by batch id` };
 }
 
 /** The nine-prompt batch in pause mode: the execution waits while the runs go on, and resumes on deliveries. */
@@ -147,7 +151,7 @@ export function queueWorkflows(sandboxRoot: string, outputDir = '/tmp'): Array<R
 		local(readExample('06-trigger-finished-runs.json'), IDS.trigger),
 		local(pausedBatch(), IDS.pauseHook),
 		local(pausedBatch(DYING_PROMPTS, HOOK_PATHS.dyingPause), IDS.dyingPause),
-		local(withWebhookStart(nineItemBatch(DYING_PROMPTS), HOOK_PATHS.dyingPoll), IDS.dyingPoll),
+		local(keyedBatch(DYING_PROMPTS, HOOK_PATHS.dyingPoll), IDS.dyingPoll),
 	];
 }
 
@@ -243,7 +247,10 @@ export const replay = (delivery: Delivery, url: string, secret: string): Promise
 
 /** Runs the node submitted under an execution (default key `n8n-<instance>-<execution>-<node>-<run>-<item>`). */
 export const runsOfExecution = (sb: Sandbox, executionId: string): Run[] =>
-	[...sb.engine.runs.values()].filter((r) => r.requestKey?.split('-')[2] === executionId);
+	[...sb.engine.runs.values()].filter((r) => {
+		const parts = r.requestKey?.split('-') ?? [];
+		return parts[0] === 'n8n' && parts[2] === executionId;
+	});
 export const runsKeyed = (sb: Sandbox, prefix: string): Run[] =>
 	[...sb.engine.runs.values()].filter((r) => r.requestKey?.startsWith(prefix));
 /** The ledger's charge entries of `runs`. */

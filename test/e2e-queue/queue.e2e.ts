@@ -3,7 +3,7 @@
 // installed from its tarball: batches and app looks run on workers with single-process outputs, two
 // executions on two workers share the account's concurrency, a worker killed mid-batch (what n8n does,
 // what is charged), and trigger deliveries to the webhook process, replays to main and after a restart
-// of the webhook process; processes killed or restarted under 20-image batches in both waiting modes (dying.ts).
+// of the webhook process (processes dying under bigger batches: dying.e2e.ts).
 // Figures are printed at the end (ARCHITECTURE.md, Queue mode measured, quotes them).
 import { executeWorkflow, type RunData } from '../../scripts/realN8n';
 import type { QueueStack } from '../../scripts/queueStack';
@@ -23,7 +23,6 @@ import {
 	workersOf,
 	type Item,
 } from './helpers';
-import { dyingFigures, dyingTests } from './dying';
 import { sigkillFigures, sigkillTests } from './sigkill';
 import { triggerFigures, triggerTests } from './trigger';
 
@@ -35,22 +34,14 @@ beforeAll(async () => {
 	({ stack, cookie } = await bootWithOwner(
 		{
 			workflows: (root) => queueWorkflows(root),
-			activate: [
-				IDS.batchHook,
-				IDS.batchKeyed,
-				IDS.lookHook,
-				IDS.trigger,
-				IDS.pauseHook,
-				IDS.dyingPause,
-				IDS.dyingPoll,
-			],
+			activate: [IDS.batchHook, IDS.batchKeyed, IDS.lookHook, IDS.trigger, IDS.pauseHook],
 		},
 		figures,
 	));
 });
 
 afterAll(async () => {
-	Object.assign(figures, { sigkill: sigkillFigures, trigger: triggerFigures, dying: dyingFigures });
+	Object.assign(figures, { sigkill: sigkillFigures, trigger: triggerFigures });
 	console.log(`queue-mode figures:\n${JSON.stringify(figures, null, 2)}`);
 	if (stack) await stack.shutdown();
 });
@@ -150,10 +141,6 @@ describe('pause mode in queue mode', () => {
 
 describe('a worker killed (SIGKILL) in the middle of a batch', () => {
 	sigkillTests(() => ({ stack, cookie }));
-});
-
-describe('processes dying under a 20-image batch', () => {
-	dyingTests(() => ({ stack, cookie }));
 });
 
 describe('trigger deliveries in queue mode', () => {

@@ -184,9 +184,11 @@ const formUrlOf = (file: string) => {
 	return `http://127.0.0.1:${n8n.port}/form/${trigger.webhookId}`;
 };
 
+const n8nLog = () => n8n.log.join('');
+
 describe('forms filled in over HTTP', () => {
 	test('a colleague asks for a picture: the result page shows it by URL and hands out the same bytes', async () => {
-		const result = await submitForm(formUrlOf('form-for-colleagues.json'), ['a lighthouse at dawn', '16:9']);
+		const result = await submitForm(formUrlOf('form-for-colleagues.json'), ['a lighthouse at dawn', '16:9'], n8nLog);
 		const shown = /<img src="([^"]+)"/.exec(result.html)?.[1];
 		expect(shown).toContain('/files/outputs/');
 		expect(result.file.type).toBe('image/png');
@@ -200,10 +202,11 @@ describe('forms filled in over HTTP', () => {
 
 	test('a photo uploaded in the form comes back as a video: the photo reached the service intact', async () => {
 		const photo = await served(`${sb.rootUrl}/examples/pet-royal.png`);
-		const result = await submitForm(formUrlOf('photo-to-video.json'), [
-			{ fileName: 'my-cat.png', type: 'image/png', bytes: photo },
-			'the cat blinks, gentle push-in',
-		]);
+		const result = await submitForm(
+			formUrlOf('photo-to-video.json'),
+			[{ fileName: 'my-cat.png', type: 'image/png', bytes: photo }, 'the cat blinks, gentle push-in'],
+			n8nLog,
+		);
 		expect(result.file.type).toBe('video/mp4');
 		expect(result.file.fileName).toMatch(/^the-cat-blinks-gentle-push-in-.*\.mp4$/);
 		const videoUrl = /<a href="([^"]+)"/.exec(result.html)?.[1];

@@ -42,13 +42,23 @@ export async function postFields(
 	return answer;
 }
 
-/** Posts a Form Trigger's fields; returns where the execution's pages are served. */
+/**
+ * Posts a Form Trigger's fields; returns where the execution's pages are served. `logOf` gives n8n's log, shown if
+ * the form is never served.
+ */
 export async function postForm(
 	formUrl: string,
 	fields: Array<string | { fileName: string; type: string; bytes: Buffer }>,
+	logOf?: () => string,
 ): Promise<{ waitingUrl: URL; executionId: string }> {
-	// n8n registers an activated workflow's form a moment after activation; until then it answers 404.
-	await untilN8n(async () => (await fetch(formUrl)).status !== 404, `the form at ${formUrl} to be served`);
+	// n8n registers an activated workflow's form a moment after activation; until then it answers 404. n8n 2.x
+	// activates published workflows after start through its publication outbox, whose lease is 2 minutes: once, on
+	// a loaded CI machine, a form was still not served after 2 minutes, so this waits up to 5 and shows n8n's log.
+	await untilN8n(
+		async () => (await fetch(formUrl)).status !== 404,
+		() => `the form at ${formUrl} to be served${logOf ? `; n8n's log ends:\n${logOf().slice(-4000)}` : ''}`,
+		300_000,
+	);
 	const answer = await postFields(formUrl, fields);
 	const waitingUrl = new URL((JSON.parse(answer) as { formWaitingUrl: string }).formWaitingUrl);
 	return { waitingUrl, executionId: waitingUrl.pathname.split('/').pop()! };
@@ -80,9 +90,10 @@ export async function pageOf(waitingUrl: URL): Promise<string> {
 export async function submitForm(
 	formUrl: string,
 	fields: Array<string | { fileName: string; type: string; bytes: Buffer }>,
+	logOf?: () => string,
 	timeoutMs = 120_000,
 ): Promise<FormResult> {
-	const { waitingUrl, executionId } = await postForm(formUrl, fields);
+	const { waitingUrl, executionId } = await postForm(formUrl, fields, logOf);
 	const status = await settledStatus(waitingUrl, timeoutMs);
 	if (!['success', 'form-waiting', 'waiting'].includes(status))
 		throw new Error(`Execution ${executionId} ended as "${status}"`);
