@@ -100,7 +100,7 @@ export class MediaGenTrigger implements INodeType {
 				description:
 					'Whether a delivery signed with another secret is read back from the service with your API key (an ' +
 					'API Key box appears at the top) and, if it is a finished run of your account, taken. Off: it is ' +
-					'refused with 401. Reading costs nothing.',
+					'refused with 401. Only runs are charged, not reads.',
 				displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
 			},
 			{

@@ -1,6 +1,6 @@
-// Waiting → Poll for Generate and Run Look: each ready item sent under the spending cap and waited for, as many at once
-// as the account allows (without Continue On Fail no new item starts after a failure), then the step's output. Each
-// item's ledger entry says where it stands; it is kept in memory for the step.
+// Waiting → Poll for Generate and Run Look: each ready item sent under the spending cap and waited for, as many at
+// once as the account allows (without Continue On Fail no new item starts after a failure), then the step's output.
+// Each item's ledger entry says where it stands; it is kept in memory for the step.
 import type { IExecuteFunctions, INodeExecutionData, NodeExecutionHint } from 'n8n-workflow';
 
 import { concurrencyOf } from '../run/concurrency';

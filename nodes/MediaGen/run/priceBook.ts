@@ -79,7 +79,7 @@ export class PriceBook {
 		const twin = givenBack && this.twinOf(request, givenBack);
 		if (!twin || price.credits === null) return price;
 		const why =
-			`its Request Key may return run ${twin}, made earlier, at no charge, or start a new run ` +
+			`its Request Key may return run ${twin}, made and paid for earlier, or start a new run ` +
 			`at ${price.credits} credits`;
 		return { credits: null, basis: 'unknown', why };
 	}

@@ -25,7 +25,7 @@ export const ERROR_ADVICE: Record<string, { message: string; action: string; ret
 	},
 	rejected: {
 		message: 'Content moderation refused this prompt or reference image',
-		action: 'Rewrite the prompt (or use another reference image) and try again. Refused requests are never charged.',
+		action: `Rewrite the prompt (or use another reference image) and try again. ${NOTHING_CHARGED_OPENING}.`,
 	},
 	unauthorized: {
 		message: 'The request carried no identity',

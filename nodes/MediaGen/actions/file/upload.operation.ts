@@ -13,7 +13,7 @@ export const properties: INodeProperties[] = [
 		required: true,
 		description:
 			"Name of the input item's file, as its Binary tab shows it (e.g. data). Accepted: PNG, JPEG, WebP (up to " +
-			'10 MB), MP4, MOV, MP3, WAV, M4A (up to 50 MB). Uploading costs nothing.',
+			'10 MB), MP4, MOV, MP3, WAV, M4A (up to 50 MB). Only runs are charged, not uploads.',
 	},
 ];
 

@@ -242,7 +242,7 @@ describe('a send that brought no run may still have been charged (issues 41, 52)
 		const full = new SpendingCap(100, { [CAP_TOTAL_KEY]: { spent: 100, counted: [] } }, history);
 		const refused = await sendRun(full, item(0), 'gen_old', 144);
 		expect(capRefusalMessage(refused!)).toContain(
-			'its Request Key may return run gen_old, made earlier, at no charge, or start a new run at 144 credits',
+			'its Request Key may return run gen_old, made and paid for earlier, or start a new run at 144 credits',
 		);
 	});
 });
