@@ -44,9 +44,6 @@ const figures: Record<string, unknown> = {};
 const BATCH_MS = 300_000 + DYING_ITEMS * 3_000;
 const TEST_MS = BATCH_MS + 180_000;
 
-type Ctx = () => { stack: QueueStack; cookie: string };
-const ctx: Ctx = () => ({ stack, cookie });
-
 beforeAll(async () => {
 	const dying = new Set<unknown>([IDS.dyingPause, IDS.dyingPoll]);
 	({ stack, cookie } = await bootWithOwner(
@@ -87,14 +84,12 @@ interface Started {
 
 /** Starts the workflow through its webhook with `body` and returns its new execution once `ready` holds for it. */
 async function startUntil(
-	ctx: Ctx,
 	workflowId: string,
 	hookPath: string,
 	body: Record<string, unknown>,
 	ready: (e: ExecutionSummary) => boolean,
 	what: string,
 ): Promise<Omit<Started, 'runs'>> {
-	const { stack, cookie } = ctx();
 	const before = new Set((await executionsOf(stack.main, cookie, workflowId)).map((e) => e.id));
 	const startedAt = Date.now();
 	expect(await postHook(stack, hookPath, body)).toBe(200);
@@ -138,8 +133,7 @@ async function expectNothingLost(stack: QueueStack, cookie: string, executionId:
 	};
 }
 
-async function finish(ctx: Ctx, workflowId: string, started: Started) {
-	const { stack } = ctx();
+async function finish(workflowId: string, started: Started) {
 	// After a restart of main the session may be new: sign in again.
 	const cookie = await ownerSession(stack.main);
 	await settledExecutions(stack.main, cookie, workflowId, started.before.size + 1, BATCH_MS);
@@ -154,20 +148,20 @@ const submittingRuns = (runs: () => Run[], count: number) => (e: ExecutionSummar
 
 describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 	const startPaused = async (delivered: number): Promise<Started> => {
-		const sb = ctx().stack.sandbox;
+		const sb = stack.sandbox;
 		const ready = delivered ? waitingWithDeliveries(sb, delivered) : () => true;
 		const what = `the paused batch to wait with ${delivered} runs delivered`;
-		const started = await startUntil(ctx, IDS.dyingPause, HOOK_PATHS.dyingPause, {}, ready, what);
+		const started = await startUntil(IDS.dyingPause, HOOK_PATHS.dyingPause, {}, ready, what);
 		return { ...started, runs: () => runsOfExecution(sb, started.id) };
 	};
 	/** A Poll batch under a new batch id (its Request Keys), once `submitted` of its runs are sent. */
 	const startPoll = async (submitted: number): Promise<Started> => {
-		const sb = ctx().stack.sandbox;
+		const sb = stack.sandbox;
 		const batchId = `dying-${Date.now().toString(36)}`;
 		const runs = () => runsKeyed(sb, `${batchId}-`);
 		const ready = submitted ? submittingRuns(runs, submitted) : () => true;
 		const what = `the Poll batch to submit its first ${submitted} runs`;
-		return { ...(await startUntil(ctx, IDS.dyingPoll, HOOK_PATHS.dyingPoll, { batchId }, ready, what)), runs };
+		return { ...(await startUntil(IDS.dyingPoll, HOOK_PATHS.dyingPoll, { batchId }, ready, what)), runs };
 	};
 
 	// What the same batches take when nothing dies: the time each case below cost is its figure less this one.
@@ -177,7 +171,7 @@ describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 	] as const)(
 		'%s: the batch when nothing dies (the time the cases below are measured against)',
 		async (_, id, start, fig) => {
-			figures[fig] = await finish(ctx, id, await start());
+			figures[fig] = await finish(id, await start());
 		},
 		TEST_MS,
 	);
@@ -185,13 +179,12 @@ describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 	test(
 		'pause: the worker that sent the first runs killed (SIGKILL) while the batch waits; nothing lost',
 		async () => {
-			const { stack } = ctx();
 			const started = await startPaused(2);
 			const worker = workerOf(stack, started.id)!;
 			expect(worker).toMatch(/^worker\d$/);
 			await stack.stop(worker, 'SIGKILL');
 			try {
-				figures.pauseWorkerKilled = { worker, ...(await finish(ctx, IDS.dyingPause, started)) };
+				figures.pauseWorkerKilled = { worker, ...(await finish(IDS.dyingPause, started)) };
 			} finally {
 				await stack.start(worker);
 			}
@@ -202,7 +195,6 @@ describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 	test(
 		'pause: the webhook process restarted while deliveries arrive; the missed ones come again; nothing lost',
 		async () => {
-			const { stack } = ctx();
 			const sb = stack.sandbox;
 			const started = await startPaused(3);
 			const attemptsBefore = sb.engine.webhooks.deliveries.flatMap((d) => d.attempts).length;
@@ -217,7 +209,7 @@ describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 			await stack.start('webhook', 'webhook');
 			figures.pauseWebhookRestarted = {
 				refusedWhileDown: refused(),
-				...(await finish(ctx, IDS.dyingPause, started)),
+				...(await finish(IDS.dyingPause, started)),
 			};
 		},
 		TEST_MS,
@@ -226,7 +218,6 @@ describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 	test(
 		'pause: main restarted while deliveries arrive; nothing lost',
 		async () => {
-			const { stack } = ctx();
 			const sb = stack.sandbox;
 			const started = await startPaused(3);
 			const delivered = deliveredFor(sb, started.id);
@@ -235,7 +226,7 @@ describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 			await stack.start('main', 'main');
 			figures.pauseMainRestarted = {
 				deliveredWhileDown: deliveredFor(sb, started.id) - delivered,
-				...(await finish(ctx, IDS.dyingPause, started)),
+				...(await finish(IDS.dyingPause, started)),
 			};
 		},
 		TEST_MS,
@@ -247,11 +238,10 @@ describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 	] as const)(
 		'Poll: %s restarted while a worker runs the batch; nothing lost',
 		async (_, name, fig) => {
-			const { stack } = ctx();
 			const started = await startPoll(3);
 			await stack.stop(name);
 			await stack.start(name, name);
-			figures[fig] = await finish(ctx, IDS.dyingPoll, started);
+			figures[fig] = await finish(IDS.dyingPoll, started);
 		},
 		TEST_MS,
 	);
@@ -259,7 +249,6 @@ describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 	test(
 		'Poll: the worker running the batch killed (SIGKILL); n8n fails it, and the same call again is charged once',
 		async () => {
-			const { stack } = ctx();
 			const sb = stack.sandbox;
 			const started = await startPoll(3);
 			const worker = workerOf(stack, started.id)!;
@@ -276,8 +265,8 @@ describe(`processes dying under a ${DYING_ITEMS}-image batch`, () => {
 				const chargedBeforeRerun = chargesOfRuns(sb, started.runs()).length;
 				// What the user does: the same call again (the same batch id, so the same Request Keys).
 				const body = started.body;
-				const again = await startUntil(ctx, IDS.dyingPoll, HOOK_PATHS.dyingPoll, body, () => true, 'the re-run');
-				const rerun = await finish(ctx, IDS.dyingPoll, { ...again, runs: started.runs });
+				const again = await startUntil(IDS.dyingPoll, HOOK_PATHS.dyingPoll, body, () => true, 'the re-run');
+				const rerun = await finish(IDS.dyingPoll, { ...again, runs: started.runs });
 				// Nothing else ran the batch: the killed execution and the re-run are its only executions.
 				const after = await executionsOf(stack.main, cookie, IDS.dyingPoll);
 				const ids = after.filter((e) => !started.before.has(e.id)).map((e) => e.id);
