@@ -15,6 +15,7 @@ import { downloadOutputs } from '../shared/downloads';
 import { KIND_OPTIONS, splitList } from '../shared/fields';
 import { MEDIAGEN_NODE_ICON } from '../shared/icon';
 import { verifyDelivery } from '../shared/signature';
+import { NOTHING_CHARGED } from '../shared/transport';
 import {
 	checkSigningSecret,
 	describePreviousSecretProblem,
@@ -100,7 +101,7 @@ export class MediaGenTrigger implements INodeType {
 				description:
 					'Whether a delivery signed with another secret is read back from the service with your API key (an ' +
 					'API Key box appears at the top) and, if it is a finished run of your account, taken. Off: it is ' +
-					'refused with 401. Only runs are charged, not reads.',
+					`refused with 401. A read back starts no run: ${NOTHING_CHARGED} for it.`,
 				displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
 			},
 			{

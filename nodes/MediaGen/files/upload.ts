@@ -115,7 +115,7 @@ export function uploadRefusal(
 						'between n8n and the service (a proxy) changes the upload address.',
 				];
 	return new NodeOperationError(node, `${field}: ${message}`, {
-		description: `${advice} ${NOTHING_CHARGED_OPENING}: files are only charged as part of a run.`,
+		description: `${advice} ${NOTHING_CHARGED_OPENING}.`,
 		itemIndex,
 	});
 }

@@ -43,7 +43,7 @@ export async function runToItem(
 				run,
 				`Run ${run.id} succeeded, but downloading its files failed: ${(error as Error).message}`,
 				`The files stay available at their URLs (in "outputs"). Run Generation → Get with run ID ` +
-					`${run.id} to download them again (only runs are charged, not downloads).`,
+					`${run.id} to download them again (${NOTHING_CHARGED} for the download).`,
 				itemIndex,
 				requestKey,
 			);

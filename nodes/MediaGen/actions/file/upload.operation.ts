@@ -1,6 +1,7 @@
 // File → Upload: an item's file sent through a signed slot; returns its URL for a reference image or driving audio.
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
+import { NOTHING_CHARGED } from '../../../shared/transport';
 import { prepareBinaryFile, uploadFile } from '../../files/upload';
 import { saysNothingSent } from '../../run/runErrors';
 
@@ -13,7 +14,7 @@ export const properties: INodeProperties[] = [
 		required: true,
 		description:
 			"Name of the input item's file, as its Binary tab shows it (e.g. data). Accepted: PNG, JPEG, WebP (up to " +
-			'10 MB), MP4, MOV, MP3, WAV, M4A (up to 50 MB). Only runs are charged, not uploads.',
+			`10 MB), MP4, MOV, MP3, WAV, M4A (up to 50 MB). An upload starts no run: ${NOTHING_CHARGED} for it.`,
 	},
 ];
 
