@@ -5,6 +5,7 @@ import { makePng } from '../../sandbox/media';
 import { getModelOptionFields, searchModels } from '../../nodes/MediaGen/methods';
 import { loadOptionsContext, runNode } from '../helpers/engine';
 import { runEnded, startBackend, type TestBackend } from '../helpers/sandbox';
+import { runCharges } from '../helpers/ledger';
 import { ownAccount } from '../helpers/world';
 
 let backend: TestBackend;
@@ -52,6 +53,20 @@ describe('Generation → Get, Wait, Get Many', () => {
 		const got = await node({ resource: 'generation', operation: 'get', runId: id, downloadOutputs: false });
 		expect(got.items[0].json.status).toBe('SUCCEEDED');
 		expect(got.items[0].binary).toBeUndefined();
+	});
+
+	test('a file that cannot be downloaded: the advice names the run and the Get that fetches it again; charged once', async () => {
+		const id = (await submitDirect('file out of reach')).id as string;
+		await runEnded(backend.sandbox, id);
+		// The file's address stops answering (port 1 here refuses), as a file host that is down would.
+		backend.sandbox.engine.runs.get(id)!.outputs[0].url = 'http://127.0.0.1:1/gone.png';
+		const waited = await node({ resource: 'generation', operation: 'wait', runId: id });
+		expect(waited.error?.description).toBe(
+			'The files stay available at their URLs (in "outputs"). Run Generation → Get with run ID ' +
+				`${id} to download them again (nothing was charged for the download).`,
+		);
+		expect(waited.error?.context).toMatchObject({ runId: id, status: 'SUCCEEDED' });
+		expect(runCharges(backend.sandbox, id)).toHaveLength(1);
 	});
 
 	test('every run output has a readable date beside createdAt (milliseconds), which stays', async () => {
